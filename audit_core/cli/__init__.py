@@ -1,0 +1,67 @@
+"""Command-line interface (DESIGN.md section 6).
+
+Each command lives in its own module that defines ``register(subparsers)``; the parser built there
+sets ``func`` to a callable ``(args) -> int``. Exit status: 0 success, 1 ``identify`` found τ not
+identified, 2 bad input (one line on stderr naming the problem).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Any, Callable, Sequence
+
+from audit_core.errors import InputError
+
+# Modules that contribute sub-commands, in help order.
+COMMAND_MODULES = (
+    "audit_core.cli.identify_cmd",
+    "audit_core.cli.replay_cmd",
+    "audit_core.cli.simulate_cmd",
+    "audit_core.cli.report_cmd",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line and exit status 2."""
+
+    def error(self, message: str) -> None:  # pragma: no cover - exercised via main()
+        raise InputError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m audit_core", description="Evaluation Audit Workbench command line.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # command not built yet; the others still work
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def emit(payload: Any, as_json: bool, render_text: Callable[[Any], str]) -> None:
+    """Print ``payload`` as one JSON document (``--json``) or as readable text."""
+    if as_json:
+        json.dump(payload, sys.stdout, indent=2, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_text(payload).rstrip("\n") + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help(sys.stderr)
+            return 2
+        return int(args.func(args))
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,10 @@
+"""Shared pytest setup: the repository root is importable, and tests run from it."""
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+os.chdir(ROOT)
