@@ -1,0 +1,237 @@
+"""Altair chart builders shared by the dashboard pages and the exported report.
+
+Each builder takes a tidy DataFrame whose columns are listed in its docstring and returns a
+configured Altair chart (``.to_dict()`` gives the Vega-Lite spec the report renders offline). The
+charts only draw numbers computed by the engines. Styling for a projector: large fonts, titles,
+axis titles and legends everywhere, and every colour doubled by a shape, dash, label or text.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import altair as alt
+import pandas as pd
+
+# Outcome colours follow the paper's figures (orange failure found, blue passed, grey neither).
+OUTCOME_ORDER = ("failure mode found", "audit passed", "inconclusive")
+OUTCOME_COLOURS = ("#d95f02", "#1f78b4", "#9e9e9e")
+FONT = dict(labelFontSize=14, titleFontSize=15)
+
+
+def style(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """Projector-friendly fonts and a white background; applied once per top-level chart."""
+    return (chart.configure(background="white", font="sans-serif")
+            .configure_axis(**FONT, labelLimit=260)
+            .configure_legend(**FONT, symbolSize=180, labelLimit=320)
+            .configure_title(fontSize=19, anchor="start", subtitleFontSize=14)
+            .configure_header(labelFontSize=14, titleFontSize=15)
+            .configure_view(stroke="#c9d3de"))
+
+
+def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame, selection_name: str = "pick",
+                title: str = "Support lattice") -> alt.TopLevelMixin:
+    """Hasse diagram of the component lattice.
+
+    ``nodes``: key, label, rank, x, n_collisions, n_classes, cells, identified (bool), status
+    (text: "identified" / "not identified"), current (bool). ``edges``: x, y, x2, y2 (rank = y).
+    Clicking a node selects its ``key`` through the point selection ``selection_name``.
+    """
+    pick = alt.selection_point(name=selection_name, fields=["key"], on="click", clear=False)
+    max_rank = int(nodes["rank"].max()) if len(nodes) else 1
+    y_scale = alt.Scale(domain=[-0.6, max_rank + 0.6])
+    x_scale = alt.Scale(domain=[float(nodes["x"].min()) - 0.8, float(nodes["x"].max()) + 0.8])
+    base_x = alt.X("x:Q", axis=None, scale=x_scale)
+    lines = alt.Chart(edges).mark_rule(color="#8da0b3", strokeWidth=2).encode(
+        x=alt.X("x:Q", axis=None, scale=x_scale), x2="x2:Q",
+        y=alt.Y("y:Q", scale=y_scale, axis=None), y2="y2:Q")
+    tooltip = [alt.Tooltip("label:N", title="support"), alt.Tooltip("cells:Q", title="cells"),
+               alt.Tooltip("n_classes:Q", title="classes"),
+               alt.Tooltip("n_collisions:Q", title="collisions"), alt.Tooltip("status:N", title="verdict")]
+    colour = alt.Color("n_collisions:Q", title="collisions",
+                       scale=alt.Scale(scheme="orangered", domainMin=0), legend=alt.Legend(orient="right"))
+    points = alt.Chart(nodes).mark_point(filled=True, size=1500, stroke="#1b1b1b", cursor="pointer").encode(
+        x=base_x, y=alt.Y("rank:Q", scale=y_scale, axis=None),
+        color=colour,
+        shape=alt.Shape("status:N", title="verdict",
+                        scale=alt.Scale(domain=["identified", "not identified"],
+                                        range=["diamond", "circle"])),
+        strokeWidth=alt.condition("datum.current", alt.value(5), alt.value(1)),
+        tooltip=tooltip,
+    ).add_params(pick)
+    counts = alt.Chart(nodes).mark_text(fontSize=15, fontWeight="bold").encode(
+        x=base_x, y=alt.Y("rank:Q", scale=y_scale, axis=None), text="n_collisions:Q",
+        color=alt.condition("datum.n_collisions > 2", alt.value("white"), alt.value("black")),
+        tooltip=tooltip)
+    labels = alt.Chart(nodes).mark_text(fontSize=14, dy=31).encode(
+        x=base_x, y=alt.Y("rank:Q", scale=y_scale, axis=None), text="label:N", tooltip=tooltip)
+    return (lines + points + counts + labels).properties(
+        title=alt.TitleParams(title, subtitle="number in a node = cross-estimand collisions; "
+                              "diamond = τ identified; thick outline = current support; "
+                              "click a node to select it"),
+        height=470)
+
+
+def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses") -> alt.TopLevelMixin:
+    """Responses per policy and cell; support cells drawn solid with a black outline.
+
+    ``long``: policy (label), cell, response, in_support (bool), support (text "in support" /
+    "outside support"). Cell order follows first appearance.
+    """
+    cells = list(dict.fromkeys(long["cell"]))
+    policies = list(dict.fromkeys(long["policy"]))
+    enc = dict(x=alt.X("cell:N", sort=cells, title="cell (world:mapping:readout)",
+                       axis=alt.Axis(labelAngle=-60, labelFontSize=11)),
+               y=alt.Y("policy:N", sort=policies, title="policy"))
+    rect = alt.Chart(long).mark_rect().encode(
+        **enc,
+        color=alt.Color("response:N", title="response", scale=alt.Scale(scheme="tableau10")),
+        opacity=alt.Opacity("support:N", title="cell",
+                            scale=alt.Scale(domain=["in support", "outside support"], range=[1.0, 0.28])),
+        stroke=alt.condition("datum.in_support", alt.value("black"), alt.value("white")),
+        strokeWidth=alt.condition("datum.in_support", alt.value(2), alt.value(0.5)),
+        tooltip=["policy", "cell", "response", "support"])
+    text = alt.Chart(long).mark_text(fontSize=12).encode(
+        **enc, text="response:N",
+        opacity=alt.condition("datum.in_support", alt.value(1.0), alt.value(0.45)))
+    return (rect + text).properties(
+        title=alt.TitleParams(title, subtitle="letters are the responses; outlined, solid cells are "
+                              "in the support, faded cells are not observed"),
+        height=max(220, 36 * len(policies)))
+
+
+def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
+                      title: str = "How often each cell appears in an optimal support") -> alt.TopLevelMixin:
+    """``freq``: column ``x_axis``, column ``y_axis``, count, share (count / number of optima)."""
+    enc = dict(x=alt.X(f"{x_axis}:N", title=x_axis, sort=list(dict.fromkeys(freq[x_axis])),
+                       axis=alt.Axis(labelAngle=0)),
+               y=alt.Y(f"{y_axis}:N", title=y_axis, sort=list(dict.fromkeys(freq[y_axis]))))
+    rect = alt.Chart(freq).mark_rect(stroke="white").encode(
+        **enc, color=alt.Color("count:Q", title="optima using the cell", scale=alt.Scale(scheme="blues")),
+        tooltip=[x_axis, y_axis, "count", alt.Tooltip("share:Q", format=".0%")])
+    text = alt.Chart(freq).mark_text(fontSize=15).encode(
+        **enc, text="count:Q",
+        color=alt.condition("datum.share > 0.5", alt.value("white"), alt.value("black")))
+    return (rect + text).properties(
+        title=alt.TitleParams(title, subtitle="number = how many optimal supports contain the cell"),
+        height=max(200, 44 * freq[y_axis].nunique()))
+
+
+def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: float, m: int | None,
+                     title: str = "E-process trajectories") -> alt.TopLevelMixin:
+    """log₁₀ E_t per process.
+
+    ``traj``: step, process, test ("model's null" / "auditor's null"), log10_e.
+    ``stops``: process, test, step, log10_e (first crossing of 1/α; may be empty).
+    """
+    processes = list(dict.fromkeys(traj["process"]))
+    colour = alt.Color("process:N", title="process", sort=processes,
+                       scale=alt.Scale(scheme="dark2"))
+    dash = alt.StrokeDash("test:N", title="null tested",
+                          scale=alt.Scale(domain=["model's null", "auditor's null"], range=[[1, 0], [7, 4]]))
+    y = alt.Y("log10_e:Q", title="E-value, log₁₀ scale (log₁₀ E_t)")
+    x = alt.X("step:Q", title="annotated cases t")
+    lines = alt.Chart(traj).mark_line(strokeWidth=2.6).encode(
+        x=x, y=y, color=colour, strokeDash=dash, tooltip=["process", "step", alt.Tooltip("log10_e:Q", format=".3f")])
+    ends = traj.sort_values("step").groupby("process", sort=False).tail(1)
+    end_labels = alt.Chart(ends).mark_text(align="left", dx=6, fontSize=13).encode(
+        x=x, y=y, text="process:N", color=alt.Color("process:N", sort=processes, legend=None,
+                                                    scale=alt.Scale(scheme="dark2")))
+    threshold = pd.DataFrame({"y": [log10_threshold], "label": [f"1/α = {10 ** log10_threshold:.4g}"]})
+    rule = alt.Chart(threshold).mark_rule(color="#c00000", strokeDash=[4, 3], strokeWidth=2).encode(y="y:Q")
+    rule_text = alt.Chart(threshold).mark_text(color="#c00000", align="left", dy=-9, x=5, fontSize=14).encode(
+        y="y:Q", text="label:N")
+    layers = [lines, end_labels, rule, rule_text]
+    if m is not None:
+        mark = pd.DataFrame({"x": [m], "label": [f"m = {m}: auditor's test starts"]})
+        layers.append(alt.Chart(mark).mark_rule(color="#555", strokeDash=[2, 2], strokeWidth=1.5).encode(x="x:Q"))
+        layers.append(alt.Chart(mark).mark_text(align="left", dx=4, y=12, fontSize=13, color="#333").encode(
+            x="x:Q", text="label:N"))
+    if len(stops):
+        layers.append(alt.Chart(stops).mark_point(size=260, filled=True, stroke="black", strokeWidth=1).encode(
+            x=x, y=y, color=colour, shape=alt.Shape("process:N", sort=processes, title="stopping point"),
+            tooltip=["process", alt.Tooltip("step:Q", title="stop"), "test"]))
+    return alt.layer(*layers).resolve_scale(color="shared").properties(
+        title=alt.TitleParams(title, subtitle="a test stops when its curve reaches the red 1/α line "
+                              "(marked points); solid = model's null, dashed = auditor's null"),
+        height=430)
+
+
+def outcome_bars(summary: pd.DataFrame, title: str = "Audit outcomes per method") -> alt.TopLevelMixin:
+    """Stacked rates. ``summary``: method, outcome (one of OUTCOME_ORDER), rate."""
+    data = summary.copy()
+    data["order"] = data["outcome"].map({o: i for i, o in enumerate(OUTCOME_ORDER)})
+    data = data.sort_values(["method", "order"], kind="stable")
+    # Text position of each segment: the middle of its stacked interval.
+    data["mid"] = data.groupby("method", sort=False)["rate"].cumsum() - data["rate"] / 2
+    data["tag"] = data["outcome"].map({OUTCOME_ORDER[0]: "F ", OUTCOME_ORDER[1]: "P ",
+                                       OUTCOME_ORDER[2]: "I "}) + (100 * data["rate"]).round().astype(int).astype(str) + "%"
+    methods = list(dict.fromkeys(summary["method"]))
+    enc_y = alt.Y("method:N", sort=methods, title="method (sampling · e-process)")
+    bars = alt.Chart(data).mark_bar(stroke="white", strokeWidth=1).encode(
+        x=alt.X("rate:Q", stack="zero", title="share of replicates", axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1])),
+        y=enc_y,
+        color=alt.Color("outcome:N", title="outcome", sort=list(OUTCOME_ORDER),
+                        scale=alt.Scale(domain=list(OUTCOME_ORDER), range=list(OUTCOME_COLOURS))),
+        order=alt.Order("order:Q"),
+        tooltip=["method", "outcome", alt.Tooltip("rate:Q", format=".0%")])
+    text = alt.Chart(data[data["rate"] >= 0.08]).mark_text(
+        fontSize=13, color="white", fontWeight="bold").encode(x=alt.X("mid:Q"), y=enc_y, text="tag:N")
+    return (bars + text).properties(
+        title=alt.TitleParams(title, subtitle="F = failure mode found, P = audit passed, I = inconclusive"),
+        height=max(160, 42 * len(methods)))
+
+
+def stop_boxplot(runs: pd.DataFrame, title: str = "Stopping times") -> alt.TopLevelMixin:
+    """``runs``: method, stop (cases annotated until the decision or the budget), outcome."""
+    methods = list(dict.fromkeys(runs["method"]))
+    box = alt.Chart(runs).mark_boxplot(extent=1.5, size=24, color="#5b7ea3", median={"color": "black"}).encode(
+        x=alt.X("stop:Q", title="cases annotated until a decision (or the budget)"),
+        y=alt.Y("method:N", sort=methods, title="method (sampling · e-process)"))
+    return box.properties(title=alt.TitleParams(title, subtitle="box = quartiles, bar = median, "
+                                                "whiskers = 1.5 IQR, dots = outliers"),
+                          height=max(160, 42 * len(methods)))
+
+
+def subgroup_accuracy_chart(table: pd.DataFrame, q: float | None,
+                            title: str = "Accuracy per subgroup") -> alt.TopLevelMixin:
+    """``table``: subgroup, n, accuracy, ci_low, ci_high; sorted by accuracy. Line at q."""
+    order = list(table.sort_values("accuracy")["subgroup"])
+    y = alt.Y("subgroup:N", sort=order, title="subgroup")
+    below = "datum.accuracy < %f" % (q if q is not None else -1.0)
+    points = alt.Chart(table).mark_point(filled=True, size=120).encode(
+        x=alt.X("accuracy:Q", title="accuracy with 95% Wilson interval", scale=alt.Scale(domain=[0, 1])),
+        y=y,
+        shape=alt.condition(below, alt.value("triangle-down"), alt.value("circle")),
+        color=alt.condition(below, alt.value("#d95f02"), alt.value("#1f78b4")),
+        tooltip=["subgroup", "n", alt.Tooltip("accuracy:Q", format=".3f"),
+                 alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f")])
+    bars = alt.Chart(table).mark_rule(strokeWidth=2, color="#555").encode(x="ci_low:Q", x2="ci_high:Q", y=y)
+    layers = [bars, points]
+    if q is not None:
+        line = pd.DataFrame({"q": [q], "label": [f"q = {q:g}"]})
+        layers.append(alt.Chart(line).mark_rule(color="#c00000", strokeDash=[4, 3], strokeWidth=2).encode(x="q:Q"))
+        layers.append(alt.Chart(line).mark_text(color="#c00000", align="left", dx=4, y=-8, fontSize=13).encode(
+            x="q:Q", text="label:N"))
+    return alt.layer(*layers).properties(
+        title=alt.TitleParams(title, subtitle="▼ orange = below the threshold q, ● blue = at or above"),
+        height=max(200, 22 * len(order)))
+
+
+def frequency_accuracy_chart(table: pd.DataFrame, title: str = "Sampling frequency vs accuracy",
+                             subtitle: str = "") -> alt.TopLevelMixin:
+    """``table``: subgroup, frequency (share of sampled cases), accuracy."""
+    base = alt.Chart(table).encode(
+        x=alt.X("accuracy:Q", title="subgroup accuracy", scale=alt.Scale(zero=False)),
+        y=alt.Y("frequency:Q", title="sampling frequency (share of audited cases)",
+                axis=alt.Axis(format="%")),
+        tooltip=["subgroup", alt.Tooltip("accuracy:Q", format=".3f"), alt.Tooltip("frequency:Q", format=".1%")])
+    points = base.mark_point(filled=True, size=110, color="#1f4e79", shape="circle")
+    labels = base.mark_text(align="left", dx=7, fontSize=11, color="#333").encode(text="subgroup:N")
+    return (points + labels).properties(title=alt.TitleParams(title, subtitle=subtitle or None), height=380)
+
+
+def category_order(values: Sequence[str]) -> list[str]:
+    """Stable unique order, used to keep legends and axes consistent across pages."""
+    return list(dict.fromkeys(values))

@@ -1,0 +1,61 @@
+"""Escaping for every user string that leaves the workbench.
+
+User strings (category names, column names, file names, policy names) reach three kinds of output:
+HTML (escaped with :func:`escape_html`, so ``<script>alert(1)</script>`` shows as text), Markdown
+(:func:`escape_markdown`: HTML-escaped and Markdown punctuation back-slashed, ``|`` safe in tables)
+and CSV files opened in spreadsheets (:func:`neutralise_cell`: a text cell starting with ``=``,
+``+``, ``-``, ``@``, TAB or CR gets a leading apostrophe so it is never run as a formula; OWASP
+"CSV injection"). Numeric cells are the workbench's own numbers and stay numeric.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+from typing import Any
+
+import pandas as pd
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+
+
+def escape_html(value: Any) -> str:
+    """Text safe inside HTML elements and quoted attributes."""
+    return html.escape(str(value), quote=True)
+
+
+def escape_markdown(value: Any) -> str:
+    """Text that Markdown renders literally: HTML-escaped, punctuation back-slashed, one line."""
+    text = html.escape(str(value), quote=False)
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return text.replace("\r", " ").replace("\n", " ")
+
+
+def neutralise_cell(value: Any) -> Any:
+    """Prefix a text cell that a spreadsheet would read as a formula with an apostrophe."""
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+def neutralise_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Copy of ``frame`` with text cells and column names neutralised (numbers untouched)."""
+    out = frame.copy()
+    for column in out.columns:
+        series = out[column]
+        if series.dtype == object or pd.api.types.is_string_dtype(series):
+            out[column] = series.map(neutralise_cell)
+        elif isinstance(series.dtype, pd.CategoricalDtype):
+            out[column] = series.astype(object).map(neutralise_cell)
+    out.columns = [neutralise_cell(str(c)) for c in out.columns]
+    return out
+
+
+def safe_csv_bytes(frame: pd.DataFrame) -> bytes:
+    """UTF-8 CSV of ``frame`` for download, with formula-looking text cells neutralised."""
+    buffer = io.StringIO()
+    neutralise_frame(frame).to_csv(buffer, index=False)
+    return buffer.getvalue().encode("utf-8")

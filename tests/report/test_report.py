@@ -1,0 +1,131 @@
+"""Report building: self-contained HTML, Markdown with images, JSON with every number, escaping."""
+
+import base64
+import io
+import json
+import re
+import zipfile
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+
+from audit_core.report import (
+    Report, ReportChart, ReportSection, ReportTable, escape_markdown, json_safe, markdown_zip,
+    neutralise_cell, render_html, render_json, render_markdown, safe_csv_bytes,
+)
+from audit_core.report import charts
+
+XSS = "<script>alert(1)</script>"
+
+
+def _section(category: str = XSS) -> ReportSection:
+    table = pd.DataFrame({"subgroup": [category, "ok"], "n": [3, 5], "accuracy": [0.25, 0.875]})
+    chart = alt.Chart(table).mark_bar().encode(x="subgroup:N", y="accuracy:Q").properties(
+        title=f"Accuracy of {category}")
+    return ReportSection(
+        key="replay", title=f"Replay of {category}", source=f"upload {category}.csv",
+        parameters={"alpha": 0.05, "q": 0.85, "subgroups": [category]},
+        summary=(f"worst subgroup {category}",),
+        tables=(ReportTable("Subgroups", table),), charts=(ReportChart("Accuracy", chart.to_dict()),),
+        numbers={"n": 8, "accuracy": np.array([0.25, 0.875]), "missing": float("nan")})
+
+
+def test_html_is_self_contained_and_escapes_user_strings():
+    html = render_html(Report("Audit", (_section(),)))
+    assert XSS not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<svg" in html and 'class="vega-lite-spec"' in html
+    # no external resource of any kind: no script src, no link tag, no url() in CSS, no @import
+    assert not re.search(r"<script[^>]*\bsrc\s*=", html, re.I)
+    assert "<link" not in html.lower() and "@import" not in html and "url(" not in html
+    assert not re.search(r'(src|href)\s*=\s*"(https?:)?//', html, re.I)
+    # the only executable-looking script blocks are JSON data blocks
+    for tag in re.findall(r"<script[^>]*>", html):
+        assert 'type="application/json"' in tag
+
+
+def test_html_states_versions_date_parameters_and_source():
+    report = Report("Audit", (_section("cat"),))
+    html = render_html(report)
+    assert report.created.isoformat() in html
+    assert "numpy" in html and report.versions["numpy"] in html
+    assert "alpha" in html and "0.05" in html and "upload cat.csv" in html
+
+
+def test_embedded_spec_round_trips_and_cannot_close_its_script():
+    html = render_html(Report("Audit", (_section(),)))
+    block = re.search(r'<script type="application/json" class="vega-lite-spec">(.*?)</script>', html, re.S)
+    spec = json.loads(block.group(1))
+    assert spec["title"] == f"Accuracy of {XSS}"
+    assert "</script" not in block.group(1)
+
+
+def test_markdown_embeds_png_images_and_escapes():
+    text = render_markdown(Report("Audit", (_section(),)))
+    assert XSS not in text
+    uris = re.findall(r"!\[[^\]]*\]\((data:image/png;base64,[A-Za-z0-9+/=]+)\)", text)
+    assert len(uris) == 1
+    assert base64.b64decode(uris[0].split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "| subgroup | n | accuracy |" in text
+
+
+def test_markdown_zip_has_images_folder():
+    data = markdown_zip(Report("Audit", (_section("cat"),)))
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names = archive.namelist()
+        md = archive.read("report.md").decode()
+    assert "images/section-1-chart-1.png" in names
+    assert "(images/section-1-chart-1.png)" in md
+
+
+def test_json_has_every_number_and_metadata():
+    doc = json.loads(render_json(Report("Audit", (_section("cat"),))))
+    section = doc["sections"][0]
+    assert section["numbers"] == {"n": 8, "accuracy": [0.25, 0.875], "missing": None}
+    assert section["tables"][0]["rows"][1] == {"subgroup": "ok", "n": 5, "accuracy": 0.875}
+    assert section["parameters"]["alpha"] == 0.05
+    assert "created_utc" in doc and doc["versions"]["python"]
+    assert section["charts"][0]["vega_lite"]["mark"] in ("bar", {"type": "bar"})
+
+
+def test_json_safe_converts_numpy_and_tuples():
+    value = json_safe({("a", "b"): np.int64(3), "x": np.float32(0.5), "inf": np.inf, "flag": np.bool_(True)})
+    assert value == {"a | b": 3, "x": 0.5, "inf": None, "flag": True}
+
+
+@pytest.mark.parametrize("cell", ["=1+1", "+cmd", "-2+3", "@SUM(A1)", "\t=1", "\r=1"])
+def test_formula_cells_are_neutralised(cell):
+    assert neutralise_cell(cell) == "'" + cell
+
+
+def test_csv_export_neutralises_text_but_keeps_numbers():
+    frame = pd.DataFrame({"=name": ["=HYPERLINK(\"x\")", "plain", "@x"], "log_e": [-1.5, 0.0, 2.0]})
+    text = safe_csv_bytes(frame).decode()
+    lines = text.splitlines()
+    assert lines[0] == "'=name,log_e"
+    assert lines[1].startswith("\"'=HYPERLINK")
+    assert lines[2] == "plain,0.0" and lines[3] == "'@x,2.0"
+    assert "-1.5" in lines[1]  # a number stays a number
+
+
+def test_escape_markdown_keeps_text_literal():
+    assert escape_markdown("a|b*c") == "a\\|b\\*c"
+    assert "<" not in escape_markdown(XSS)
+
+
+def test_chart_builders_render_offline():
+    nodes = pd.DataFrame({"key": ["", "target"], "label": ["base", "T"], "rank": [0, 1], "x": [0.0, 0.0],
+                          "n_collisions": [6, 3], "n_classes": [1, 2], "cells": [1, 2],
+                          "identified": [False, False], "status": ["not identified"] * 2,
+                          "current": [True, False]})
+    edges = pd.DataFrame({"x": [0.0], "y": [0], "x2": [0.0], "y2": [1]})
+    summary = pd.DataFrame({"method": ["a", "a", "a"], "outcome": list(charts.OUTCOME_ORDER),
+                            "rate": [0.5, 0.3, 0.2]})
+    built = [charts.hasse_chart(nodes, edges), charts.outcome_bars(summary),
+             charts.stop_boxplot(pd.DataFrame({"method": ["a"] * 4, "stop": [1, 2, 3, 4]}))]
+    for chart in built:
+        html = render_html(Report("c", (ReportSection("k", "t", "s", charts=(
+            ReportChart("c", charts.style(chart).to_dict()),)),)))
+        assert html.count("<svg") == 1
