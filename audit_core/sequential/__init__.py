@@ -1,0 +1,28 @@
+"""Anytime-valid dual e-processes (paper 001 section 3.2; DESIGN.md section 3).
+
+Streaming (``make_process``, ``DualTest``) and vectorised (``log_evalues`` and the six single
+functions) interfaces share one likelihood-ratio function and one forecaster. All values are
+log e-values; a process rejects its null when log E_t >= ``params.log_threshold`` = log(1/alpha).
+"""
+
+from audit_core.sequential.dual import (
+    AUDIT_PASSED, DECISIONS, FAILURE_FOUND, INCONCLUSIVE, DualTest, dual_decision, first_crossing,
+)
+from audit_core.sequential.forecaster import EWAForecaster, ewaf_forecasts
+from audit_core.sequential.intervals import wilson_interval
+from audit_core.sequential.likelihood import clip_alternative, log_likelihood_ratio
+from audit_core.sequential.params import AuditParams
+from audit_core.sequential.processes import (
+    AUDITOR_PROCESSES, MODEL_PROCESSES, PROCESS_NAMES, PROCESS_SPECS, EProcess, aud_lr_log_evalues,
+    aud_lr_ui_log_evalues, log_evalues, lr_log_evalues, lr_ui_log_evalues, make_process,
+    process_log_evalues, sr_lr_log_evalues, sr_lr_ui_log_evalues,
+)
+
+__all__ = [
+    "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "DECISIONS", "DualTest", "EProcess",
+    "EWAForecaster", "FAILURE_FOUND", "INCONCLUSIVE", "MODEL_PROCESSES", "PROCESS_NAMES",
+    "PROCESS_SPECS", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
+    "dual_decision", "ewaf_forecasts", "first_crossing", "log_evalues", "log_likelihood_ratio",
+    "lr_log_evalues", "lr_ui_log_evalues", "make_process", "process_log_evalues",
+    "sr_lr_log_evalues", "sr_lr_ui_log_evalues", "wilson_interval",
+]

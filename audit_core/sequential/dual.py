@@ -1,0 +1,94 @@
+"""Dual test (paper 001 section 3.2.3, Algorithm 1 of B.1) and first crossings.
+
+Stop at the first step t at which the model's e-process reaches 1/alpha (decision "failure mode
+found": the model's null, no failure mode, is rejected) or the auditor's e-process does ("audit
+passed": the auditor's null, that its strategy keeps finding subgroups below q from step m on, is
+rejected); ties use >=. If both cross at the same step the failure mode wins: a found failure is
+never hidden behind a pass. Without a crossing by the budget the audit is "inconclusive". At most
+one null is true, so the family-wise error is at most alpha without a Bonferroni correction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from audit_core.errors import InputError
+from audit_core.sequential.params import AuditParams
+from audit_core.sequential.processes import AUDITOR_PROCESSES, MODEL_PROCESSES, make_process
+
+FAILURE_FOUND = "failure mode found"
+AUDIT_PASSED = "audit passed"
+INCONCLUSIVE = "inconclusive"
+DECISIONS = (FAILURE_FOUND, AUDIT_PASSED, INCONCLUSIVE)
+
+
+def first_crossing(log_e, log_threshold: float) -> int | None:
+    """1-based first step with log_e >= log_threshold, or None."""
+    hits = np.asarray(log_e, dtype=float) >= log_threshold
+    if hits.ndim != 1:
+        raise InputError("first_crossing: expected one trajectory (a 1-D array)")
+    if not hits.any():
+        return None
+    return int(np.argmax(hits)) + 1
+
+
+def dual_decision(stop_model: int | None, stop_auditor: int | None) -> tuple[str, int | None]:
+    """(decision, stop) from the two first crossings; the model's crossing wins a tie."""
+    if stop_model is not None and (stop_auditor is None or stop_model <= stop_auditor):
+        return FAILURE_FOUND, stop_model
+    if stop_auditor is not None:
+        return AUDIT_PASSED, stop_auditor
+    return INCONCLUSIVE, None
+
+
+def _check_roles(model_process: str, auditor_process: str) -> None:
+    if model_process not in MODEL_PROCESSES:
+        raise InputError(f"model process: expected one of {', '.join(MODEL_PROCESSES)}, got {model_process!r}")
+    if auditor_process not in AUDITOR_PROCESSES:
+        raise InputError(f"auditor process: expected one of {', '.join(AUDITOR_PROCESSES)}, got {auditor_process!r}")
+
+
+class DualTest:
+    """Streaming dual test: ``update(y, alternative)`` until ``stopped``.
+
+    ``stopped`` becomes true at the first crossing or when ``params.budget`` scores have been
+    seen; further updates raise. ``alternative`` (e.g. the auditor's predicted score of the case)
+    goes to both processes, each clipping it to its own side of q.
+    """
+
+    def __init__(self, params: AuditParams, model_process: str = "SR-LR-UI", auditor_process: str = "AUD-LR-UI"):
+        _check_roles(model_process, auditor_process)
+        self.params = params
+        self.model = make_process(model_process, params)
+        self.auditor = make_process(auditor_process, params)
+        self.decision = INCONCLUSIVE
+        self.stop: int | None = None
+
+    @property
+    def t(self) -> int:
+        return self.model.t
+
+    @property
+    def log_e_model(self) -> float:
+        return self.model.log_e
+
+    @property
+    def log_e_auditor(self) -> float:
+        return self.auditor.log_e
+
+    @property
+    def stopped(self) -> bool:
+        return self.stop is not None or self.t >= self.params.budget
+
+    def update(self, y: float, alternative: float | None = None) -> bool:
+        """Feed one score; returns ``stopped``."""
+        if self.stopped:
+            raise InputError(f"dual test already stopped at step {self.t} ({self.decision}); start a new one")
+        self.model.update(y, alternative)
+        self.auditor.update(y, alternative)
+        self.decision, self.stop = dual_decision(self.model.stop, self.auditor.stop)
+        return self.stopped
+
+    def __repr__(self) -> str:
+        return (f"DualTest({self.model.name} vs {self.auditor.name}, t={self.t}, "
+                f"decision={self.decision!r}, stop={self.stop})")

@@ -1,0 +1,34 @@
+"""Wilson score interval for a proportion: the one interval function of the workbench.
+
+For k successes in n trials and z the normal quantile of (1 + confidence)/2:
+    centre = (p + z^2/(2n)) / (1 + z^2/n),  half = z/(1 + z^2/n) * sqrt(p(1-p)/n + z^2/(4n^2)).
+Fractional ``successes`` (sums of scores in [0, 1]) are accepted; n = 0 gives (0, 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import norm
+
+from audit_core.errors import InputError
+
+
+def wilson_interval(successes, n, confidence: float = 0.95):
+    """(low, high) Wilson interval; scalars in, floats out; arrays in, arrays out (broadcast)."""
+    if not 0.0 < confidence < 1.0:
+        raise InputError(f"confidence: must lie strictly between 0 and 1, got {confidence}")
+    k = np.asarray(successes, dtype=float)
+    total = np.asarray(n, dtype=float)
+    if np.any(~np.isfinite(k)) or np.any(~np.isfinite(total)) or np.any(total < 0) or np.any(k < 0) or np.any(k > total):
+        raise InputError("wilson_interval: need 0 <= successes <= n (finite numbers)")
+    z = float(norm.ppf(0.5 + confidence / 2.0))
+    safe_n = np.where(total > 0, total, 1.0)
+    p = np.where(total > 0, k / safe_n, 0.5)
+    z2n = z * z / safe_n
+    centre = (p + z2n / 2.0) / (1.0 + z2n)
+    half = z / (1.0 + z2n) * np.sqrt(p * (1.0 - p) / safe_n + z2n / (4.0 * safe_n))
+    low = np.where(total > 0, np.clip(centre - half, 0.0, 1.0), 0.0)
+    high = np.where(total > 0, np.clip(centre + half, 0.0, 1.0), 1.0)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high

@@ -1,0 +1,146 @@
+"""Parameters of the dual anytime-valid audit (paper 001 section 3.2, DESIGN.md section 3).
+
+One frozen :class:`AuditParams` carries everything the e-processes, the dual test and the auditing
+strategies need. ``AuditParams.gpqa()`` and ``AuditParams.sdoh()`` give the paper's experiment
+defaults; any field can be overridden there (``AuditParams.gpqa(m=20)``) or with
+``dataclasses.replace``. Every construction is validated and raises :class:`InputError`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from audit_core.errors import InputError
+
+WEIGHT_SCHEMES = ("uniform", "harmonic")
+STYLES = ("gpqa", "sdoh")
+
+
+def grid(start: float, stop: float, step: float) -> tuple[float, ...]:
+    """Points ``start, start+step, ...`` up to ``stop`` inclusive (rounded to 10 digits)."""
+    count = int(math.floor((stop - start) / step + 1e-9)) + 1
+    return tuple(round(start + i * step, 10) for i in range(count))
+
+
+@dataclass(frozen=True)
+class AuditParams:
+    """Thresholds and tuning of the dual test.
+
+    ``q``: performance threshold; ``alpha``: level (stop when log E >= log(1/alpha));
+    ``m``: auditor's budget (its null is tested from step m on; also the horizon of the uniform
+    changepoint weights); ``delta`` / ``delta_aud``: fixed alternatives q - delta (model's null)
+    and q + delta_aud (auditor's null); ``eta``: EWAF learning rate; ``grid_mod`` / ``grid_aud``:
+    forecaster grids strictly below / above q; ``weights``: changepoint weights, "uniform"
+    (1/m for the first m changepoints) or "harmonic" (1/(j(j+1))); ``budget``: total annotations
+    of one audit; ``n_init``: initial random samples of the adaptive auditor.
+    """
+
+    q: float
+    alpha: float
+    m: int
+    delta: float
+    delta_aud: float
+    eta: float
+    grid_mod: tuple
+    grid_aud: tuple
+    weights: str = "uniform"
+    budget: int = 250
+    n_init: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "grid_mod", tuple(float(g) for g in np.atleast_1d(self.grid_mod)))
+        object.__setattr__(self, "grid_aud", tuple(float(g) for g in np.atleast_1d(self.grid_aud)))
+        for field in ("q", "alpha", "delta", "delta_aud", "eta"):
+            value = getattr(self, field)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+                raise InputError(f"parameter {field}: expected a finite number, got {value!r}")
+            object.__setattr__(self, field, float(value))
+        for field in ("m", "budget", "n_init"):
+            value = getattr(self, field)
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+                raise InputError(f"parameter {field}: expected a whole number, got {value!r}")
+            object.__setattr__(self, field, int(value))
+        if not 0.0 < self.q < 1.0:
+            raise InputError(f"parameter q: must lie strictly between 0 and 1, got {self.q}")
+        if not 0.0 < self.alpha < 1.0:
+            raise InputError(f"parameter alpha: must lie strictly between 0 and 1, got {self.alpha}")
+        if self.m < 1:
+            raise InputError(f"parameter m: must be at least 1, got {self.m}")
+        if self.budget < 1:
+            raise InputError(f"parameter budget: must be at least 1, got {self.budget}")
+        if self.n_init < 0:
+            raise InputError(f"parameter n_init: must be 0 or more, got {self.n_init}")
+        if not 0.0 < self.delta < self.q:
+            raise InputError(f"parameter delta: q - delta must lie in (0, q); got delta={self.delta}, q={self.q}")
+        if not 0.0 < self.delta_aud < 1.0 - self.q:
+            raise InputError(
+                f"parameter delta_aud: q + delta_aud must lie in (q, 1); got delta_aud={self.delta_aud}, q={self.q}"
+            )
+        if self.eta <= 0.0:
+            raise InputError(f"parameter eta: the learning rate must be positive, got {self.eta}")
+        if self.weights not in WEIGHT_SCHEMES:
+            raise InputError(f"parameter weights: expected one of {', '.join(WEIGHT_SCHEMES)}, got {self.weights!r}")
+        if not self.grid_mod or not all(0.0 < g < self.q for g in self.grid_mod):
+            raise InputError(f"parameter grid_mod: every point must lie in (0, q={self.q}); got {self.grid_mod}")
+        if not self.grid_aud or not all(self.q < g < 1.0 for g in self.grid_aud):
+            raise InputError(f"parameter grid_aud: every point must lie in (q={self.q}, 1); got {self.grid_aud}")
+
+    @property
+    def log_threshold(self) -> float:
+        """log(1/alpha): an e-process rejects its null once log E_t >= this."""
+        return math.log(1.0 / self.alpha)
+
+    @property
+    def q_mod(self) -> float:
+        """Fixed alternative of the model's-null LR processes, q - delta."""
+        return round(self.q - self.delta, 12)
+
+    @property
+    def q_aud(self) -> float:
+        """Fixed alternative of the auditor's-null LR process, q + delta_aud."""
+        return round(self.q + self.delta_aud, 12)
+
+    @classmethod
+    def gpqa(cls, **overrides: Any) -> "AuditParams":
+        """GPQA-style defaults: q=.85, q-delta=.82, q+delta'=.90, grids .60..82/.055 and .88..94/.03."""
+        base = dict(q=0.85, alpha=0.05, m=40, delta=0.03, delta_aud=0.05, eta=0.1,
+                    grid_mod=grid(0.60, 0.82, 0.055), grid_aud=grid(0.88, 0.94, 0.03),
+                    weights="uniform", budget=250, n_init=0)
+        return cls(**{**base, **overrides})
+
+    @classmethod
+    def sdoh(cls, **overrides: Any) -> "AuditParams":
+        """SDoH-style defaults: q=.83, q-delta=.80, q+delta'=.86, grids .60..80/.05 and .86..97/.03,
+        eta=.2, budget 400, 20 initial random samples."""
+        base = dict(q=0.83, alpha=0.05, m=40, delta=0.03, delta_aud=0.03, eta=0.2,
+                    grid_mod=grid(0.60, 0.80, 0.05), grid_aud=grid(0.86, 0.97, 0.03),
+                    weights="uniform", budget=400, n_init=20)
+        return cls(**{**base, **overrides})
+
+    @classmethod
+    def for_style(cls, style: str, **overrides: Any) -> "AuditParams":
+        """``gpqa`` or ``sdoh`` defaults with overrides (``None`` values are ignored)."""
+        if style not in STYLES:
+            raise InputError(f"style: expected one of {', '.join(STYLES)}, got {style!r}")
+        given = {k: v for k, v in overrides.items() if v is not None}
+        return getattr(cls, style)(**given)
+
+    def replace(self, **changes: Any) -> "AuditParams":
+        """A validated copy with some fields changed."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["grid_mod"] = list(self.grid_mod)
+        data["grid_aud"] = list(self.grid_aud)
+        return data
+
+    def __repr__(self) -> str:
+        return (f"AuditParams(q={self.q}, alpha={self.alpha}, m={self.m}, q-delta={self.q_mod}, "
+                f"q+delta'={self.q_aud}, eta={self.eta}, weights={self.weights}, budget={self.budget})")

@@ -1,0 +1,249 @@
+"""The six e-processes of paper 001 section 3.2, streaming and vectorised, in log space.
+
+Model's null (every subgroup of mass >= eps has mean >= q), alternative below q:
+
+* ``LR``        E_t = prod_{k<=t} p(Y_k; q-delta) / p(Y_k; q)
+* ``LR-UI``     E_t = prod_{k<=t} p(Y_k; gamma_{k-1}) / p(Y_k; q), gamma from the EWAF below q
+* ``SR-LR``     E_t = sum_{j<=t} w_j prod_{k=j..t} L_k, i.e. log E_t = log L_t + logaddexp(log E_{t-1}, log w_t)
+* ``SR-LR-UI``  the same with the UI factors.
+
+Auditor's null (its chosen subgroups have mean < q from step m on), alternative above q:
+
+* ``AUD-LR``    E_t = 1 for t < m, prod_{k=m..t} p(Y_k; q+delta') / p(Y_k; q) from m on
+* ``AUD-LR-UI`` the same with gamma_{k-1} from the EWAF above q (which learns from every past score).
+
+Both interfaces build on :mod:`.likelihood` (direction -> log LR) and :mod:`.forecaster`. The
+streaming ``update(y, alternative)`` accepts an optional alternative for that step, used by the
+UI processes instead of the forecast (clipped to their side of q; a predictable value chosen by
+the auditor keeps validity); the fixed-alternative processes ignore it by definition.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from audit_core.errors import InputError
+from audit_core.sequential.forecaster import EWAForecaster, ewaf_forecasts
+from audit_core.sequential.likelihood import check_score, check_scores, clip_alternative, log_likelihood_ratio
+from audit_core.sequential.params import AuditParams
+from audit_core.sequential.weights import changepoint_log_weight, changepoint_log_weights
+
+
+@dataclass(frozen=True)
+class ProcessSpec:
+    """What distinguishes the six processes: null side, adaptive alternative, changepoints, start."""
+
+    name: str
+    side: str  # "below": model's null; "above": auditor's null
+    adaptive: bool  # UI: alternative from the EWAF forecaster
+    changepoint: bool  # SR: mixture over changepoints
+    starts_at_m: bool  # auditor: E_t = 1 before step m
+    description: str
+
+
+PROCESS_SPECS: dict[str, ProcessSpec] = {
+    spec.name: spec
+    for spec in (
+        ProcessSpec("LR", "below", False, False, False, "model's null, fixed alternative q - delta"),
+        ProcessSpec("LR-UI", "below", True, False, False, "model's null, EWAF alternative below q"),
+        ProcessSpec("SR-LR", "below", False, True, False, "model's null, fixed alternative, changepoint mixture"),
+        ProcessSpec("SR-LR-UI", "below", True, True, False, "model's null, EWAF alternative, changepoint mixture"),
+        ProcessSpec("AUD-LR", "above", False, False, True, "auditor's null from step m, fixed alternative q + delta'"),
+        ProcessSpec("AUD-LR-UI", "above", True, False, True, "auditor's null from step m, EWAF alternative above q"),
+    )
+}
+PROCESS_NAMES = tuple(PROCESS_SPECS)
+MODEL_PROCESSES = PROCESS_NAMES[:4]
+AUDITOR_PROCESSES = PROCESS_NAMES[4:]
+
+
+def process_spec(name: str) -> ProcessSpec:
+    try:
+        return PROCESS_SPECS[name]
+    except KeyError:
+        raise InputError(f"process: expected one of {', '.join(PROCESS_NAMES)}, got {name!r}") from None
+
+
+def _fixed_alternative(spec: ProcessSpec, params: AuditParams) -> float:
+    return params.q_mod if spec.side == "below" else params.q_aud
+
+
+def _grid(spec: ProcessSpec, params: AuditParams) -> tuple:
+    return params.grid_mod if spec.side == "below" else params.grid_aud
+
+
+# ----------------------------------------------------------------------------------------------
+# Streaming
+
+
+def _logaddexp(a: float, b: float) -> float:
+    """log(e^a + e^b) for Python floats (numpy's ufunc costs a microsecond per scalar call)."""
+    if a == -math.inf:
+        return b
+    if b == -math.inf:
+        return a
+    top = a if a > b else b
+    return top + math.log1p(math.exp(-abs(a - b)))
+
+
+class EProcess:
+    """One e-process updated a score at a time; O(1) per step (O(grid) for the UI forecast)."""
+
+    __slots__ = ("spec", "params", "t", "log_e", "stop", "last_alternative", "_forecaster", "_start")
+
+    def __init__(self, spec: ProcessSpec, params: AuditParams) -> None:
+        self.spec, self.params = spec, params
+        self.t = 0
+        # E_0 = 1 for products, E_0 = 0 (an empty changepoint sum) for the SR processes.
+        self.log_e = -math.inf if spec.changepoint else 0.0
+        self.stop: int | None = None
+        self.last_alternative: float | None = None
+        self._start = params.m if spec.starts_at_m else 1
+        self._forecaster = (EWAForecaster(_grid(spec, params), params.q, spec.side, params.eta)
+                            if spec.adaptive else None)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def crossed(self) -> bool:
+        """Has log E reached log(1/alpha) at some step so far (ties count)?"""
+        return self.stop is not None
+
+    def next_alternative(self) -> float:
+        """The alternative the next step will use (the forecast for UI, else the fixed one)."""
+        if self._forecaster is not None:
+            return self._forecaster.predict()
+        return _fixed_alternative(self.spec, self.params)
+
+    def update(self, y: float, alternative: float | None = None) -> float:
+        """Take score y (in [0, 1]) and return log E_t."""
+        y = check_score(y)
+        self.t += 1
+        gamma = self.next_alternative()
+        if self._forecaster is not None:
+            if alternative is not None and not math.isnan(alternative):
+                gamma = clip_alternative(float(alternative), self.params.q, self.spec.side)
+            self._forecaster.observe(y)
+        log_l = log_likelihood_ratio(y, gamma, self.params.q, self.spec.side)
+        self.last_alternative = gamma
+        if self.t >= self._start:
+            if self.spec.changepoint:
+                log_w = changepoint_log_weight(self.t, self.params.weights, self.params.m)
+                self.log_e = log_l + _logaddexp(self.log_e, log_w)
+            else:
+                self.log_e += log_l
+            if self.stop is None and self.log_e >= self.params.log_threshold:
+                self.stop = self.t
+        return self.log_e
+
+    def __repr__(self) -> str:
+        return f"EProcess({self.name}, t={self.t}, log_e={self.log_e:.4g}, stop={self.stop})"
+
+
+def make_process(name: str, params: AuditParams) -> EProcess:
+    """A fresh streaming e-process ``name`` (one of PROCESS_NAMES)."""
+    return EProcess(process_spec(name), params)
+
+
+# ----------------------------------------------------------------------------------------------
+# Vectorised (1-D: one stream; 2-D: independent runs along axis 0, steps along the last axis)
+
+
+def _check_alternatives(alternatives, shape) -> np.ndarray | None:
+    if alternatives is None:
+        return None
+    alt = np.asarray(alternatives, dtype=float)
+    if alt.shape != shape:
+        raise InputError(f"alternatives: shape {alt.shape} does not match the scores' shape {shape}")
+    return alt
+
+
+def log_factors(name: str, scores, params: AuditParams, alternatives=None) -> np.ndarray:
+    """log L_k for every step of process ``name`` (before the start at m and the SR mixture).
+
+    ``alternatives`` (UI processes only): per-step alternative, NaN = use the forecast.
+    """
+    spec = process_spec(name)
+    y = check_scores(scores)
+    alt = _check_alternatives(alternatives, y.shape)
+    if spec.adaptive:
+        gamma = ewaf_forecasts(y, _grid(spec, params), params.q, spec.side, params.eta)
+        if alt is not None:
+            gamma = np.where(np.isnan(alt), gamma, alt)
+    else:
+        gamma = _fixed_alternative(spec, params)
+    return log_likelihood_ratio(y, gamma, params.q, spec.side)
+
+
+def accumulate(name: str, log_l: np.ndarray, params: AuditParams) -> np.ndarray:
+    """log E_t from the log factors: running sum, SR mixture or start at m, along the last axis.
+
+    SR in O(n): with C_t = sum_{k<=t} log L_k, E_t = sum_{j<=t} w_j exp(C_t - C_{j-1}), so
+    log E_t = C_t + logcumsumexp_j(log w_j - C_{j-1}) (numpy's logaddexp.accumulate).
+    """
+    spec = process_spec(name)
+    log_l = np.asarray(log_l, dtype=float)
+    if spec.starts_at_m:
+        log_l = log_l.copy()
+        log_l[..., : params.m - 1] = 0.0
+        return np.cumsum(log_l, axis=-1)
+    cumulative = np.cumsum(log_l, axis=-1)
+    if not spec.changepoint:
+        return cumulative
+    log_w = changepoint_log_weights(log_l.shape[-1], params.weights, params.m)
+    before = cumulative - log_l  # C_{j-1}
+    return cumulative + np.logaddexp.accumulate(log_w - before, axis=-1)
+
+
+def process_log_evalues(name: str, scores, params: AuditParams, alternatives=None) -> np.ndarray:
+    """log E_1..log E_n of process ``name``."""
+    return accumulate(name, log_factors(name, scores, params, alternatives), params)
+
+
+def lr_log_evalues(scores, params: AuditParams) -> np.ndarray:
+    """Model's null, fixed alternative q - delta."""
+    return process_log_evalues("LR", scores, params)
+
+
+def lr_ui_log_evalues(scores, params: AuditParams, alternatives=None) -> np.ndarray:
+    """Model's null, EWAF alternative below q."""
+    return process_log_evalues("LR-UI", scores, params, alternatives)
+
+
+def sr_lr_log_evalues(scores, params: AuditParams) -> np.ndarray:
+    """Model's null, fixed alternative, changepoint mixture."""
+    return process_log_evalues("SR-LR", scores, params)
+
+
+def sr_lr_ui_log_evalues(scores, params: AuditParams, alternatives=None) -> np.ndarray:
+    """Model's null, EWAF alternative, changepoint mixture."""
+    return process_log_evalues("SR-LR-UI", scores, params, alternatives)
+
+
+def aud_lr_log_evalues(scores, params: AuditParams) -> np.ndarray:
+    """Auditor's null from step m, fixed alternative q + delta'."""
+    return process_log_evalues("AUD-LR", scores, params)
+
+
+def aud_lr_ui_log_evalues(scores, params: AuditParams, alternatives=None) -> np.ndarray:
+    """Auditor's null from step m, EWAF alternative above q."""
+    return process_log_evalues("AUD-LR-UI", scores, params, alternatives)
+
+
+def log_evalues(scores, params: AuditParams, alternatives=None, names=PROCESS_NAMES) -> dict[str, np.ndarray]:
+    """log E_t of several processes (default all six); factors shared between LR and SR-LR."""
+    y = check_scores(scores)
+    factors: dict[tuple, np.ndarray] = {}
+    out = {}
+    for name in names:
+        spec = process_spec(name)
+        key = (spec.side, spec.adaptive)
+        if key not in factors:
+            factors[key] = log_factors(name, y, params, alternatives if spec.adaptive else None)
+        out[name] = accumulate(name, factors[key], params)
+    return out
