@@ -1,0 +1,41 @@
+"""Protocol-level identifiability audit (paper 000; DESIGN.md section 2).
+
+Cells and supports, finite policy classes (the frozen seven + mixture, JSON, long CSV),
+estimands, equivalence classes and cross-estimand collisions, the component lattice with
+leave-one-out witnesses, distinguishing-cell sets and minimum identifying supports (CP-SAT).
+"""
+
+from audit_core.identify.cells import parse_cell_id
+from audit_core.identify.equivalence import (
+    Identification,
+    MixtureReport,
+    collision_count,
+    identify,
+    row_classes,
+)
+from audit_core.identify.estimands import ESTIMANDS, estimand_values
+from audit_core.identify.io import load_policy_class, policy_class_from_json, policy_class_to_json
+from audit_core.identify.policies import (
+    PolicyClass,
+    build_policy_class,
+    frozen_policy_class,
+    support_cells,
+)
+
+__all__ = [
+    "ESTIMANDS",
+    "Identification",
+    "MixtureReport",
+    "PolicyClass",
+    "build_policy_class",
+    "collision_count",
+    "estimand_values",
+    "frozen_policy_class",
+    "identify",
+    "load_policy_class",
+    "parse_cell_id",
+    "policy_class_from_json",
+    "policy_class_to_json",
+    "row_classes",
+    "support_cells",
+]
