@@ -41,7 +41,7 @@ def dual_decision(stop_model: int | None, stop_auditor: int | None) -> tuple[str
     return INCONCLUSIVE, None
 
 
-def _check_roles(model_process: str, auditor_process: str) -> None:
+def check_roles(model_process: str, auditor_process: str) -> None:
     if model_process not in MODEL_PROCESSES:
         raise InputError(f"model process: expected one of {', '.join(MODEL_PROCESSES)}, got {model_process!r}")
     if auditor_process not in AUDITOR_PROCESSES:
@@ -57,7 +57,7 @@ class DualTest:
     """
 
     def __init__(self, params: AuditParams, model_process: str = "SR-LR-UI", auditor_process: str = "AUD-LR-UI"):
-        _check_roles(model_process, auditor_process)
+        check_roles(model_process, auditor_process)
         self.params = params
         self.model = make_process(model_process, params)
         self.auditor = make_process(auditor_process, params)

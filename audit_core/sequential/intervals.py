@@ -27,8 +27,9 @@ def wilson_interval(successes, n, confidence: float = 0.95):
     z2n = z * z / safe_n
     centre = (p + z2n / 2.0) / (1.0 + z2n)
     half = z / (1.0 + z2n) * np.sqrt(p * (1.0 - p) / safe_n + z2n / (4.0 * safe_n))
-    low = np.where(total > 0, np.clip(centre - half, 0.0, 1.0), 0.0)
-    high = np.where(total > 0, np.clip(centre + half, 0.0, 1.0), 1.0)
+    # At k = 0 or k = n the bound is exactly 0 or 1; the formula lands an ulp away.
+    low = np.where((total > 0) & (k > 0), np.clip(centre - half, 0.0, 1.0), 0.0)
+    high = np.where((total > 0) & (k < total), np.clip(centre + half, 0.0, 1.0), 1.0)
     if low.ndim == 0:
         return float(low), float(high)
     return low, high
