@@ -6,6 +6,7 @@ leave-one-out witnesses, distinguishing-cell sets and minimum identifying suppor
 """
 
 from audit_core.identify.cells import parse_cell_id
+from audit_core.identify.distinguish import distinguishing_cells
 from audit_core.identify.equivalence import (
     Identification,
     MixtureReport,
@@ -15,16 +16,26 @@ from audit_core.identify.equivalence import (
 )
 from audit_core.identify.estimands import ESTIMANDS, estimand_values
 from audit_core.identify.io import load_policy_class, policy_class_from_json, policy_class_to_json
+from audit_core.identify.lattice import Lattice, LatticeNode, LeaveOneOut, lattice
 from audit_core.identify.policies import (
     PolicyClass,
     build_policy_class,
     frozen_policy_class,
     support_cells,
 )
+from audit_core.identify.synthesis import Synthesis, cell_costs, minimum_supports
 
 __all__ = [
     "ESTIMANDS",
     "Identification",
+    "Lattice",
+    "LatticeNode",
+    "LeaveOneOut",
+    "Synthesis",
+    "cell_costs",
+    "distinguishing_cells",
+    "lattice",
+    "minimum_supports",
     "MixtureReport",
     "PolicyClass",
     "build_policy_class",
