@@ -103,12 +103,13 @@ def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses"
 def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
                       title: str = "How often each cell appears in an optimal support") -> alt.TopLevelMixin:
     """``freq``: column ``x_axis``, column ``y_axis``, count, share (count / number of optima)."""
-    enc = dict(x=alt.X(f"{x_axis}:N", title=x_axis, sort=list(dict.fromkeys(freq[x_axis])),
+    enc = dict(x=alt.X(field=x_axis, type="nominal", title=x_axis, sort=list(dict.fromkeys(freq[x_axis])),
                        axis=alt.Axis(labelAngle=0)),
-               y=alt.Y(f"{y_axis}:N", title=y_axis, sort=list(dict.fromkeys(freq[y_axis]))))
+               y=alt.Y(field=y_axis, type="nominal", title=y_axis, sort=list(dict.fromkeys(freq[y_axis]))))
     rect = alt.Chart(freq).mark_rect(stroke="white").encode(
         **enc, color=alt.Color("count:Q", title="optima using the cell", scale=alt.Scale(scheme="blues")),
-        tooltip=[x_axis, y_axis, "count", alt.Tooltip("share:Q", format=".0%")])
+        tooltip=[alt.Tooltip(field=x_axis, type="nominal"), alt.Tooltip(field=y_axis, type="nominal"),
+                 "count", alt.Tooltip("share:Q", format=".0%")])
     text = alt.Chart(freq).mark_text(fontSize=15).encode(
         **enc, text="count:Q",
         color=alt.condition("datum.share > 0.5", alt.value("white"), alt.value("black")))

@@ -1,0 +1,32 @@
+"""Evaluation Audit Workbench: Streamlit entry point.
+
+`streamlit run app.py` opens the protocol explorer on the bundled frozen policy class. This file
+only sets up the page, the shared sidebar and the router; each page lives in ``pages/`` and every
+number on a page comes from ``audit_core``.
+"""
+
+import streamlit as st
+
+from pages import _shared
+
+_shared.configure_page()
+
+PAGES = {
+    "Identifiability": [
+        st.Page("pages/explorer.py", title="Protocol explorer", icon=":material/hub:",
+                url_path="explorer", default=True),
+        st.Page("pages/supports.py", title="Minimal supports", icon=":material/join_inner:",
+                url_path="supports"),
+    ],
+    "Adaptive auditing": [
+        st.Page("pages/replay.py", title="Replay", icon=":material/replay:", url_path="replay"),
+        st.Page("pages/simulate.py", title="Simulate", icon=":material/casino:", url_path="simulate"),
+    ],
+    "Share": [
+        st.Page("pages/report.py", title="Report", icon=":material/description:", url_path="report"),
+    ],
+}
+
+page = st.navigation(PAGES)
+_shared.sidebar()
+page.run()

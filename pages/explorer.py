@@ -1,0 +1,289 @@
+"""Protocol explorer: which policies a support tells apart, and whether it identifies the estimand.
+
+Paper 000 (Theorem 1): τ is point-identified on a support O iff no two policies with different τ
+give the same responses on every cell of O. The toggles, the estimand and a custom cell list live
+in the URL (``?components=target,sham&estimand=tau_full``), so a link reproduces the view.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from audit_core.identify import ESTIMANDS, estimand_values
+from audit_core.report import ReportChart, ReportSection, ReportTable
+from audit_core.report.charts import hasse_chart, response_heatmap
+from pages import _shared
+
+EMPTY_KEY = "∅"
+
+
+# ----------------------------------------------------------------------------- view helpers
+
+def support_key(components) -> str:
+    return "+".join(components) if components else EMPTY_KEY
+
+
+def abbreviations(names: tuple[str, ...]) -> dict[str, str]:
+    """One capital letter per component when the initials are unique, else the full names."""
+    initials = [n[:1].upper() for n in names]
+    if len(set(initials)) == len(initials) and all(initials):
+        return dict(zip(names, initials))
+    return {n: n for n in names}
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def lattice_spec(pc_key: str, estimand: str, current: str, _lattice, component_names: tuple[str, ...]) -> dict:
+    short = abbreviations(component_names)
+    rows = []
+    for node in _lattice.supports:
+        comps = tuple(node.components)
+        rows.append({
+            "key": support_key(comps),
+            "label": "base" if not comps else "+".join(short[c] for c in comps),
+            "rank": len(comps), "n_collisions": int(node.n_collisions), "n_classes": int(node.n_classes),
+            "cells": node.cells if isinstance(node.cells, int) else len(node.cells),
+            "identified": bool(node.identified),
+            "status": "identified" if node.identified else "not identified",
+            "components": set(comps),
+        })
+    nodes = pd.DataFrame(rows)
+    # Nodes of one rank spread evenly around x = 0, in the engine's order (rank, then name).
+    nodes["x"] = nodes.groupby("rank").cumcount().astype(float)
+    nodes["x"] -= nodes.groupby("rank")["x"].transform("mean")
+    nodes["x"] *= 1.6
+    nodes["current"] = nodes["key"] == current
+    edges = []
+    for lower in rows:
+        for upper in rows:
+            if upper["rank"] == lower["rank"] + 1 and lower["components"] <= upper["components"]:
+                xa = float(nodes.loc[nodes["key"] == lower["key"], "x"].iloc[0])
+                xb = float(nodes.loc[nodes["key"] == upper["key"], "x"].iloc[0])
+                edges.append({"x": xa, "y": lower["rank"], "x2": xb, "y2": upper["rank"]})
+    legend = ", ".join(f"{v} = {k}" for k, v in short.items() if v != k)
+    chart = hasse_chart(nodes.drop(columns=["components"]), pd.DataFrame(edges),
+                        title=f"Support lattice ({estimand})" + (f": {legend}" if legend else ""))
+    return _shared.chart_spec(chart)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def heatmap_spec(pc_key: str, estimand: str, support: tuple[str, ...], _pc) -> dict:
+    tau = estimand_values(_pc, estimand)
+    labels = [f"{name} (τ={int(t)})" for name, t in zip(_pc.names, tau)]
+    codebook = list(_pc.codebook)
+    in_support = set(support)
+    rows = [{"policy": labels[i], "cell": cell, "response": codebook[int(_pc.responses[i, j])],
+             "in_support": cell in in_support,
+             "support": "in support" if cell in in_support else "outside support"}
+            for i in range(len(_pc.names)) for j, cell in enumerate(_pc.cells)]
+    long = pd.DataFrame(rows)
+    long["response"] = long["response"].replace({"": "(empty)"})
+    return _shared.chart_spec(response_heatmap(long, title=f"Policy × cell responses ({len(support)} of "
+                                                           f"{len(_pc.cells)} cells observed)"))
+
+
+# ------------------------------------------------------------------------------ URL <-> state
+
+def sync_from_url(component_names: tuple[str, ...], estimands: list[str]) -> None:
+    """Copy the URL into widget state when it changed from outside (link, page switch)."""
+    params = st.query_params
+    url = (params.get("components"), params.get("estimand"), params.get("cells"))
+    if st.session_state.get("explorer_url") == url:
+        return
+    raw = url[0]
+    chosen = set(component_names) if raw is None else {c for c in raw.split(",") if c and c != "none"}
+    unknown = chosen - set(component_names)
+    if unknown:
+        st.warning(f"Ignored unknown component(s) in the link: {', '.join(sorted(unknown))}.")
+    for name in component_names:
+        st.session_state[f"cmp_{name}"] = name in chosen
+    if url[1] in estimands:
+        st.session_state["estimand"] = url[1]
+    st.session_state["custom_cells"] = tuple(c for c in url[2].split(",") if c) if url[2] else None
+
+
+def write_url(components: tuple[str, ...], estimand: str, cells: tuple[str, ...] | None) -> None:
+    wanted = {"components": ",".join(components) or "none", "estimand": estimand}
+    if cells:
+        wanted["cells"] = ",".join(cells)
+    for key in ("components", "estimand", "cells"):
+        if key in wanted and st.query_params.get(key) != wanted[key]:
+            st.query_params[key] = wanted[key]
+        elif key not in wanted and key in st.query_params:
+            del st.query_params[key]
+    st.session_state["explorer_url"] = (wanted["components"], estimand, wanted.get("cells"))
+
+
+def on_lattice_pick(chart_key: str, component_names: tuple[str, ...]) -> None:
+    """Lattice click: the toggles follow the clicked node (callback runs before the rerun)."""
+    state = st.session_state.get(chart_key) or {}
+    picked = (state.get("selection") or {}).get("pick") or []
+    if not picked:
+        return
+    key = picked[0].get("key")
+    if key is None:
+        return
+    chosen = set() if key == EMPTY_KEY else set(key.split("+"))
+    for name in component_names:
+        st.session_state[f"cmp_{name}"] = name in chosen
+    st.session_state["custom_cells"] = None
+    # A fresh chart key next run, so clicking the same node again is a new selection.
+    st.session_state["lattice_nonce"] = st.session_state.get("lattice_nonce", 0) + 1
+
+
+def clear_custom_cells() -> None:
+    st.session_state["custom_cells"] = None
+
+
+# ------------------------------------------------------------------------------------- page
+
+_shared.page_header(
+    "Protocol explorer",
+    "Pick the support components a protocol observes. Two policies are equivalent on a support when "
+    "they answer every observed cell alike; a collision is an equivalent pair with different τ. "
+    "τ is identified exactly when there is no collision (paper 000, Theorem 1).")
+
+source_col, upload_col, estimand_col = st.columns([1.1, 2, 1.4])
+with source_col:
+    st.radio("Policy class", ["frozen", "upload"], key="policy_source", horizontal=False,
+             format_func={"frozen": "Frozen seven-policy class", "upload": "Uploaded JSON / CSV"}.get,
+             help="The frozen class is the paper's reference class; upload your own in the JSON or "
+                  "long-CSV format of DESIGN.md section 5.")
+with upload_col:
+    if st.session_state.get("policy_source") == "upload":
+        accepted = _shared.accept_upload("Policy-class file (JSON, or CSV with policy,cell,response)",
+                                         _shared.POLICY_UPLOAD_KEY, ["json", "csv"],
+                                         _shared.validate_policy_upload)
+        if accepted is None:
+            st.info("No valid file yet: showing the frozen class.")
+    else:
+        st.caption("Policies: ideal semantic updater, target inertia, any-edit reactor, fixed-label "
+                   "responder, mapping-conditional shortcut, generated-only failure, scoring-only success.")
+
+pc_key, pc, pc_label = _shared.current_policy_class()
+component_names = tuple(pc.component_names)
+estimands = [e for e in ESTIMANDS if e != "file" or pc.tau is not None]
+sync_from_url(component_names, estimands)
+if st.session_state.get("estimand") not in estimands:
+    st.session_state["estimand"] = estimands[0]
+
+with estimand_col:
+    estimand = st.selectbox("Estimand τ", estimands, key="estimand",
+                            help="The behavioural property the protocol should measure.")
+    st.caption(ESTIMANDS[estimand])
+
+st.markdown("**Support components** (each widens one axis of the observed cells)")
+toggle_cols = st.columns(max(len(component_names), 1))
+for col, name in zip(toggle_cols, component_names):
+    with col:
+        st.toggle(name, key=f"cmp_{name}", on_change=clear_custom_cells,
+                  help=f"Adds the cells with "
+                       + " and ".join(f"{axis} ∈ {{{', '.join(v)}}}" for axis, v in pc.components[name].items()))
+components = tuple(n for n in component_names if st.session_state.get(f"cmp_{n}"))
+custom = st.session_state.get("custom_cells")
+write_url(components, estimand, custom)
+
+try:
+    ident = _shared.identification(pc_key, components, estimand, custom, pc)
+except Exception as exc:  # InputError from a custom cell list in a hand-edited link
+    from audit_core.errors import InputError
+    if not isinstance(exc, InputError):
+        raise
+    _shared.show_input_error(exc, "the cell list in the link")
+    st.session_state["custom_cells"] = custom = None
+    ident = _shared.identification(pc_key, components, estimand, None, pc)
+
+if custom:
+    info, button = st.columns([4, 1])
+    info.info(f"Showing a custom support of {len(custom)} cells (opened from *Minimal supports*): "
+              + ", ".join(custom))
+    button.button("Back to component toggles", on_click=clear_custom_cells)
+    support_label = f"custom {len(custom)}-cell support"
+else:
+    support_label = _shared.fmt_support(components)
+
+n_cells = len(ident.cells)
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Cells in support", n_cells, help=f"Observed cells out of {len(pc.cells)} in the full support.")
+m2.metric("Equivalence classes", ident.n_classes,
+          help="Groups of policies that give identical responses on every observed cell.")
+m3.metric("Collisions", ident.n_collisions,
+          help="Pairs of policies with different τ that the support cannot tell apart.")
+verdict = "identified" if ident.identified else "not identified"
+m4.metric("Verdict", verdict, help="τ is identified iff there are no collisions.")
+if ident.identified:
+    st.success(f"**{estimand} is identified** on {support_label}: every pair of policies with "
+               "different τ answers some observed cell differently.", icon=":material/check_circle:")
+else:
+    st.error(f"**{estimand} is not identified** on {support_label}: {ident.n_collisions} pair(s) of "
+             "policies with different τ look identical on every observed cell.", icon=":material/cancel:")
+
+tau = dict(zip(pc.names, estimand_values(pc, estimand).astype(int).tolist()))
+classes = pd.DataFrame([{"class": i + 1, "members": ", ".join(members), "size": len(members),
+                         "τ values": ", ".join(str(v) for v in sorted({tau[m] for m in members if m in tau}))}
+                        for i, members in enumerate(ident.classes)])
+collisions = pd.DataFrame([{"policy A": a, "policy B": b, "τ(A)": tau.get(a), "τ(B)": tau.get(b),
+                            "cells that would separate them": ", ".join(ident.separating_cells.get((a, b), ())),
+                            "# separating cells": len(ident.separating_cells.get((a, b), ()))}
+                           for a, b in ident.collisions],
+                          columns=["policy A", "policy B", "τ(A)", "τ(B)", "cells that would separate them",
+                                   "# separating cells"])
+
+lat = _shared.lattice_of(pc_key, estimand, pc)
+current_key = support_key(components) if not custom else None
+lattice_chart_spec = lattice_spec(pc_key, estimand, current_key or "", lat, component_names)
+
+left, right = st.columns([1.35, 1])
+with left:
+    nonce = st.session_state.get("lattice_nonce", 0)
+    chart_key = f"lattice_{nonce}"
+    _shared.show_chart(lattice_chart_spec, key=chart_key,
+                       on_select=lambda: on_lattice_pick(chart_key, component_names))
+with right:
+    st.subheader("Equivalence classes")
+    st.caption("Policies in one class answer every observed cell alike. A class holding both τ "
+               "values is where the collisions are.")
+    st.dataframe(classes, hide_index=True, width="stretch")
+    if ident.mixture_signatures:
+        st.markdown("**Mixtures** occupy these classes (weights are not identifiable):")
+        st.dataframe(pd.DataFrame([{"mixture": k, "classes occupied": ", ".join(str(i + 1) for i in v)}
+                                   for k, v in ident.mixture_signatures.items()]),
+                     hide_index=True, width="stretch")
+
+st.subheader("Collisions")
+if collisions.empty:
+    st.caption("None: the support separates every pair with different τ.")
+else:
+    st.caption("Each pair answers alike on the support; adding any one listed full-support cell "
+               "would separate it.")
+    st.dataframe(collisions, hide_index=True, width="stretch")
+
+st.subheader("Leave one component out (from the full support)")
+st.caption("Collisions that appear when one component is dropped; a witness is a colliding pair, "
+           "exclusive when no other removal produces it. The corollary is generated from the data.")
+loo = pd.DataFrame([{"removed": row.removed, "collisions": row.n_collisions,
+                     "witnesses": "; ".join(f"{a} ≡ {b}" for a, b in row.witnesses),
+                     "exclusive witnesses": "; ".join(f"{a} ≡ {b}" for a, b in row.exclusive_witnesses),
+                     "corollary": row.corollary} for row in lat.leave_one_out])
+st.dataframe(loo, hide_index=True, width="stretch")
+
+heat_spec = heatmap_spec(pc_key, estimand, tuple(ident.cells), pc)
+_shared.show_chart(heat_spec)
+
+lattice_table = pd.DataFrame([{"support": _shared.fmt_support(node.components),
+                               "cells": node.cells if isinstance(node.cells, int) else len(node.cells),
+                               "classes": node.n_classes, "collisions": node.n_collisions,
+                               "identified": node.identified} for node in lat.supports])
+_shared.register_section(ReportSection(
+    key="explorer", title=f"Identifiability of {estimand} on {support_label}",
+    source=pc_label,
+    parameters={"estimand": estimand, "components": list(components), "custom cells": list(custom or ())},
+    summary=(f"{n_cells} cells observed; {ident.n_classes} equivalence classes; "
+             f"{ident.n_collisions} cross-estimand collisions; {estimand} {verdict}.",),
+    tables=(ReportTable("Equivalence classes", classes), ReportTable("Collisions", collisions),
+            ReportTable("Lattice of component supports", lattice_table),
+            ReportTable("Leave one component out", loo)),
+    charts=(ReportChart("Support lattice (Hasse diagram)", lattice_chart_spec),
+            ReportChart("Policy × cell responses", heat_spec)),
+    numbers={"identification": ident.to_dict(), "lattice": lat.to_dict()}))

@@ -1,0 +1,147 @@
+"""Simulate: repeat audits on a pool to compare sampling strategies and e-processes (paper 001 §4).
+
+Each row of the paper pairs a sampling strategy with an e-process; ``run_study`` repeats each row
+with fresh seeded label draws and returns decision rates (with Wilson intervals) and stopping times.
+In null-validity mode the pool has no failure mode (every subgroup at or above q), so any
+"failure mode found" is a Type-I error of the model's null; its observed rate is shown with its
+interval next to α.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from audit_core.auditing import PAPER_ROWS, load_pool, run_study
+from audit_core.data.bundled import BUNDLED
+from audit_core.errors import InputError
+from audit_core.report import ReportChart, ReportSection, ReportTable
+from audit_core.report.charts import OUTCOME_ORDER, outcome_bars, stop_boxplot
+from audit_core.sequential import AuditParams
+from pages import _shared
+
+POOLS = [k for k in ("gpqa:large", "gpqa:medium", "gpqa:small", "gpqa:none", "sdoh") if k in BUNDLED]
+NULL_POOL = "gpqa:none"
+RATE_COLUMNS = {"failure_found": OUTCOME_ORDER[0], "passed": OUTCOME_ORDER[1], "inconclusive": OUTCOME_ORDER[2]}
+
+
+def row_label(row) -> str:
+    strategy, process = row
+    return f"{strategy} · {process}"
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def pool_of(spec: str):
+    return load_pool(spec)
+
+
+_shared.page_header(
+    "Simulate",
+    "Repeat whole audits on a simulated pool: each replicate draws fresh labels, samples cases with "
+    "the row's strategy and stops when the dual test decides or the budget runs out. Rates are "
+    "shares of replicates; stopping time = cases annotated until the decision.")
+
+mode = st.radio("Mode", ["power", "null"], horizontal=True, key="sim_mode",
+                format_func={"power": "Compare methods on a pool",
+                             "null": "Null validity: observed Type-I error on a pool without failure mode"}.get)
+
+with st.form("simulation"):
+    c1, c2, c3, c4, c5 = st.columns([1.6, 1, 1, 1, 1])
+    if mode == "null":
+        pool_key = c1.selectbox("Pool", [NULL_POOL], format_func=lambda k: BUNDLED[k].title,
+                                help="Every subgroup is at or above q, so the model's null is true.")
+    else:
+        pool_key = c1.selectbox("Pool", POOLS, format_func=lambda k: BUNDLED[k].title)
+    defaults = AuditParams.for_style(BUNDLED[pool_key].style)
+    replicates = int(c2.number_input("Replicates", 2, 500, 40 if mode == "null" else 20, 1,
+                                     help="Independent repetitions per row (the paper uses 40–100)."))
+    budget = int(c3.number_input("Budget", 10, 2000, defaults.budget, 10,
+                                 help="Maximum cases annotated in one audit."))
+    seed = int(c4.number_input("Seed", 0, 2**31 - 1, 0, 1, help="Same seed, same results."))
+    alpha = c5.number_input("α", 0.001, 0.5, defaults.alpha, 0.005, format="%.3f")
+    labels = [row_label(r) for r in PAPER_ROWS]
+    chosen = st.multiselect("Rows (sampling strategy · e-process)", labels, default=labels,
+                            help="The seven method rows of the paper.")
+    q = st.slider("q (threshold)", 0.5, 0.99, float(defaults.q), 0.01,
+                  help="A subgroup below q is a failure mode.")
+    run = st.form_submit_button("Run simulation", type="primary", icon=":material/play_arrow:")
+
+if run:
+    rows = [r for r in PAPER_ROWS if row_label(r) in chosen]
+    if not rows:
+        st.error("Choose at least one row.")
+    else:
+        try:
+            params = AuditParams.for_style(BUNDLED[pool_key].style, alpha=alpha, budget=budget, q=q)
+            pool = pool_of(pool_key)
+            bar = st.progress(0.0, text="Starting…")
+
+            def progress(done: int, total: int) -> None:
+                bar.progress(min(done / max(total, 1), 1.0), text=f"{done} of {total} audits done")
+
+            study = run_study(pool, rows, replicates, params, seed, progress=progress)
+            bar.empty()
+            st.session_state["sim_result"] = {"study": study, "pool": pool_key, "params": params,
+                                              "replicates": replicates, "seed": seed, "mode": mode}
+        except InputError as exc:
+            _shared.show_input_error(exc, "these settings")
+
+saved = st.session_state.get("sim_result")
+if saved is None:
+    st.info("Choose settings and press **Run simulation**. A study of 7 rows × 20 replicates takes "
+            "a few seconds.")
+    st.stop()
+
+study, params = saved["study"], saved["params"]
+summary = study.summary.copy()
+summary.insert(0, "method", [row_label(r) for r in zip(summary["strategy"], summary["process"])])
+st.caption(f"Last run: pool **{BUNDLED[saved['pool']].title}**, {saved['replicates']} replicates per row, "
+           f"budget {params.budget}, seed {saved['seed']}, q = {params.q}, α = {params.alpha}.")
+
+long = summary.melt(id_vars=["method"], value_vars=list(RATE_COLUMNS), var_name="rate_of", value_name="rate")
+long["outcome"] = long["rate_of"].map(RATE_COLUMNS)
+bars_spec = _shared.chart_spec(outcome_bars(long[["method", "outcome", "rate"]]))
+results = study.results.copy()
+results["method"] = [row_label(r) for r in zip(results["strategy"], results["process"])]
+box_spec = _shared.chart_spec(stop_boxplot(results[["method", "stop"]]))
+
+if saved["mode"] == "null":
+    st.subheader("Null validity")
+    st.caption("On this pool no subgroup is below q, so every 'failure mode found' is a false "
+               "rejection. Anytime validity promises a rate of at most α.")
+    low_col = next((c for c in summary.columns if c.startswith("failure_found") and "low" in c), None)
+    high_col = next((c for c in summary.columns if c.startswith("failure_found") and "high" in c), None)
+    type1 = summary[["method", "failure_found"] + [c for c in (low_col, high_col) if c]].rename(columns={
+        "failure_found": "observed Type-I error", low_col: "95% CI low", high_col: "95% CI high"})
+    type1["α"] = params.alpha
+    worst = type1.sort_values("observed Type-I error").iloc[-1]
+    m1, m2 = st.columns(2)
+    m1.metric("Highest observed Type-I error", f"{worst['observed Type-I error']:.3f}",
+              help=f"Row {worst['method']}; 95% Wilson interval "
+                   + (f"[{worst['95% CI low']:.3f}, {worst['95% CI high']:.3f}]" if low_col else "n/a"))
+    m2.metric("α", f"{params.alpha:g}")
+    st.dataframe(type1, hide_index=True, width="stretch")
+
+left, right = st.columns(2)
+with left:
+    _shared.show_chart(bars_spec)
+with right:
+    _shared.show_chart(box_spec)
+st.subheader("Summary per row")
+st.caption("Rates are shares of replicates with their 95% Wilson intervals; stop = cases annotated "
+           "until the decision (median and quartiles).")
+st.dataframe(summary, hide_index=True, width="stretch")
+_shared.csv_download(summary, "simulation_summary.csv")
+
+_shared.register_section(ReportSection(
+    key="simulate" if saved["mode"] == "power" else "null_validity",
+    title=("Simulation study" if saved["mode"] == "power" else "Null validity (Type-I error)")
+          + f" on {BUNDLED[saved['pool']].title}",
+    source=f"bundled pool {saved['pool']}: {BUNDLED[saved['pool']].description}",
+    parameters={**params.to_dict(), "replicates": saved["replicates"], "seed": saved["seed"]},
+    summary=tuple(f"{r.method}: failure found {r.failure_found:.0%}, passed {r.passed:.0%}, "
+                  f"inconclusive {r.inconclusive:.0%}, median stop {r.stop_median:g}"
+                  for r in summary.itertuples()),
+    tables=(ReportTable("Summary per row", summary),),
+    charts=(ReportChart("Audit outcomes per method", bars_spec), ReportChart("Stopping times", box_spec)),
+    numbers=study.to_dict()))

@@ -1,0 +1,201 @@
+"""End-to-end in headless Chromium: the real `streamlit run` server driven by Playwright.
+
+Skips with a reason when Chromium or Playwright is missing, except under AUDIT_REQUIRE_BROWSER=1
+(set by .ci/run), where a missing browser fails the test. Screenshots go to a temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CSV = "case,grp,correct\n" + "".join(f"c{i},{'a' if i % 2 else 'b'},{int(i % 5 != 0)}\n" for i in range(60))
+
+
+def _unavailable(reason: str):
+    if os.environ.get("AUDIT_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"browser test required (AUDIT_REQUIRE_BROWSER=1) but {reason}")
+    pytest.skip(reason)
+
+
+def chromium_path() -> str | None:
+    found = shutil.which("chromium")
+    if found:
+        return found
+    return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = free_port()
+    log = tempfile.TemporaryFile()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                pytest.fail("streamlit server did not become healthy:\n" + log.read().decode(errors="replace"))
+            time.sleep(0.3)
+        yield url
+    finally:
+        # the server runs in its own process group: end it and any child it started
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(process.pid, signal.SIGKILL)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = chromium_path()
+    if executable is None:
+        _unavailable("chromium is not installed (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the playwright Python package is not installed")
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield instance
+        finally:
+            instance.close()
+
+
+def metric_value(page, label: str) -> str:
+    box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
+    return box.locator('[data-testid="stMetricValue"]').inner_text().strip()
+
+
+def wait_metric(page, label: str, expected: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    value = None
+    while time.monotonic() < deadline:
+        try:
+            value = metric_value(page, label)
+            if value == expected:
+                return
+        except Exception:  # element re-rendering between reads
+            pass
+        page.wait_for_timeout(250)
+    raise AssertionError(f"metric {label!r} is {value!r}, expected {expected!r}")
+
+
+def wait_idle(page) -> None:
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+
+
+def darkest_node_centre(png: bytes) -> tuple[float, float]:
+    """Centre of the node with the most collisions: the darkest red of the 'orangered' scheme."""
+    import io
+
+    from PIL import Image
+    pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+    red, green, blue = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    mask = (red > 90) & (red < 190) & (green < 25) & (blue < 25)
+    ys, xs = np.nonzero(mask)
+    assert len(xs) > 50, "no dark-red lattice node found in the chart"
+    return float(np.median(xs)), float(np.median(ys))
+
+
+def nav(page, title: str) -> None:
+    page.locator('[data-testid="stSidebarNav"] a').filter(has_text=title).first.click()
+    page.wait_for_selector(f'h1:has-text("{title}")', timeout=60_000)
+    wait_idle(page)
+
+
+def test_end_to_end(server, browser, tmp_path):
+    shots = Path(tempfile.mkdtemp(prefix="audit-screens-"))
+    context = browser.new_context(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/explorer?components=target,sham,readout,mapping", timeout=60_000)
+        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+        wait_idle(page)
+        wait_metric(page, "Collisions", "0")
+        page.screenshot(path=str(shots / "1-explorer-full.png"), full_page=True)
+
+        # toggle a component: dropping the target world brings back collisions
+        page.locator('[data-testid="stToggle"]').filter(has_text="target").first.locator("label").click()
+        wait_metric(page, "Collisions", "3")
+        assert "components=sham%2Creadout%2Cmapping" in page.url or "components=sham,readout,mapping" in page.url
+        page.screenshot(path=str(shots / "2-explorer-no-target.png"), full_page=True)
+
+        # click the lattice's base-only node (most collisions, darkest red): the toggles follow
+        chart = page.locator('[data-testid="stVegaLiteChart"]').first
+        chart.scroll_into_view_if_needed()
+        page.wait_for_timeout(800)
+        box = chart.bounding_box()
+        x, y = darkest_node_centre(chart.screenshot())
+        page.mouse.click(box["x"] + x, box["y"] + y)
+        wait_metric(page, "Collisions", "6")
+        wait_metric(page, "Equivalence classes", "1")
+        toggles = page.locator('[data-testid="stToggle"] input')
+        assert [toggles.nth(i).is_checked() for i in range(toggles.count())] == [False] * 4
+        page.screenshot(path=str(shots / "3-explorer-lattice-click.png"), full_page=True)
+
+        # upload a CSV on Replay
+        nav(page, "Replay")
+        page.locator('[data-testid="stSelectbox"]').filter(has_text="Data").first.click()
+        page.get_by_role("option", name="Upload a labelled CSV").click()
+        csv_path = tmp_path / "uploaded.csv"
+        csv_path.write_text(CSV)
+        page.wait_for_selector('input[type="file"]', state="attached", timeout=30_000)
+        page.set_input_files('input[type="file"]', str(csv_path))
+        wait_metric(page, "Cases replayed", "60", timeout=60)
+        page.screenshot(path=str(shots / "4-replay-upload.png"), full_page=True)
+
+        # download the HTML report: charts inline, no external script
+        nav(page, "Report")
+        button = page.locator('[data-testid="stDownloadButton"]').filter(has_text="HTML report").first
+        button.wait_for(timeout=60_000)
+        with page.expect_download(timeout=60_000) as info:
+            button.click()
+        html = Path(info.value.path()).read_text(encoding="utf-8")
+        page.screenshot(path=str(shots / "5-report.png"), full_page=True)
+        assert "<svg" in html and 'class="vega-lite-spec"' in html
+        assert not re.search(r"<script[^>]*\bsrc\s*=", html, re.I)
+        assert "Identifiability of tau_full on base only" in html
+        assert "Replay of uploaded.csv" in html
+    finally:
+        context.close()
+        print(f"screenshots in {shots}")

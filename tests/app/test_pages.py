@@ -1,0 +1,126 @@
+"""AppTest: every page runs, toggles give the engine's numbers, uploads, report download."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from audit_core.identify import frozen_policy_class, identify
+
+PAGES = ["pages/explorer.py", "pages/supports.py", "pages/replay.py", "pages/simulate.py", "pages/report.py"]
+COMPONENTS = ("target", "sham", "readout", "mapping")
+TIMEOUT = 90
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def app(page: str | None = None, **query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update(query)
+    if page:
+        at.switch_page(page)
+    return at.run()
+
+
+def metric(at: AppTest, label: str) -> str:
+    values = [m.value for m in at.metric if m.label == label]
+    assert len(values) == 1, f"metric {label!r} not found once in {[m.label for m in at.metric]}"
+    return values[0]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_without_exception(page):
+    at = app(page)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title and at.title[0].value
+
+
+def _set_support(at: AppTest, chosen) -> AppTest:
+    for name in COMPONENTS:
+        at.toggle(key=f"cmp_{name}").set_value(name in chosen)
+    return at.run()
+
+
+@pytest.mark.parametrize("chosen, classes, collisions", [
+    ((), 1, 6), (("target",), 2, 3), (("target", "sham"), 3, 2),
+    (("target", "sham", "readout"), 5, 1), (COMPONENTS, 7, 0)])
+def test_toggles_give_the_engine_numbers(chosen, classes, collisions):
+    engine = identify(frozen_policy_class(), components=list(chosen))
+    assert (engine.n_classes, engine.n_collisions) == (classes, collisions)  # DESIGN.md table
+    at = app()
+    at = _set_support(at, chosen)
+    assert not at.exception
+    assert int(metric(at, "Equivalence classes")) == engine.n_classes
+    assert int(metric(at, "Collisions")) == engine.n_collisions
+    assert int(metric(at, "Cells in support")) == len(engine.cells)
+    assert metric(at, "Verdict") == ("identified" if engine.identified else "not identified")
+    assert at.query_params["components"] in (",".join(chosen) or "none", [",".join(chosen) or "none"])
+
+
+def test_toggle_changes_verdict_from_full_support():
+    at = app()
+    assert metric(at, "Verdict") == "identified" and int(metric(at, "Collisions")) == 0
+    at.toggle(key="cmp_target").set_value(False).run()
+    assert metric(at, "Verdict") == "not identified"
+    assert int(metric(at, "Collisions")) == identify(
+        frozen_policy_class(), components=["sham", "readout", "mapping"]).n_collisions
+    assert at.error  # the verdict box
+
+
+def test_url_reproduces_the_view():
+    at = app(components="target,sham", estimand="tau_full")
+    assert [t.value for t in at.toggle] == [True, True, False, False]
+    assert int(metric(at, "Collisions")) == 2
+
+
+def test_custom_cells_from_link():
+    cells = "target:ABC:generated,sham:ABC:scoring"
+    at = app(components="none", cells=cells)
+    assert not at.exception
+    assert int(metric(at, "Cells in support")) == 2
+    assert int(metric(at, "Collisions")) == identify(frozen_policy_class(), cells=cells.split(",")).n_collisions
+
+
+GOOD_CSV = b"case,grp,correct\n" + b"".join(
+    f"c{i},{'a' if i % 2 else 'b'},{int(i % 5 != 0)}\n".encode() for i in range(60))
+BROKEN_CSV = b"case,grp,correct\nc1,a,1\nc2,b,maybe\n"
+
+
+def test_replay_upload_good_then_broken_keeps_previous_data():
+    at = app("pages/replay.py")
+    at.selectbox(key="replay_source").set_value("upload").run()
+    at.file_uploader(key="replay_upload__widget").upload("good.csv", GOOD_CSV, "text/csv").run()
+    assert not at.exception and not at.error
+    assert int(metric(at, "Cases replayed")) == 60
+    at.file_uploader(key="replay_upload__widget").upload("broken.csv", BROKEN_CSV, "text/csv").run()
+    assert not at.exception
+    assert len(at.error) == 1 and "broken.csv" in at.error[0].value
+    assert int(metric(at, "Cases replayed")) == 60  # previous data kept
+
+
+def test_policy_upload_broken_file_shows_one_error():
+    at = app()
+    at.radio(key="policy_source").set_value("upload").run()
+    at.file_uploader(key="policy_upload__widget").upload("bad.json", b"{not json", "application/json").run()
+    assert not at.exception
+    assert len(at.error) == 1 and "bad.json" in at.error[0].value
+    assert int(metric(at, "Collisions")) == 0  # still the frozen class at full support
+
+
+def test_policy_upload_csv_is_used():
+    data = Path("data/example_policies.csv").read_bytes()
+    at = app()
+    at.radio(key="policy_source").set_value("upload").run()
+    at.file_uploader(key="policy_upload__widget").upload("example_policies.csv", data, "text/csv").run()
+    assert not at.exception and not [e for e in at.error if "Could not" in e.value]
+
+
+def test_report_download_after_explorer():
+    at = app()
+    at.switch_page("pages/report.py").run()
+    assert not at.exception
+    labels = [b.label for b in at.get("download_button")]
+    assert "HTML report" in labels and "JSON (every number)" in labels
+    button = next(b for b in at.get("download_button") if b.label == "HTML report")
+    assert button.proto.url  # the document was handed to the media store
+    button.click().run()
+    assert not at.exception
