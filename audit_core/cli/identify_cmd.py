@@ -1,0 +1,151 @@
+"""``identify``, ``lattice`` and ``synthesize`` commands (DESIGN.md section 6).
+
+Without ``--policies`` the frozen seven-policy class of paper 000 is used. ``identify`` exits 1
+when τ is not identified on the chosen support, so it can gate a pipeline.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from audit_core.cli import emit
+from audit_core.errors import InputError
+from audit_core.identify import (
+    ESTIMANDS,
+    PolicyClass,
+    frozen_policy_class,
+    identify,
+    lattice,
+    load_policy_class,
+    minimum_supports,
+)
+
+
+def _policy_class(path: str | None) -> PolicyClass:
+    return frozen_policy_class() if path is None else load_policy_class(path)
+
+
+def _names(text: str | None) -> list[str] | None:
+    """Comma list; ``none``/``base``/empty mean the empty list (the base support)."""
+    if text is None:
+        return None
+    text = text.strip()
+    if text.lower() in ("", "none", "base"):
+        return []
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def parse_cost(text: str | None) -> dict[str, float] | None:
+    """``generated=1,scoring=3`` -> ``{"generated": 1.0, "scoring": 3.0}``."""
+    if not text:
+        return None
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise InputError(f"--cost: expected KEY=NUMBER pairs separated by commas, got {part.strip()!r}")
+        try:
+            out[key] = float(value)
+        except ValueError:
+            raise InputError(f"--cost: {key}={value.strip()!r} is not a number") from None
+    return out
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--policies", metavar="FILE", help="policy class (JSON or long CSV); default: the frozen class")
+    p.add_argument("--estimand", default="tau_full", choices=list(ESTIMANDS), help="estimand τ (default tau_full)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("identify", help="equivalence classes and collisions on a support",
+                              description="Is τ point-identified on a support? Exit 1 when it is not.")
+    _common(p)
+    p.add_argument("--components", metavar="A,B", help="components of the support (default all; 'none' = base)")
+    p.add_argument("--cells", metavar="CELL,CELL", help="explicit cell ids instead of components")
+    p.set_defaults(func=run_identify)
+
+    p = subparsers.add_parser("lattice", help="all 2^k component subsets and leave-one-out",
+                              description="Classes and collisions for every subset of components.")
+    _common(p)
+    p.set_defaults(func=run_lattice)
+
+    p = subparsers.add_parser("synthesize", help="minimum-cost identifying supports (CP-SAT)",
+                              description="Smallest-cost set of cells that identifies τ.")
+    _common(p)
+    p.add_argument("--cost", metavar="KEY=N,...", help="cost per axis value or cell id, e.g. generated=1,scoring=3")
+    p.add_argument("--all", action="store_true", help="enumerate every optimal support")
+    p.add_argument("--include", metavar="CELL,CELL", help="cells the support must contain")
+    p.add_argument("--exclude", metavar="CELL,CELL", help="cells the support must not contain")
+    p.add_argument("--time-limit", type=float, default=10.0, help="seconds per solver phase (default 10)")
+    p.set_defaults(func=run_synthesize)
+
+
+def run_identify(args: argparse.Namespace) -> int:
+    pc = _policy_class(args.policies)
+    cells = _names(args.cells) if args.cells is not None else None
+    result = identify(pc, _names(args.components), args.estimand, cells=cells)
+    emit(result.to_dict(), args.json, lambda d: _identify_text(d, pc))
+    return 0 if result.identified else 1
+
+
+def _identify_text(d: dict, pc: PolicyClass) -> str:
+    comps = d["components"]
+    what = "explicit cells" if comps is None else f"components: {', '.join(comps) or 'none (base)'}"
+    lines = [f"Support: {d['cells']} cells ({what}); estimand {d['estimand']}",
+             f"Equivalence classes: {d['n_classes']}"]
+    for i, members in enumerate(d["classes"], start=1):
+        lines.append(f"  {i:>3}  " + ", ".join(f"{m} (τ={d['tau'][m]})" for m in members))
+    lines.append(f"Cross-estimand collisions: {d['n_collisions']}")
+    for a, b in d["collisions"]:
+        lines.append(f"  {a} ≡ {b}")
+    if d["collisions_truncated"]:
+        lines.append(f"  ... ({d['n_collisions'] - len(d['collisions'])} more)")
+    for m in d["mixtures"].values():
+        lines.append(f"Mixture: {m['statement']}")
+    lines.append("τ is point-identified on this support." if d["identified"] else "τ is NOT identified on this support.")
+    return "\n".join(lines)
+
+
+def run_lattice(args: argparse.Namespace) -> int:
+    result = lattice(_policy_class(args.policies), args.estimand)
+    emit(result.to_dict(), args.json, _lattice_text)
+    return 0
+
+
+def _lattice_text(d: dict) -> str:
+    lines = [f"Lattice of supports (estimand {d['estimand']})",
+             f"  {'components':<40} {'cells':>5} {'classes':>7} {'collisions':>10}  identified"]
+    for n in d["supports"]:
+        lines.append(f"  {'+'.join(n['components']) or 'base':<40} {n['cells']:>5} {n['n_classes']:>7} "
+                     f"{n['n_collisions']:>10}  {'yes' if n['identified'] else 'no'}")
+    lines.append("Leave one out (from full support)")
+    for l in d["leave_one_out"]:
+        lines.append(f"  -{l['removed']:<20} {l['n_collisions']:>3} collision(s): "
+                     + ("; ".join(f"{a} ≡ {b}" for a, b in l["witnesses"]) or "none"))
+        lines.append(f"      {l['corollary']}")
+    return "\n".join(lines)
+
+
+def run_synthesize(args: argparse.Namespace) -> int:
+    pc = _policy_class(args.policies)
+    if args.time_limit <= 0:
+        raise InputError("--time-limit must be positive")
+    result = minimum_supports(
+        pc, args.estimand, cost=parse_cost(args.cost), must_include=_names(args.include) or (),
+        exclude=_names(args.exclude) or (), enumerate_all=args.all, time_limit=args.time_limit,
+    )
+    emit(result.to_dict(), args.json, _synthesis_text)
+    return 0
+
+
+def _synthesis_text(d: dict) -> str:
+    lines = [f"Status: {d['status']}   cost: {d['cost']}   size: {d['size']}   optimal supports listed: {d['n_optimal']}"
+             f"   complete: {'yes' if d['complete'] else 'no'}",
+             d["message"]]
+    if d["mandatory_cells"]:
+        lines.append("Mandatory cells: " + ", ".join(d["mandatory_cells"]))
+    for i, s in enumerate(d["supports"], start=1):
+        lines.append(f"  {i:>4}  " + ", ".join(s))
+    return "\n".join(lines)
