@@ -1,0 +1,438 @@
+"""Labelled audit data (DESIGN.md section 5): one row per annotated case, typed and checked.
+
+Built on :func:`audit_core.data.csvio.read_csv_frame` (encoding, delimiter, shape checks live
+there). This module gives the columns their roles and types:
+
+* ``score`` (required): a number in [0, 1] (0/1 correctness, or a fractional agreement score);
+  ``true/false`` and ``yes/no`` are read as 1/0. Empty, non-numeric and out-of-range values are
+  errors naming the column and data row (the first data row below the header is row 1).
+* ``order``: annotation order of a recorded run; numeric and unique; rows are sorted by it.
+* ``subgroups``, ``id``, ``text``: kept as strings; ``features``: numeric columns for learners.
+
+Any role not given is auto-detected (by column name; features also by name, ``f01`` / ``x1`` /
+``emb_3`` style, else every remaining all-numeric column), and every detection, reordering,
+blank value, duplicate id or unused column is written to ``notes``: nothing happens silently.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from audit_core.data.csvio import CsvSource, read_csv_frame
+from audit_core.errors import InputError
+
+# Normalised names (lower case, letters and digits only) that suggest a role, best first.
+SCORE_NAMES = ("score", "correct", "iscorrect", "correctness", "label", "agreement", "agree", "match",
+               "accuracy", "outcome", "result", "passed", "pass", "success", "y")
+ORDER_NAMES = ("order", "annotationorder", "step", "sequence", "seq", "position", "timestep", "t")
+ID_NAMES = ("id", "caseid", "questionid", "itemid", "exampleid", "uid", "noteid", "key")
+TEXT_NAMES = ("text", "question", "prompt", "query", "input", "content", "passage", "note",
+              "definition", "description")
+SUBGROUP_NAMES = ("subgroup", "group", "category", "domain", "level", "stratum", "strata", "subject",
+                  "topic", "section", "difficulty", "task", "cluster")
+FEATURE_PATTERN = re.compile(r"^(f|x|feat|feature|emb|embedding|e|z)[_\-]?\d+$", re.IGNORECASE)
+
+_ID_SUFFIX = re.compile(r"(?:^|[_\-\s.])(?:id|Id|ID)$|[a-z](?:Id|ID)$")
+_TRUE_WORDS = {"true": 1.0, "yes": 1.0, "false": 0.0, "no": 0.0}
+_MAX_ROWS_LISTED = 5
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", str(name).lower())
+
+
+@dataclass(frozen=True)
+class ColumnGuess:
+    """Column roles found by :func:`detect_columns` (None / empty where nothing fits)."""
+
+    score: str | None
+    subgroups: tuple[str, ...]
+    order: str | None
+    id: str | None
+    text: str | None
+    features: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"score": self.score, "subgroups": list(self.subgroups), "order": self.order, "id": self.id,
+                "text": self.text, "features": list(self.features)}
+
+
+@dataclass(frozen=True, eq=False)
+class AuditData:
+    """A loaded labelled-audit table; ``frame`` is typed and in annotation order."""
+
+    frame: pd.DataFrame
+    score: str
+    subgroups: tuple[str, ...]
+    order: str | None
+    id: str | None
+    text: str | None
+    features: tuple[str, ...]
+    notes: tuple[str, ...]
+    name: str = "data"
+
+    @property
+    def scores(self) -> np.ndarray:
+        return self.frame[self.score].to_numpy(dtype=float)
+
+    @property
+    def n(self) -> int:
+        return len(self.frame)
+
+    @property
+    def feature_matrix(self) -> np.ndarray:
+        """n x len(features) float matrix (n x 0 without features)."""
+        if not self.features:
+            return np.empty((self.n, 0))
+        return self.frame[list(self.features)].to_numpy(dtype=float)
+
+    @property
+    def subgroup_frame(self) -> pd.DataFrame | None:
+        return self.frame[list(self.subgroups)] if self.subgroups else None
+
+    def to_dict(self) -> dict:
+        """Roles, size and notes (not the rows)."""
+        return {"name": self.name, "n": self.n, "score": self.score, "subgroups": list(self.subgroups),
+                "order": self.order, "id": self.id, "text": self.text, "features": list(self.features),
+                "notes": list(self.notes)}
+
+    def __repr__(self) -> str:
+        return (f"AuditData({self.name!r}, n={self.n}, score={self.score!r}, subgroups={self.subgroups}, "
+                f"order={self.order!r}, features={len(self.features)})")
+
+
+# ----------------------------------------------------------------------------------------------
+# Value parsing
+
+
+def _rows(mask: np.ndarray) -> str:
+    """'data rows 3, 8, 9 (and 4 more)' for a boolean mask over rows."""
+    where = np.flatnonzero(mask) + 1
+    shown = ", ".join(str(r) for r in where[:_MAX_ROWS_LISTED])
+    more = f" (and {len(where) - _MAX_ROWS_LISTED} more)" if len(where) > _MAX_ROWS_LISTED else ""
+    return f"data row{'s' if len(where) > 1 else ''} {shown}{more}"
+
+
+def _as_text(series: pd.Series) -> pd.Series:
+    """Values as strings without surrounding blanks; stripped once per distinct value (fast on
+    low-cardinality subgroup columns)."""
+    codes, uniques = pd.factorize(series.astype(str) if series.dtype != object else series, use_na_sentinel=False)
+    stripped = np.array([str(u).strip() for u in uniques], dtype=object)
+    return pd.Series(stripped[codes], index=series.index, name=series.name)
+
+
+def _fast_numbers(series: pd.Series, cache: dict | None = None) -> np.ndarray | None:
+    """All values as finite floats, or None if any is empty, non-numeric or not finite.
+
+    numpy's string-to-float cast is several times faster than ``pd.to_numeric`` on 10^6 rows; the
+    slow, diagnosing path runs only when this fails.
+    """
+    if cache is not None and series.name in cache:
+        return cache[series.name]
+    try:
+        values = series.to_numpy().astype(float)
+        if not np.isfinite(values).all():
+            values = None
+    except (ValueError, TypeError):
+        values = None
+    if cache is not None:
+        cache[series.name] = values
+    return values
+
+
+def _parse_numbers(series: pd.Series, column: str, name: str, allow_words: bool = False,
+                   cache: dict | None = None) -> tuple[np.ndarray, int]:
+    """Floats from a column; empty or non-numeric values are errors naming the rows.
+
+    Returns (values, number of true/false words read as 1/0).
+    """
+    if pd.api.types.is_bool_dtype(series):
+        return series.to_numpy(dtype=float), 0
+    values = _fast_numbers(series, cache)
+    if values is not None:
+        return values, 0
+    if pd.api.types.is_numeric_dtype(series):
+        values = series.to_numpy(dtype=float)
+        bad = ~np.isfinite(values)
+        raise InputError(f"{name}: column {column!r} has {int(bad.sum())} empty or infinite value(s) at {_rows(bad)}")
+    text = _as_text(series)
+    empty = (text == "").to_numpy()
+    if empty.any():
+        raise InputError(
+            f"{name}: column {column!r} is empty at {_rows(empty)} ({int(empty.sum())} empty value(s) in total); "
+            "every case needs a value"
+        )
+    values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+    values[np.isinf(values)] = np.nan
+    words = 0
+    bad = np.isnan(values)
+    if bad.any() and allow_words:
+        mapped = text[bad].str.lower().map(_TRUE_WORDS)
+        values[bad] = mapped.to_numpy(dtype=float)
+        words = int(mapped.notna().sum())
+        bad = np.isnan(values)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"{name}: column {column!r}, data row {first + 1}: {text.iloc[first]!r} is not a finite number "
+            f"({int(bad.sum())} such value(s), at {_rows(bad)})"
+        )
+    return values, words
+
+
+def _parse_scores(series: pd.Series, column: str, name: str, cache: dict | None = None) -> tuple[np.ndarray, int]:
+    values, words = _parse_numbers(series, column, name, allow_words=True, cache=cache)
+    outside = ~((values >= 0.0) & (values <= 1.0))
+    if outside.any():
+        first = int(np.flatnonzero(outside)[0])
+        raise InputError(
+            f"{name}: column {column!r}, data row {first + 1}: score {values[first]:g} is outside [0, 1] "
+            f"({int(outside.sum())} such value(s), at {_rows(outside)}); scores must be 0/1 or a number in [0, 1]"
+        )
+    return values, words
+
+
+def _is_unit_scores(series: pd.Series, cache: dict | None = None) -> bool:
+    """Does the column parse as numbers (or true/false words) all within [0, 1]?"""
+    try:
+        values, _ = _parse_scores(series, "", "", cache)
+    except InputError:
+        return False
+    return len(values) > 0
+
+
+def _is_numeric(series: pd.Series, cache: dict | None = None) -> bool:
+    return not pd.api.types.is_bool_dtype(series) and _fast_numbers(series, cache) is not None
+
+
+# ----------------------------------------------------------------------------------------------
+# Detection
+
+
+def _by_name(columns: Sequence[str], names: Iterable[str], exclude: set[str]) -> str | None:
+    normalised = {c: _normalise(c) for c in columns if c not in exclude}
+    for wanted in names:
+        for column, norm in normalised.items():
+            if norm == wanted:
+                return column
+    return None
+
+
+def detect_columns(frame: pd.DataFrame, _cache: dict | None = None) -> ColumnGuess:
+    """Guess column roles from names (and, for score and features, values)."""
+    cache = {} if _cache is None else _cache
+    columns = [str(c) for c in frame.columns]
+    taken: set[str] = set()
+
+    score = None
+    named = [c for wanted in SCORE_NAMES for c in columns if _normalise(c) == wanted]
+    score = next((c for c in named if _is_unit_scores(frame[c], cache)), None)
+    if score is None and named:
+        score = named[0]  # a score-named column with bad values: loading it reports the bad row
+    if score is None:  # no telling name: a single all-0/1 column (not an id or order) is the score
+        binary = []
+        for c in columns:
+            if _normalise(c) in ID_NAMES + ORDER_NAMES or _ID_SUFFIX.search(c):
+                continue
+            values = None if pd.api.types.is_bool_dtype(frame[c]) else _fast_numbers(frame[c], cache)
+            if values is not None and ((values == 0.0) | (values == 1.0)).all():
+                binary.append(c)
+        if len(binary) == 1:
+            score = binary[0]
+    if score:
+        taken.add(score)
+
+    order = _by_name(columns, ORDER_NAMES, taken)
+    if order:
+        taken.add(order)
+    identifier = _by_name(columns, ID_NAMES, taken)
+    if identifier is None:
+        identifier = next((c for c in columns if c not in taken and _ID_SUFFIX.search(c)), None)
+    if identifier:
+        taken.add(identifier)
+    text = _by_name(columns, TEXT_NAMES, taken)
+    if text:
+        taken.add(text)
+    subgroups = tuple(c for c in columns if c not in taken and _normalise(c) in SUBGROUP_NAMES)
+    taken.update(subgroups)
+    named_features = tuple(c for c in columns if c not in taken and FEATURE_PATTERN.match(c) and _is_numeric(frame[c], cache))
+    return ColumnGuess(score=score, subgroups=subgroups, order=order, id=identifier, text=text, features=named_features)
+
+
+# ----------------------------------------------------------------------------------------------
+# Loading
+
+
+def _resolve(frame: pd.DataFrame, column: str, role: str, name: str, notes: list[str]) -> str:
+    """The frame's column for a user-given name (exact, else a unique case-insensitive match)."""
+    columns = [str(c) for c in frame.columns]
+    if column in columns:
+        return column
+    folded = [c for c in columns if c.strip().lower() == str(column).strip().lower()]
+    if len(folded) == 1:
+        notes.append(f"{role} column {column!r} matched {folded[0]!r} (case ignored)")
+        return folded[0]
+    listing = ", ".join(repr(c) for c in columns[:12]) + (" ..." if len(columns) > 12 else "")
+    hint = ""
+    if len(columns) == 1 and re.search(r"[:/ ]", columns[0]):
+        hint = "; the header was read as a single column: the delimiter must be one of , ; TAB |"
+    raise InputError(f"{name}: {role} column {column!r} not found; the columns are {listing}{hint}")
+
+
+def _as_tuple(value) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return tuple(v.strip() for v in value.split(",") if v.strip())
+    return tuple(value)
+
+
+def load_audit_frame(frame: pd.DataFrame, name: str = "data", score: str | None = None, subgroups=None,
+                     order: str | bool | None = None, id: str | None = None, text: str | None = None,
+                     features=None) -> AuditData:
+    """Type and check an already-read table (strings from csvio, or typed columns).
+
+    ``None`` for a role means auto-detect; ``subgroups=()`` / ``features=()`` mean none,
+    ``order=False`` means keep file order even if an order column exists.
+    """
+    if len(frame) == 0:
+        raise InputError(f"{name}: the table has no rows")
+    notes: list[str] = []
+    cache: dict = {}  # column -> parsed floats (or None), shared by detection and typing
+    guess = detect_columns(frame, cache)
+
+    if score is None:
+        if guess.score is None:
+            raise InputError(
+                f"{name}: no score column found (looked for a 0/1 or [0, 1] column named like "
+                f"{', '.join(SCORE_NAMES[:6])}, ...); name it explicitly (--score COL)"
+            )
+        score = guess.score
+        notes.append(f"score column auto-detected: {score!r}")
+    else:
+        score = _resolve(frame, score, "score", name, notes)
+
+    if order is False:
+        order = None
+    elif order is None:
+        order = guess.order if guess.order != score else None
+        if order:
+            notes.append(f"order column auto-detected: {order!r}")
+    else:
+        order = _resolve(frame, order, "order", name, notes)
+
+    if id is None:
+        id = guess.id if guess.id not in (score, order) else None
+        if id:
+            notes.append(f"id column auto-detected: {id!r}")
+    else:
+        id = _resolve(frame, id, "id", name, notes)
+
+    if text is None:
+        text = guess.text if guess.text not in (score, order, id) else None
+        if text:
+            notes.append(f"text column auto-detected: {text!r}")
+    else:
+        text = _resolve(frame, text, "text", name, notes)
+
+    chosen_subgroups = _as_tuple(subgroups)
+    if chosen_subgroups is None:
+        chosen_subgroups = tuple(c for c in guess.subgroups if c not in (score, order, id, text))
+        notes.append(f"subgroup column(s) auto-detected: {', '.join(map(repr, chosen_subgroups))}"
+                     if chosen_subgroups else "no subgroup column detected (choose with --subgroup COL)")
+    else:
+        chosen_subgroups = tuple(_resolve(frame, c, "subgroup", name, notes) for c in chosen_subgroups)
+
+    roles = {score: "score", order: "order", id: "id", text: "text"}
+    for c in chosen_subgroups:
+        roles.setdefault(c, "subgroup")
+    chosen_features = _as_tuple(features)
+    if chosen_features is None:
+        chosen_features = tuple(c for c in guess.features if c not in roles)
+        if not chosen_features:
+            chosen_features = tuple(str(c) for c in frame.columns if c not in roles and _is_numeric(frame[c], cache))
+        if chosen_features:
+            notes.append(f"{len(chosen_features)} numeric feature column(s) auto-detected: "
+                         f"{', '.join(chosen_features[:8])}{' ...' if len(chosen_features) > 8 else ''}")
+    else:
+        chosen_features = tuple(_resolve(frame, c, "feature", name, notes) for c in chosen_features)
+
+    # One role per column.
+    assigned: dict[str, str] = {}
+    for role, cols in (("score", (score,)), ("order", (order,)), ("id", (id,)), ("text", (text,)),
+                       ("subgroup", chosen_subgroups), ("feature", chosen_features)):
+        for c in cols:
+            if c is None:
+                continue
+            if c in assigned:
+                what = f"twice as {role}" if assigned[c] == role else f"both as {assigned[c]} and as {role}"
+                raise InputError(f"{name}: column {c!r} is chosen {what}; give each column one role")
+            assigned[c] = role
+
+    # Typed columns are collected as arrays and the frame is built once (fast at 10^6 rows).
+    typed: dict[str, np.ndarray] = {str(c): frame[c].to_numpy() for c in frame.columns}
+    scores, words = _parse_scores(frame[score], score, name, cache)
+    typed[score] = scores
+    if words:
+        notes.append(f"column {score!r}: {words} true/false or yes/no value(s) read as 1/0")
+    for c in chosen_features:
+        typed[c], _ = _parse_numbers(frame[c], c, name, cache=cache)
+    for c in chosen_subgroups:
+        typed[c] = _as_text(frame[c]).to_numpy()
+        blank = typed[c] == ""
+        if blank.any():
+            notes.append(f"column {c!r}: {int(blank.sum())} blank value(s) at {_rows(blank)}, kept as their own "
+                         "subgroup ''")
+    if id is not None:
+        typed[id] = frame[id].astype(str).to_numpy()
+        duplicated = pd.Series(typed[id]).duplicated(keep=False).to_numpy()
+        if duplicated.any():
+            notes.append(f"column {id!r}: {int(duplicated.sum())} row(s) share an id with another row "
+                         f"({_rows(duplicated)}); all are kept")
+    if text is not None:
+        typed[text] = frame[text].astype(str).to_numpy()  # free text kept exactly as written
+
+    if order is not None:
+        positions, _ = _parse_numbers(frame[order], order, name, cache=cache)
+        permutation = np.argsort(positions, kind="stable")
+        ranked = positions[permutation]
+        tie = np.flatnonzero(ranked[1:] == ranked[:-1])
+        if len(tie):
+            value = ranked[tie[0]]
+            twins = np.flatnonzero(positions == value) + 1
+            involved = int(pd.Series(positions).duplicated(keep=False).sum())
+            raise InputError(
+                f"{name}: column {order!r}: value {value:g} appears at data rows "
+                f"{', '.join(map(str, twins[:_MAX_ROWS_LISTED]))}; annotation order values must be unique "
+                f"({involved} row(s) involved)"
+            )
+        typed[order] = positions
+        if np.any(permutation != np.arange(len(positions))):
+            typed = {c: v[permutation] for c, v in typed.items()}
+            notes.append(f"rows sorted by {order!r} (annotation order); the file listed them in another order")
+        else:
+            notes.append(f"rows already in {order!r} order")
+    else:
+        notes.append("no order column: scores replayed in file order")
+    typed_frame = pd.DataFrame(typed, copy=False)
+
+    unused = [str(c) for c in frame.columns if c not in assigned]
+    if unused:
+        notes.append(f"column(s) not used: {', '.join(unused[:10])}{' ...' if len(unused) > 10 else ''}")
+    return AuditData(frame=typed_frame, score=score, subgroups=chosen_subgroups, order=order, id=id, text=text,
+                     features=chosen_features, notes=tuple(notes), name=name)
+
+
+def load_audit_csv(source: CsvSource, name: str | None = None, score: str | None = None, subgroups=None,
+                   order: str | bool | None = None, id: str | None = None, text: str | None = None,
+                   features=None) -> AuditData:
+    """Read a labelled audit CSV (path, bytes or binary file) and type it; see the module doc."""
+    display = name or (str(source) if isinstance(source, (str,)) or hasattr(source, "__fspath__") else None)
+    frame = read_csv_frame(source, name=display)
+    return load_audit_frame(frame, name=display or "uploaded file", score=score, subgroups=subgroups,
+                            order=order, id=id, text=text, features=features)
