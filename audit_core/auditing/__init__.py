@@ -1,0 +1,26 @@
+"""Auditing strategies and simulation studies (paper 001 section 4; DESIGN.md section 4).
+
+* :mod:`.pool`: the population an auditor samples from (:func:`load_pool`).
+* :mod:`.model`: the online accuracy model of the adaptive auditor.
+* :mod:`.strategies`: stratified, pre-learned, oracle, informed prior and adaptive sampling, in
+  scenario (a) pool / (b) bank, and :func:`run_audit` (one audit through the streaming DualTest).
+* :mod:`.study`: :func:`run_study` (rows x replicates, seeded, parallel) and the sampling-frequency
+  analysis of the SDoH study.
+"""
+
+from audit_core.auditing.model import OnlineEnsemble, RefitEnsemble
+from audit_core.auditing.pool import BUNDLED_POOLS, Pool, build_pool, load_pool
+from audit_core.auditing.strategies import (
+    AUDITOR_FOR, PAPER_ROWS, SCENARIOS, SDOH_PAPER_ROWS, STRATEGY_NAMES, AuditorConfig, AuditRun,
+    draw_labels, paper_rows, run_audit,
+)
+from audit_core.auditing.study import (
+    Study, replicate_seeds, run_study, sampling_frequency_vs_accuracy, summarise,
+)
+
+__all__ = [
+    "AUDITOR_FOR", "AuditRun", "AuditorConfig", "BUNDLED_POOLS", "OnlineEnsemble", "PAPER_ROWS", "Pool",
+    "RefitEnsemble", "SCENARIOS", "SDOH_PAPER_ROWS", "STRATEGY_NAMES", "Study", "build_pool",
+    "draw_labels", "load_pool", "paper_rows", "replicate_seeds", "run_audit", "run_study",
+    "sampling_frequency_vs_accuracy", "summarise",
+]

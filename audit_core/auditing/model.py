@@ -1,0 +1,110 @@
+"""Online accuracy model of the adaptive auditor: a bootstrapped ensemble of random-feature
+networks whose output layers are exact online ridge regressions.
+
+Paper 001 (appendix B.3) retrains an ensemble of 20 one-hidden-layer networks with per-step
+hyperparameter tuning after every annotation (about 15 minutes per audit). Here each of ``K``
+members is a one-hidden-layer network whose hidden layer is random and fixed
+(``tanh(x A_k + b_k)``, plus the raw features), and whose output layer is the exact ridge
+solution, kept current by a rank-1 (Sherman-Morrison) update per observation: O(K D^2) per update,
+O(K n D) to score ``n`` cases, never a refit. Uncertainty for UCB comes from two sources that both
+matter: the online Poisson(1) bootstrap (each member counts each observation ``w ~ Poisson(1)``
+times, Oza & Russell 2001) and randomised priors (each member's ridge pulls towards its own random
+weight vector instead of 0, Osband et al. 2018), which keeps the ensemble spread wide where no
+data have been seen and makes it shrink where they have. Predictions are offsets from ``prior``
+(the threshold ``q`` by default: before any annotation nothing is flagged as a failure).
+
+:class:`RefitEnsemble` computes the identical estimator by re-solving the normal equations from all
+observations at every step; it exists as the baseline of ``bench/bench_simulate.py`` and as the
+reference the tests compare the online updates against.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class OnlineEnsemble:
+    """``K`` random-feature ridge learners updated online with Poisson bootstrap weights.
+
+    ``features``: (n, d) array of every case the auditor may score (pool or bank). Member ``k``
+    predicts ``prior + phi_k(x) . theta_k`` with ``phi_k(x) = [1, x / sqrt(d), tanh(x A_k + b_k) /
+    sqrt(H)]`` and ``theta_k`` minimising ``ridge * |theta - theta0_k|^2 + sum_i w_ik (y_i -
+    prior - phi_k(x_i) . theta)^2``, ``theta0_k ~ N(0, prior_scale^2 I)``.
+    """
+
+    def __init__(self, features: np.ndarray, rng: np.random.Generator, n_members: int = 8,
+                 n_hidden: int = 32, ridge: float = 1.0, prior: float = 0.85,
+                 prior_scale: float = 0.15, input_scale: float = 1.0) -> None:
+        x = np.asarray(features, dtype=float)
+        n, d = x.shape
+        self.n_members = n_members
+        self.prior = float(prior)
+        hidden_w = rng.standard_normal((n_members, d, n_hidden)) * (input_scale / np.sqrt(d))
+        hidden_b = rng.uniform(-1.0, 1.0, size=(n_members, 1, n_hidden))
+        hidden = np.tanh(np.einsum("nd,kdh->knh", x, hidden_w) + hidden_b) / np.sqrt(n_hidden)
+        linear = np.broadcast_to(x / np.sqrt(d), (n_members, n, d))
+        ones = np.ones((n_members, n, 1))
+        # phi: (K, n, D) design of every case for every member, computed once.
+        self.phi = np.ascontiguousarray(np.concatenate([ones, linear, hidden], axis=2))
+        dim = self.phi.shape[2]
+        self.theta = rng.standard_normal((n_members, dim)) * prior_scale
+        self.theta0 = self.theta.copy()
+        self.cov = np.broadcast_to(np.eye(dim) / ridge, (n_members, dim, dim)).copy()
+        self.ridge = ridge
+        self.n_seen = 0
+        self._rng = rng
+
+    def update(self, index: int, y: float) -> None:
+        """Add one labelled case (row ``index`` of ``features``) to every member."""
+        weights = self._rng.poisson(1.0, size=self.n_members).astype(float)
+        self._update_weighted(index, y, weights)
+
+    def _update_weighted(self, index: int, y: float, weights: np.ndarray) -> None:
+        self.n_seen += 1
+        active = weights > 0
+        if not active.any():
+            return
+        phi = self.phi[active, index, :]                       # (k, D)
+        cov = self.cov[active]                                  # (k, D, D)
+        cov_phi = np.einsum("kij,kj->ki", cov, phi)             # P phi
+        denom = 1.0 / weights[active] + np.einsum("ki,ki->k", phi, cov_phi)
+        gain = cov_phi / denom[:, None]
+        resid = (y - self.prior) - np.einsum("ki,ki->k", phi, self.theta[active])
+        self.theta[active] += gain * resid[:, None]
+        self.cov[active] = cov - gain[:, :, None] * cov_phi[:, None, :]
+
+    def predict_members(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """(K, n_rows) predicted accuracies (not clipped)."""
+        phi = self.phi if rows is None else self.phi[:, rows, :]
+        return self.prior + np.einsum("knd,kd->kn", phi, self.theta)
+
+    def predict(self, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Ensemble mean and standard deviation of the predicted accuracy of ``rows``."""
+        members = self.predict_members(rows)
+        return members.mean(axis=0), members.std(axis=0)
+
+
+class RefitEnsemble(OnlineEnsemble):
+    """Same estimator, re-solved from scratch after every observation (the slow baseline)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._rows: list[int] = []
+        self._ys: list[float] = []
+        self._weights: list[np.ndarray] = []
+
+    def _update_weighted(self, index: int, y: float, weights: np.ndarray) -> None:
+        self.n_seen += 1
+        self._rows.append(index)
+        self._ys.append(y)
+        self._weights.append(weights)
+        rows = np.asarray(self._rows)
+        target = np.asarray(self._ys) - self.prior
+        w = np.asarray(self._weights).T                        # (K, t)
+        dim = self.phi.shape[2]
+        for k in range(self.n_members):
+            design = self.phi[k, rows, :]
+            gram = self.ridge * np.eye(dim) + design.T @ (w[k][:, None] * design)
+            rhs = self.ridge * self.theta0[k] + design.T @ (w[k] * target)
+            self.theta[k] = np.linalg.solve(gram, rhs)
+            self.cov[k] = np.linalg.inv(gram)
