@@ -1,0 +1,106 @@
+"""``python -m audit_core replay``: JSON contract of DESIGN.md section 6, text summary, exit codes."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from audit_core.cli import main
+from audit_core.sequential import PROCESS_NAMES, AuditParams, first_crossing, log_evalues
+
+
+@pytest.fixture
+def run_csv(tmp_path):
+    rng = np.random.default_rng(4)
+    n = 120
+    domain = rng.choice(["Chemistry", "Biology", "Physics"], n)
+    correct = (rng.random(n) < np.where(domain == "Chemistry", 0.5, 0.95)).astype(int)
+    order = rng.permutation(n) + 1
+    frame = pd.DataFrame({"case_id": [f"c{i}" for i in range(n)], "domain": domain, "correct": correct, "order": order})
+    path = tmp_path / "run.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def _json(capsys, argv):
+    code = main(argv)
+    out = capsys.readouterr().out
+    assert code == 0
+    return json.loads(out)
+
+
+def test_json_contract_and_order(capsys, run_csv):
+    path, frame = run_csv
+    payload = _json(capsys, ["replay", str(path), "--score", "correct", "--order", "order", "--subgroup", "domain", "--json"])
+    assert payload["n"] == len(frame)
+    assert set(payload["processes"]) == set(PROCESS_NAMES)
+    params = AuditParams.gpqa()
+    ordered = frame.sort_values("order")["correct"].to_numpy(dtype=float)
+    expected = log_evalues(ordered, params)
+    for name in PROCESS_NAMES:
+        process = payload["processes"][name]
+        assert np.allclose(process["log_e"], expected[name], atol=1e-12)
+        assert process["stop"] == first_crossing(expected[name], params.log_threshold)
+    decision = payload["decision"]
+    assert decision["decision"] in ("failure mode found", "audit passed", "inconclusive")
+    assert decision["model_process"] == "SR-LR-UI" and decision["auditor_process"] == "AUD-LR-UI"
+    assert {row["domain"] for row in payload["subgroups"]} == {"Chemistry", "Biology", "Physics"}
+    assert sum(row["n"] for row in payload["subgroups"]) == len(frame)
+    # --file-order replays the rows as listed: different trajectories.
+    listed = _json(capsys, ["replay", str(path), "--score", "correct", "--file-order", "--json"])
+    assert listed["columns"]["order"] is None
+    assert np.allclose(listed["processes"]["LR"]["log_e"], log_evalues(frame["correct"].to_numpy(float), params)["LR"])
+
+
+def test_parameter_overrides(capsys, run_csv):
+    path, _ = run_csv
+    payload = _json(capsys, ["replay", str(path), "--score", "correct", "--style", "sdoh", "--q", "0.9", "--alpha", "0.1",
+                             "--m", "10", "--delta", "0.05", "--delta-aud", "0.04", "--eta", "0.3", "--weights", "harmonic",
+                             "--grid-mod", "0.6,0.8", "--grid-aud", "0.95", "--model-process", "LR",
+                             "--auditor-process", "AUD-LR", "--json"])
+    params = payload["params"]
+    assert (params["q"], params["alpha"], params["m"], params["eta"], params["weights"]) == (0.9, 0.1, 10, 0.3, "harmonic")
+    assert params["grid_mod"] == [0.6, 0.8] and params["grid_aud"] == [0.95] and params["budget"] == 400
+    assert payload["decision"]["model_process"] == "LR"
+    assert payload["decision"]["log_threshold"] == pytest.approx(np.log(10))
+
+
+def test_text_summary(capsys, run_csv):
+    path, _ = run_csv
+    assert main(["replay", str(path), "--subgroup", "domain"]) == 0
+    out = capsys.readouterr().out
+    assert "Decision (SR-LR-UI vs AUD-LR-UI):" in out
+    for name in PROCESS_NAMES:
+        assert f"\n{name} " in out
+    assert "Subgroups by domain" in out and "Chemistry" in out
+    assert "score column auto-detected: 'correct'" in out
+
+
+@pytest.mark.parametrize("argv_tail,content,pattern", [
+    (["--score", "nope"], None, "score column 'nope' not found"),
+    (["--q", "1.5"], None, "parameter q"),
+    (["--q", "0.95"], None, "give --grid-mod and --grid-aud"),
+    (["--order", "order", "--file-order"], None, "not both"),
+    ([], "id,correct\n1,1\n2,7\n", "'correct', data row 2: score 7 is outside"),
+    ([], "id,correct,order\n1,1,1\n2,0,1\n", "value 1 appears at data rows 1, 2"),
+    (["--weights", "cubic"], None, "invalid choice"),
+])
+def test_bad_input_exit_2_one_line(capsys, run_csv, tmp_path, argv_tail, content, pattern):
+    path, _ = run_csv
+    if content is not None:
+        path = tmp_path / "bad.csv"
+        path.write_text(content)
+    assert main(["replay", str(path)] + argv_tail) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and pattern in err, err
+
+
+def test_module_entry_point(run_csv):
+    path, _ = run_csv
+    done = subprocess.run([sys.executable, "-m", "audit_core", "replay", str(path), "--json"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["n"] == 120
