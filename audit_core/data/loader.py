@@ -223,13 +223,16 @@ def _by_name(columns: Sequence[str], names: Iterable[str], exclude: set[str]) ->
     return None
 
 
-def detect_columns(frame: pd.DataFrame, _cache: dict | None = None) -> ColumnGuess:
+def detect_columns(frame: pd.DataFrame) -> ColumnGuess:
     """Guess column roles from names (and, for score and features, values)."""
-    cache = {} if _cache is None else _cache
+    return _detect(frame, {})
+
+
+def _detect(frame: pd.DataFrame, cache: dict) -> ColumnGuess:
+    """:func:`detect_columns` with a cache of parsed numeric columns shared with the loader."""
     columns = [str(c) for c in frame.columns]
     taken: set[str] = set()
 
-    score = None
     named = [c for wanted in SCORE_NAMES for c in columns if _normalise(c) == wanted]
     score = next((c for c in named if _is_unit_scores(frame[c], cache)), None)
     if score is None and named:
@@ -260,8 +263,10 @@ def detect_columns(frame: pd.DataFrame, _cache: dict | None = None) -> ColumnGue
         taken.add(text)
     subgroups = tuple(c for c in columns if c not in taken and _normalise(c) in SUBGROUP_NAMES)
     taken.update(subgroups)
-    named_features = tuple(c for c in columns if c not in taken and FEATURE_PATTERN.match(c) and _is_numeric(frame[c], cache))
-    return ColumnGuess(score=score, subgroups=subgroups, order=order, id=identifier, text=text, features=named_features)
+    named_features = tuple(c for c in columns
+                           if c not in taken and FEATURE_PATTERN.match(c) and _is_numeric(frame[c], cache))
+    return ColumnGuess(score=score, subgroups=subgroups, order=order, id=identifier, text=text,
+                       features=named_features)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -278,10 +283,14 @@ def _resolve(frame: pd.DataFrame, column: str, role: str, name: str, notes: list
         notes.append(f"{role} column {column!r} matched {folded[0]!r} (case ignored)")
         return folded[0]
     listing = ", ".join(repr(c) for c in columns[:12]) + (" ..." if len(columns) > 12 else "")
-    hint = ""
-    if len(columns) == 1 and re.search(r"[:/ ]", columns[0]):
-        hint = "; the header was read as a single column: the delimiter must be one of , ; TAB |"
-    raise InputError(f"{name}: {role} column {column!r} not found; the columns are {listing}{hint}")
+    raise InputError(f"{name}: {role} column {column!r} not found; the columns are {listing}{_delimiter_hint(columns)}")
+
+
+def _delimiter_hint(columns: Sequence[str]) -> str:
+    """A single header column holding other punctuation usually means an unsupported delimiter."""
+    if len(columns) == 1 and re.search(r"[:/ .]", columns[0]):
+        return "; the header was read as a single column: the delimiter must be one of , ; TAB |"
+    return ""
 
 
 def _as_tuple(value) -> tuple[str, ...] | None:
@@ -304,13 +313,14 @@ def load_audit_frame(frame: pd.DataFrame, name: str = "data", score: str | None 
         raise InputError(f"{name}: the table has no rows")
     notes: list[str] = []
     cache: dict = {}  # column -> parsed floats (or None), shared by detection and typing
-    guess = detect_columns(frame, cache)
+    guess = _detect(frame, cache)
 
     if score is None:
         if guess.score is None:
             raise InputError(
                 f"{name}: no score column found (looked for a 0/1 or [0, 1] column named like "
                 f"{', '.join(SCORE_NAMES[:6])}, ...); name it explicitly (--score COL)"
+                f"{_delimiter_hint([str(c) for c in frame.columns])}"
             )
         score = guess.score
         notes.append(f"score column auto-detected: {score!r}")

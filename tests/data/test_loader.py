@@ -76,6 +76,7 @@ def test_nothing_silent_blank_subgroups_duplicate_ids():
     (b"id,correct,f1\n1,1,0.5\n2,0,abc\n", {"features": ["f1"]}, r"'f1', data row 2: 'abc'"),
     (b"id,correct\n1,1\n", {"subgroups": ["correct"]}, r"'correct' is chosen both as score and as subgroup"),
     (b"id:correct:domain\n1:1:a\n", {"score": "correct"}, r"single column: the delimiter must be one of"),
+    (b"id:correct:domain\n1:1:a\n", {}, r"no score column found.*single column: the delimiter"),
     (b"", {}, r"empty"),
     (b"id,correct\n", {}, r"header .* but no data rows"),
     (b"id,correct\n1,\xe9\n", {}, r"not UTF-8 .*line 2"),
