@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from audit_core.errors import InputError
 from audit_core.sequential import (
@@ -159,3 +160,32 @@ def test_scores_outside_unit_interval_are_rejected():
         make_process("LR", params).update(float("nan"))
     with pytest.raises(InputError, match="process"):
         make_process("nope", params)
+
+
+@st.composite
+def streams_and_params(draw):
+    q = draw(st.floats(0.2, 0.95))
+    params = AuditParams(
+        q=q, alpha=draw(st.floats(0.01, 0.5)), m=draw(st.integers(1, 25)), delta=q * draw(st.floats(0.01, 0.9)),
+        delta_aud=(1 - q) * draw(st.floats(0.01, 0.9)), eta=draw(st.floats(0.01, 2.0)),
+        grid_mod=(q * 0.4, q * 0.8, q * 0.99), grid_aud=(q + (1 - q) * 0.2, q + (1 - q) * 0.9),
+        weights=draw(st.sampled_from(["uniform", "harmonic"])),
+    )
+    binary = draw(st.booleans())
+    element = st.sampled_from([0.0, 1.0]) if binary else st.floats(0.0, 1.0)
+    scores = np.array(draw(st.lists(element, min_size=1, max_size=50)))
+    return scores, params
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(streams_and_params())
+def test_property_interfaces_agree_with_definitions(case):
+    y, params = case
+    vectorised = log_evalues(y, params)
+    for name in PROCESS_NAMES:
+        expected = brute_force(name, y, params)
+        process = make_process(name, params)
+        streamed = np.array([process.update(v) for v in y])
+        assert np.all(np.isfinite(vectorised[name]))
+        assert np.max(np.abs(vectorised[name] - expected)) < TOL, name
+        assert np.max(np.abs(streamed - expected)) < TOL, name
