@@ -53,7 +53,9 @@ class DualTest:
 
     ``stopped`` becomes true at the first crossing or when ``params.budget`` scores have been
     seen; further updates raise. ``alternative`` (e.g. the auditor's predicted score of the case)
-    goes to both processes, each clipping it to its own side of q.
+    goes to both processes, each clipping it to its own side of q: a prediction below q is the
+    model-side bet and gives the auditor's UI process a factor of 1 at that step (no bet), and
+    vice versa. Fixed-alternative processes (LR, SR-LR, AUD-LR) ignore it.
     """
 
     def __init__(self, params: AuditParams, model_process: str = "SR-LR-UI", auditor_process: str = "AUD-LR-UI"):
