@@ -14,19 +14,21 @@ _shared.configure_page()
 PAGES = {
     "Identifiability": [
         st.Page("pages/explorer.py", title="Protocol explorer", icon=":material/hub:",
-                url_path="explorer", default=True),
+                url_path="protocol-explorer", default=True),
         st.Page("pages/supports.py", title="Minimal supports", icon=":material/join_inner:",
-                url_path="supports"),
+                url_path="minimal-supports"),
     ],
     "Adaptive auditing": [
-        st.Page("pages/replay.py", title="Replay", icon=":material/replay:", url_path="replay"),
-        st.Page("pages/simulate.py", title="Simulate", icon=":material/casino:", url_path="simulate"),
+        st.Page("pages/replay.py", title="Replay", icon=":material/replay:", url_path="replay-run"),
+        st.Page("pages/simulate.py", title="Simulate", icon=":material/casino:", url_path="simulation"),
     ],
     "Share": [
-        st.Page("pages/report.py", title="Report", icon=":material/description:", url_path="report"),
+        st.Page("pages/report.py", title="Report", icon=":material/description:", url_path="audit-report"),
     ],
 }
 
+# Streamlit treats a folder named pages/ as a legacy multipage app and matches its file names as
+# URL paths; the url_paths above differ from the file names so every URL goes through this router.
 page = st.navigation(PAGES)
 _shared.sidebar()
 page.run()

@@ -96,7 +96,12 @@ def accept_upload(label: str, state_key: str, types: list[str], validate: Callab
 
 def chart_spec(chart: alt.TopLevelMixin) -> dict:
     """Styled Vega-Lite spec of an Altair chart (the same spec goes to the report)."""
-    return style(chart).to_dict()
+    spec = style(chart).to_dict()
+    # Fill the column in the app; the report renders "container" at a fixed width.
+    spec.setdefault("width", "container")
+    # Fit the width only: the height stays the plot's own, so titles and rotated labels add to it.
+    spec["autosize"] = {"type": "fit-x", "contains": "padding"}
+    return spec
 
 
 def show_chart(spec: dict, *, key: str | None = None, on_select: Any = "ignore") -> Any:

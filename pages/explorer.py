@@ -63,7 +63,7 @@ def lattice_spec(pc_key: str, estimand: str, current: str, _lattice, component_n
                 edges.append({"x": xa, "y": lower["rank"], "x2": xb, "y2": upper["rank"]})
     legend = ", ".join(f"{v} = {k}" for k, v in short.items() if v != k)
     chart = hasse_chart(nodes.drop(columns=["components"]), pd.DataFrame(edges),
-                        title=f"Support lattice ({estimand})" + (f": {legend}" if legend else ""))
+                        title=f"Support lattice for {estimand}", legend=legend)
     return _shared.chart_spec(chart)
 
 
@@ -266,7 +266,8 @@ loo = pd.DataFrame([{"removed": row.removed, "collisions": row.n_collisions,
                      "witnesses": "; ".join(f"{a} ≡ {b}" for a, b in row.witnesses),
                      "exclusive witnesses": "; ".join(f"{a} ≡ {b}" for a, b in row.exclusive_witnesses),
                      "corollary": row.corollary} for row in lat.leave_one_out])
-st.dataframe(loo, hide_index=True, width="stretch")
+st.dataframe(loo.drop(columns=["corollary"]), hide_index=True, width="stretch")
+st.markdown("\n".join(f"- **Without {r.removed}:** {r.corollary}" for r in loo.itertuples()))
 
 heat_spec = heatmap_spec(pc_key, estimand, tuple(ident.cells), pc)
 _shared.show_chart(heat_spec)

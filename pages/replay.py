@@ -90,7 +90,8 @@ if upload is not None:
     bundled = None
 else:
     bundled = BUNDLED[source_key]
-    data_source, data_name, data_key = str(bundled.path), str(bundled.path), f"bundled:{source_key}"
+    data_source, data_key = str(bundled.path), f"bundled:{source_key}"
+    data_name = bundled.path.name
     style_default = bundled.style
 
 frame = raw_frame(data_key, data_source, data_name)
@@ -151,19 +152,22 @@ except InputError as exc:
 else:
     st.session_state["replay_last_result"] = (result, data, params, data_name)
 
-for note in data.notes:
-    st.caption(f"ℹ️ {note}")
+if data.notes:
+    with st.expander(f"What the loader detected ({len(data.notes)} notes)"):
+        st.markdown("\n".join(f"- {note}" for note in data.notes))
 
 overall = result.overall
 dual = result.dual
-m1, m2, m3, m4 = st.columns(4)
+m1, m2, m3 = st.columns(3)
 m1.metric("Cases replayed", result.n)
-m2.metric("Dual-test decision", dual["decision"],
-          help=f"{dual['model_process']} vs {dual['auditor_process']}: first to reach 1/α decides.")
-m3.metric("Stopped at case", "–" if dual["stop"] is None else dual["stop"],
+m2.metric("Stopped at case", "–" if dual["stop"] is None else dual["stop"],
           help="Cases annotated when the dual test stopped (– = never within the run).")
-m4.metric("Overall accuracy", f"{overall['accuracy']:.3f}",
+m3.metric("Overall accuracy", f"{overall['accuracy']:.3f}",
           help=f"95% Wilson interval [{overall['ci_low']:.3f}, {overall['ci_high']:.3f}].")
+verdict_text = (f"**Dual-test decision: {dual['decision']}** ({dual['model_process']} for the model's null "
+                f"vs {dual['auditor_process']} for the auditor's null"
+                + (f", stopped at case {dual['stop']})." if dual["stop"] else ", no crossing within the run)."))
+{"failure mode found": st.error, "audit passed": st.success}.get(dual["decision"], st.info)(verdict_text)
 
 decisions = pd.DataFrame([{
     "process": name, "null tested": "model's" if name in MODEL_PROCESSES else "auditor's",
@@ -190,7 +194,7 @@ st.dataframe(decisions, hide_index=True, width="stretch")
 
 table = result.subgroup_table.copy()
 group_names = [c for c in table.columns if c not in ("n", "correct", "accuracy", "ci_low", "ci_high")]
-table["frequency"] = table["n"] / table["n"].sum()
+table["share"] = table["n"] / table["n"].sum()
 shown = table.copy()
 table = table.assign(subgroup=table[group_names].astype(str).agg(" · ".join, axis=1))
 left, right = st.columns([1.1, 1])
@@ -202,13 +206,14 @@ with right:
         table, subtitle="share of the replayed cases per subgroup against its accuracy"))
     _shared.show_chart(freq_spec)
 st.subheader("Subgroups")
-st.caption("n = cases, correct = sum of scores, accuracy with its 95% Wilson interval, frequency = "
+st.caption("n = cases, correct = sum of scores, accuracy with its 95% Wilson interval, share = "
            "share of the replayed cases.")
 st.dataframe(shown, hide_index=True, width="stretch")
 _shared.csv_download(shown, "subgroups.csv")
 
 _shared.register_section(ReportSection(
-    key="replay", title=f"Replay of {data_name}", source=data_name,
+    key="replay", title=f"Replay of {data_name}",
+    source=f"bundled {bundled.key}: {bundled.title}" if bundled else f"uploaded file {data_name}",
     parameters={"score column": score_col, "subgroup columns": group_cols, "order column": order_col,
                 **params.to_dict(), "model process": model_process, "auditor process": auditor_process},
     summary=(f"{result.n} cases; dual test ({model_process} vs {auditor_process}): {dual['decision']}"

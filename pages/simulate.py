@@ -12,11 +12,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from audit_core.auditing import PAPER_ROWS, load_pool, run_study
+from audit_core.auditing import load_pool, paper_rows, run_study, sampling_frequency_vs_accuracy
 from audit_core.data.bundled import BUNDLED
 from audit_core.errors import InputError
 from audit_core.report import ReportChart, ReportSection, ReportTable
-from audit_core.report.charts import OUTCOME_ORDER, outcome_bars, stop_boxplot
+from audit_core.report.charts import OUTCOME_ORDER, frequency_accuracy_chart, outcome_bars, stop_boxplot
 from audit_core.sequential import AuditParams
 from pages import _shared
 
@@ -41,38 +41,47 @@ _shared.page_header(
     "the row's strategy and stops when the dual test decides or the budget runs out. Rates are "
     "shares of replicates; stopping time = cases annotated until the decision.")
 
-mode = st.radio("Mode", ["power", "null"], horizontal=True, key="sim_mode",
-                format_func={"power": "Compare methods on a pool",
-                             "null": "Null validity: observed Type-I error on a pool without failure mode"}.get)
-
-with st.form("simulation"):
-    c1, c2, c3, c4, c5 = st.columns([1.6, 1, 1, 1, 1])
+top1, top2 = st.columns([1.4, 1])
+with top1:
+    mode = st.radio("Mode", ["power", "null"], horizontal=True, key="sim_mode",
+                    format_func={"power": "Compare methods on a pool",
+                                 "null": "Null validity (observed Type-I error)"}.get,
+                    help="Null validity runs on the pool without a failure mode, where every "
+                         "'failure mode found' is a false rejection of the model's null.")
+with top2:
     if mode == "null":
-        pool_key = c1.selectbox("Pool", [NULL_POOL], format_func=lambda k: BUNDLED[k].title,
+        pool_key = st.selectbox("Pool", [NULL_POOL], format_func=lambda k: BUNDLED[k].title,
                                 help="Every subgroup is at or above q, so the model's null is true.")
     else:
-        pool_key = c1.selectbox("Pool", POOLS, format_func=lambda k: BUNDLED[k].title)
-    defaults = AuditParams.for_style(BUNDLED[pool_key].style)
+        pool_key = st.selectbox("Pool", POOLS, format_func=lambda k: BUNDLED[k].title, key="sim_pool")
+style = BUNDLED[pool_key].style
+rows_available = paper_rows(style)
+defaults = AuditParams.for_style(style)
+
+with st.form("simulation"):
+    c2, c3, c4, c5, c6 = st.columns(5)
     replicates = int(c2.number_input("Replicates", 2, 500, 40 if mode == "null" else 20, 1,
                                      help="Independent repetitions per row (the paper uses 40–100)."))
     budget = int(c3.number_input("Budget", 10, 2000, defaults.budget, 10,
                                  help="Maximum cases annotated in one audit."))
     seed = int(c4.number_input("Seed", 0, 2**31 - 1, 0, 1, help="Same seed, same results."))
-    alpha = c5.number_input("α", 0.001, 0.5, defaults.alpha, 0.005, format="%.3f")
-    labels = [row_label(r) for r in PAPER_ROWS]
+    alpha = c5.number_input("α", 0.001, 0.5, defaults.alpha, 0.005, format="%.3f",
+                            help="Level of both tests: a test stops when its e-value reaches 1/α.")
+    q = c6.number_input("q (threshold)", 0.5, 0.99, float(defaults.q), 0.01,
+                        help="A subgroup below q is a failure mode.")
+    labels = [row_label(r) for r in rows_available]
     chosen = st.multiselect("Rows (sampling strategy · e-process)", labels, default=labels,
-                            help="The seven method rows of the paper.")
-    q = st.slider("q (threshold)", 0.5, 0.99, float(defaults.q), 0.01,
-                  help="A subgroup below q is a failure mode.")
+                            help="The seven method rows of the paper (SDoH uses the informed prior "
+                                 "instead of the oracle).")
     run = st.form_submit_button("Run simulation", type="primary", icon=":material/play_arrow:")
 
 if run:
-    rows = [r for r in PAPER_ROWS if row_label(r) in chosen]
+    rows = [r for r in rows_available if row_label(r) in chosen]
     if not rows:
         st.error("Choose at least one row.")
     else:
         try:
-            params = AuditParams.for_style(BUNDLED[pool_key].style, alpha=alpha, budget=budget, q=q)
+            params = AuditParams.for_style(style, alpha=alpha, budget=budget, q=q)
             pool = pool_of(pool_key)
             bar = st.progress(0.0, text="Starting…")
 
@@ -127,6 +136,18 @@ with left:
     _shared.show_chart(bars_spec)
 with right:
     _shared.show_chart(box_spec)
+freq_spec = None
+if any(strategy == "adaptive" for strategy in summary["strategy"]):
+    adaptive_process = "SR-LR-UI" if ((summary["strategy"] == "adaptive") & (summary["process"] == "SR-LR-UI")).any() \
+        else summary.loc[summary["strategy"] == "adaptive", "process"].iloc[0]
+    freq_table, rho = sampling_frequency_vs_accuracy(study, pool_of(saved["pool"]), "adaptive", adaptive_process)
+    freq_spec = _shared.chart_spec(frequency_accuracy_chart(
+        freq_table, title=f"Sampling frequency vs accuracy (adaptive · {adaptive_process})",
+        subtitle=f"1 = sampled in proportion to the pool; Spearman ρ = {rho:.2f}", y_field="frequency",
+        y_title="sampling frequency (share / pool share)", y_format=".1f"))
+    _shared.show_chart(freq_spec)
+    st.caption("Does the adaptive auditor learn to sample the weak subgroups? Frequency above 1 means a "
+               "subgroup was annotated more often than its share of the pool (paper 001, Figure 3).")
 st.subheader("Summary per row")
 st.caption("Rates are shares of replicates with their 95% Wilson intervals; stop = cases annotated "
            "until the decision (median and quartiles).")
@@ -143,5 +164,6 @@ _shared.register_section(ReportSection(
                   f"inconclusive {r.inconclusive:.0%}, median stop {r.stop_median:g}"
                   for r in summary.itertuples()),
     tables=(ReportTable("Summary per row", summary),),
-    charts=(ReportChart("Audit outcomes per method", bars_spec), ReportChart("Stopping times", box_spec)),
+    charts=(ReportChart("Audit outcomes per method", bars_spec), ReportChart("Stopping times", box_spec))
+           + ((ReportChart("Sampling frequency vs accuracy", freq_spec),) if freq_spec else ()),
     numbers=study.to_dict()))

@@ -30,7 +30,7 @@ def style(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
 
 
 def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame, selection_name: str = "pick",
-                title: str = "Support lattice") -> alt.TopLevelMixin:
+                title: str = "Support lattice", legend: str = "") -> alt.TopLevelMixin:
     """Hasse diagram of the component lattice.
 
     ``nodes``: key, label, rank, x, n_collisions, n_classes, cells, identified (bool), status
@@ -48,8 +48,9 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame, selection_name: str = 
     tooltip = [alt.Tooltip("label:N", title="support"), alt.Tooltip("cells:Q", title="cells"),
                alt.Tooltip("n_classes:Q", title="classes"),
                alt.Tooltip("n_collisions:Q", title="collisions"), alt.Tooltip("status:N", title="verdict")]
+    # The count is written in every node, so the colour needs no legend of its own.
     colour = alt.Color("n_collisions:Q", title="collisions",
-                       scale=alt.Scale(scheme="orangered", domainMin=0), legend=alt.Legend(orient="right"))
+                       scale=alt.Scale(scheme="orangered", domainMin=0), legend=None)
     points = alt.Chart(nodes).mark_point(filled=True, size=1500, stroke="#1b1b1b", cursor="pointer").encode(
         x=base_x, y=alt.Y("rank:Q", scale=y_scale, axis=None),
         color=colour,
@@ -66,9 +67,9 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame, selection_name: str = 
     labels = alt.Chart(nodes).mark_text(fontSize=14, dy=31).encode(
         x=base_x, y=alt.Y("rank:Q", scale=y_scale, axis=None), text="label:N", tooltip=tooltip)
     return (lines + points + counts + labels).properties(
-        title=alt.TitleParams(title, subtitle="number in a node = cross-estimand collisions; "
-                              "diamond = τ identified; thick outline = current support; "
-                              "click a node to select it"),
+        title=alt.TitleParams(title, subtitle=[
+            "number in a node = cross-estimand collisions; diamond = τ identified",
+            "thick outline = current support; click a node to select it"] + ([legend] if legend else [])),
         height=470)
 
 
@@ -97,7 +98,7 @@ def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses"
     return (rect + text).properties(
         title=alt.TitleParams(title, subtitle="letters are the responses; outlined, solid cells are "
                               "in the support, faded cells are not observed"),
-        height=max(220, 36 * len(policies)))
+        height=max(240, 38 * len(policies)))
 
 
 def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
@@ -136,8 +137,7 @@ def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: f
         x=x, y=y, color=colour, strokeDash=dash, tooltip=["process", "step", alt.Tooltip("log10_e:Q", format=".3f")])
     ends = traj.sort_values("step").groupby("process", sort=False).tail(1)
     end_labels = alt.Chart(ends).mark_text(align="left", dx=6, fontSize=13).encode(
-        x=x, y=y, text="process:N", color=alt.Color("process:N", sort=processes, legend=None,
-                                                    scale=alt.Scale(scheme="dark2")))
+        x=x, y=y, text="process:N", color=colour)
     threshold = pd.DataFrame({"y": [log10_threshold], "label": [f"1/α = {10 ** log10_threshold:.4g}"]})
     rule = alt.Chart(threshold).mark_rule(color="#c00000", strokeDash=[4, 3], strokeWidth=2).encode(y="y:Q")
     rule_text = alt.Chart(threshold).mark_text(color="#c00000", align="left", dy=-9, x=5, fontSize=14).encode(
@@ -221,15 +221,18 @@ def subgroup_accuracy_chart(table: pd.DataFrame, q: float | None,
 
 
 def frequency_accuracy_chart(table: pd.DataFrame, title: str = "Sampling frequency vs accuracy",
-                             subtitle: str = "") -> alt.TopLevelMixin:
-    """``table``: subgroup, frequency (share of sampled cases), accuracy."""
-    base = alt.Chart(table).encode(
-        x=alt.X("accuracy:Q", title="subgroup accuracy", scale=alt.Scale(zero=False)),
-        y=alt.Y("frequency:Q", title="sampling frequency (share of audited cases)",
-                axis=alt.Axis(format="%")),
-        tooltip=["subgroup", alt.Tooltip("accuracy:Q", format=".3f"), alt.Tooltip("frequency:Q", format=".1%")])
-    points = base.mark_point(filled=True, size=110, color="#1f4e79", shape="circle")
-    labels = base.mark_text(align="left", dx=7, fontSize=11, color="#333").encode(text="subgroup:N")
+                             subtitle: str = "", n_labels: int = 8, y_field: str = "share",
+                             y_title: str = "share of audited cases", y_format: str = "%") -> alt.TopLevelMixin:
+    """``table``: subgroup, accuracy and ``y_field`` (how often the subgroup was sampled). The
+    ``n_labels`` least accurate subgroups are labelled (all are in the tooltip)."""
+    y = alt.Y(f"{y_field}:Q", title=y_title, axis=alt.Axis(format=y_format))
+    x = alt.X("accuracy:Q", title="subgroup accuracy", scale=alt.Scale(zero=False))
+    points = alt.Chart(table).mark_point(filled=True, size=110, color="#1f4e79", shape="circle").encode(
+        x=x, y=y, tooltip=["subgroup", alt.Tooltip("accuracy:Q", format=".3f"),
+                           alt.Tooltip(f"{y_field}:Q", format=".3f", title=y_title)])
+    labelled = table.nsmallest(n_labels, "accuracy")
+    labels = alt.Chart(labelled).mark_text(align="left", dx=7, fontSize=12, color="#333").encode(
+        x=x, y=y, text="subgroup:N")
     return (points + labels).properties(title=alt.TitleParams(title, subtitle=subtitle or None), height=380)
 
 

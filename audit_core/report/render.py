@@ -17,9 +17,20 @@ import vl_convert
 _SCRIPT = re.compile(r"<\s*script|\son[a-z]+\s*=|javascript:", re.IGNORECASE)
 
 
+STATIC_WIDTH = 860  # pixels used for a spec whose width is "container" (there is no container offline)
+
+
 def spec_json(spec: Mapping[str, Any]) -> str:
     """Canonical JSON text of a Vega-Lite spec (sorted keys; used as the memo key)."""
     return json.dumps(spec, sort_keys=True, allow_nan=False, default=str)
+
+
+def static_spec(spec: Mapping[str, Any]) -> dict:
+    """The spec with a responsive ("container") width replaced by a fixed one."""
+    fixed = dict(spec)
+    if fixed.get("width") == "container":
+        fixed["width"] = STATIC_WIDTH
+    return fixed
 
 
 @functools.lru_cache(maxsize=128)
@@ -38,9 +49,9 @@ def _png_from_text(text: str, scale: float) -> bytes:
 
 def chart_svg(spec: Mapping[str, Any]) -> str:
     """Inline ``<svg>`` markup of a Vega-Lite spec (data must be inline)."""
-    return _svg_from_text(spec_json(spec))
+    return _svg_from_text(spec_json(static_spec(spec)))
 
 
 def chart_png(spec: Mapping[str, Any], scale: float = 1.5) -> bytes:
     """PNG bytes of a Vega-Lite spec, for Markdown images."""
-    return _png_from_text(spec_json(spec), float(scale))
+    return _png_from_text(spec_json(static_spec(spec)), float(scale))

@@ -148,7 +148,12 @@ def test_end_to_end(server, browser, tmp_path):
     context = browser.new_context(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
     page = context.new_page()
     try:
-        page.goto(f"{server}/explorer?components=target,sham,readout,mapping", timeout=60_000)
+        # The first run of a fresh server goes through Streamlit's legacy pages/ handling, which
+        # does not know the router's URLs; open the root once so later deep links resolve directly.
+        page.goto(server, timeout=60_000)
+        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+        wait_idle(page)
+        page.goto(f"{server}/protocol-explorer?components=target,sham,readout,mapping", timeout=60_000)
         page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
         wait_idle(page)
         wait_metric(page, "Collisions", "0")

@@ -124,3 +124,34 @@ def test_report_download_after_explorer():
     assert button.proto.url  # the document was handed to the media store
     button.click().run()
     assert not at.exception
+
+
+def _run_small_study(at: AppTest) -> AppTest:
+    at.number_input[0].set_value(3)       # replicates
+    at.number_input[1].set_value(120)     # budget
+    at.multiselect[0].set_value(["stratified · LR", "adaptive · SR-LR-UI"])
+    at.button[0].click()                  # the form's "Run simulation"
+    return at.run()
+
+
+def test_simulation_runs_and_reports_rates():
+    at = app("pages/simulate.py")
+    at = _run_small_study(at)
+    assert not at.exception, [e.value for e in at.exception]
+    summary = at.dataframe[-1].value
+    assert list(summary["method"]) == ["stratified · LR", "adaptive · SR-LR-UI"]
+    rates = summary[["failure_found", "passed", "inconclusive"]].sum(axis=1)
+    assert ((rates - 1).abs() < 1e-9).all()
+    assert (summary["replicates"] == 3).all()
+
+
+def test_null_validity_mode_reports_type_one_error():
+    at = app("pages/simulate.py")
+    at.radio(key="sim_mode").set_value("null").run()
+    at = _run_small_study(at)
+    assert not at.exception, [e.value for e in at.exception]
+    observed = float(metric(at, "Highest observed Type-I error"))
+    assert 0.0 <= observed <= 1.0
+    table = at.dataframe[0].value
+    assert {"observed Type-I error", "95% CI low", "95% CI high", "α"} <= set(table.columns)
+    assert (table["95% CI low"] <= table["observed Type-I error"]).all()
