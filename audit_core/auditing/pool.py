@@ -82,7 +82,7 @@ class Pool:
     def failure_strata(self, q: float) -> np.ndarray:
         """Strata the oracle knows to be below q; without any, the single lowest stratum."""
         acc = self.stratum_accuracy()
-        below = np.flatnonzero(acc < q)
+        below = np.flatnonzero(acc < q - 1e-9)  # a stratum exactly at q is not a failure
         return below if below.size else np.array([int(np.argmin(acc))])
 
     def to_dict(self) -> dict:

@@ -233,7 +233,9 @@ def run_audit(pool: Pool, strategy: str, process: str, params: AuditParams, seed
         model = cls(pool.features, rng, n_members=config.n_members, n_hidden=config.n_hidden,
                     ridge=config.ridge, prior=q, prior_scale=config.prior_scale)
         if strategy == "pre-learned":
-            for row in cases.heldout(config.n_heldout):
+            heldout = cases.heldout(config.n_heldout)
+            extra["heldout"] = heldout.tolist()
+            for row in heldout:
                 model.update(int(row), cases.label(int(row)))
             fixed_prediction = model.predict()[0]
 

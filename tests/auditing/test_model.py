@@ -1,0 +1,39 @@
+"""Online accuracy ensemble: rank-1 updates equal the refit-from-scratch ridge solution."""
+
+import numpy as np
+
+from audit_core.auditing import OnlineEnsemble, RefitEnsemble
+
+
+def _pair(seed=3, n=120, d=6):
+    x = np.random.default_rng(seed).standard_normal((n, d))
+    online = OnlineEnsemble(x, np.random.default_rng(seed), n_members=5, n_hidden=12, prior=0.8)
+    refit = RefitEnsemble(x, np.random.default_rng(seed), n_members=5, n_hidden=12, prior=0.8)
+    return x, online, refit
+
+
+def test_online_updates_equal_refit_from_scratch():
+    x, online, refit = _pair()
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        i = int(rng.integers(len(x)))
+        y = float(rng.random() < 0.6)
+        online.update(i, y)
+        refit.update(i, y)
+    np.testing.assert_allclose(online.predict_members(), refit.predict_members(), atol=1e-8)
+    np.testing.assert_allclose(online.cov, refit.cov, atol=1e-8)
+
+
+def test_learns_a_low_accuracy_region_and_spread_shrinks_where_seen():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((400, 4))
+    bad = x[:, 0] > 0.5                      # the failure region
+    p = np.where(bad, 0.3, 0.95)
+    model = OnlineEnsemble(x, np.random.default_rng(1), prior=0.85)
+    before = model.predict()[1]
+    seen = rng.choice(400, size=150, replace=False)
+    for i in seen:
+        model.update(int(i), float(rng.random() < p[i]))
+    mean, spread = model.predict()
+    assert mean[bad].mean() < 0.6 < 0.85 < mean[~bad].mean() + 0.05
+    assert spread[seen].mean() < 0.5 * before[seen].mean()
