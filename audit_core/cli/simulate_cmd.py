@@ -77,10 +77,22 @@ def register(subparsers) -> None:
 
 
 def build_params(style: str, args) -> AuditParams:
+    """The style's defaults with the command-line overrides. A new ``--q`` moves both forecaster
+    grids (and keeps delta, delta') by the same shift, so they stay on their sides of q."""
     n_init = args.n_init
     if n_init is None and style == "gpqa":
         n_init = GPQA_STUDY_N_INIT
-    return AuditParams.for_style(style, q=args.q, alpha=args.alpha, m=args.m, budget=args.budget, n_init=n_init)
+    base = AuditParams.for_style(style)
+    grids = {}
+    if args.q is not None and args.q != base.q:
+        shift = args.q - base.q
+        grids["grid_mod"] = tuple(round(g + shift, 10) for g in base.grid_mod if 0.0 < g + shift < args.q)
+        grids["grid_aud"] = tuple(round(g + shift, 10) for g in base.grid_aud if args.q < g + shift < 1.0)
+        if not grids["grid_mod"] or not grids["grid_aud"]:
+            raise InputError(f"--q {args.q}: the {style} forecaster grids shifted to this q leave no point on "
+                             "one side of it; choose q further from 0 and 1")
+    return AuditParams.for_style(style, q=args.q, alpha=args.alpha, m=args.m, budget=args.budget,
+                                 n_init=n_init, **grids)
 
 
 def run(args) -> int:

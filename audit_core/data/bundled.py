@@ -88,6 +88,6 @@ BUNDLED: dict[str, BundledDataset] = {
                      "SDoH-style pool, rows in annotation order (order column), with the auditor's "
                      f"prediction at selection time. {SYNTHETIC_NOTE}."),
         style="sdoh", score="correct", subgroups=("category",), order="order", id="case_id",
-        text="definition",
+        text="definition", features=(),
     ),
 }
