@@ -110,3 +110,36 @@ def test_replay_input_checks():
     with pytest.raises(InputError, match="align"):
         replay([1.0, 0.0], params, subgroups=["a"])
     assert len(replay([1.0, 0.0], params).subgroup_table) == 1
+
+
+def test_replay_of_bundled_recorded_run_reproduces_the_streaming_audit():
+    """data/recorded_run.csv was written by a streaming DualTest inside an adaptive audit; replaying
+    its scores through the vectorised processes gives the same trajectories and decision."""
+    auditing = pytest.importorskip("audit_core.auditing")
+    bundled = pytest.importorskip("audit_core.data.bundled")
+    generators = pytest.importorskip("audit_core.data.generators")
+    import importlib.util
+    from pathlib import Path
+
+    from audit_core.data.loader import load_audit_csv
+
+    script = Path("data/generate_examples.py")
+    info = bundled.BUNDLED["recorded_run"]
+    if not (script.is_file() and info.path.is_file() and bundled.BUNDLED["sdoh"].path.is_file()):
+        pytest.skip("bundled data not generated")
+    spec = importlib.util.spec_from_file_location("generate_examples", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sdoh = pd.read_csv(bundled.BUNDLED["sdoh"].path)
+    features = list(generators.feature_columns(sdoh))
+    pool = auditing.build_pool("sdoh", sdoh["correct"].to_numpy(float), sdoh[features].to_numpy(float),
+                               sdoh[["category"]].to_numpy(object), case_ids=sdoh["case_id"].to_numpy(),
+                               subgroup_columns=("category",), style="sdoh")
+    params = AuditParams.sdoh()
+    run = auditing.run_audit(pool, "adaptive", "SR-LR-UI", params, seed=module.RECORDED_RUN_SEED)
+    data = load_audit_csv(info.path, score=info.score, subgroups=info.subgroups, order=info.order)
+    result = replay(data.scores, params)
+    assert np.array_equal(data.scores, np.asarray(run.scores, dtype=float))
+    assert np.max(np.abs(result.log_e["SR-LR-UI"] - np.asarray(run.log_e_model))) < 1e-9
+    assert np.max(np.abs(result.log_e["AUD-LR-UI"] - np.asarray(run.log_e_auditor))) < 1e-9
+    assert (result.decision, result.dual["stop"]) == (run.decision, run.stop)
