@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import BinaryIO, Union
 
+import numpy as np
 import pandas as pd
 
 from audit_core.errors import InputError
@@ -61,6 +62,28 @@ def _sniff_delimiter(header: str) -> str:
     return best if counts[best] > 0 else ","
 
 
+def _unquoted_field_counts(text: str, delimiter: str) -> list[tuple[int, int]]:
+    """``(line number, fields)`` of every non-blank line, one vectorised pass over the bytes.
+
+    Valid only without quote characters, where a field count is the delimiter count plus one.
+    """
+    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    newlines = np.flatnonzero(data == 10)
+    ends = np.append(newlines, data.size)
+    starts = np.concatenate(([0], newlines + 1))
+    delim_cum = np.concatenate(([0], np.cumsum(data == ord(delimiter))))
+    blank = np.isin(data, np.frombuffer(b" \t\r\n" + delimiter.encode(), dtype=np.uint8))
+    content_cum = np.concatenate(([0], np.cumsum(~blank)))
+    fields = delim_cum[ends] - delim_cum[starts] + 1
+    has_content = content_cum[ends] - content_cum[starts] > 0
+    line_numbers = np.flatnonzero(has_content) + 1
+    # Only the first mismatch is reported, so hand back a short list when the file is fine.
+    kept = fields[has_content]
+    bad = np.flatnonzero(kept != kept[0])
+    cut = (bad[0] + 1) if bad.size else 1
+    return list(zip(line_numbers[:cut].tolist(), kept[:cut].tolist()))
+
+
 def _check_field_counts(text: str, delimiter: str, width: int, name: str) -> None:
     """Every data row must have as many fields as the header (pandas would pad short rows)."""
     if '"' in text:
@@ -70,11 +93,7 @@ def _check_field_counts(text: str, delimiter: str, width: int, name: str) -> Non
         except csv.Error as exc:
             raise InputError(f"{name}: malformed CSV at line {rows.line_num}: {exc}") from None
     else:
-        counted = [
-            (i, line.count(delimiter) + 1)
-            for i, line in enumerate(text.splitlines(), start=1)
-            if line.strip(" \t" + delimiter)
-        ]
+        counted = _unquoted_field_counts(text, delimiter)
     for data_row, (line_no, n_fields) in enumerate(counted[1:], start=1):
         if n_fields != width:
             raise InputError(
