@@ -124,20 +124,21 @@ def wait_idle(page) -> None:
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
 
 
-def darkest_node_centre(png: bytes) -> tuple[float, float]:
-    """Centre of the node with the most collisions: the darkest red of the 'orangered' scheme."""
+def lowest_node_centre(png: bytes) -> tuple[float, float]:
+    """Centre of the lattice's bottom node (rank 0, base only): the lowest red-filled blob."""
     import io
 
     from PIL import Image
     pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
-    red, green, blue = pixels[..., 0], pixels[..., 1], pixels[..., 2]
-    mask = (red > 90) & (red < 190) & (green < 25) & (blue < 25)
-    ys, xs = np.nonzero(mask)
-    assert len(xs) > 50, "no dark-red lattice node found in the chart"
-    return float(np.median(xs)), float(np.median(ys))
+    red, green = pixels[..., 0], pixels[..., 1]
+    ys, xs = np.nonzero((red > 140) & (red - green > 80))  # node fills of the 'orangered' scheme
+    assert len(xs) > 50, "no red lattice node found in the chart"
+    bottom = ys > ys.max() - 30
+    return float(np.median(xs[bottom])), float(np.median(ys[bottom]))
 
 
 def nav(page, title: str) -> None:
+    wait_idle(page)  # leaving a page mid-run would cut its run short (and its report section)
     page.locator('[data-testid="stSidebarNav"] a').filter(has_text=title).first.click()
     page.wait_for_selector(f'h1:has-text("{title}")', timeout=60_000)
     wait_idle(page)
@@ -153,29 +154,29 @@ def test_end_to_end(server, browser, tmp_path):
         page.goto(server, timeout=60_000)
         page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
         wait_idle(page)
-        page.goto(f"{server}/protocol-explorer?components=target,sham,readout,mapping", timeout=60_000)
+        page.goto(f"{server}/?components=target,sham,readout,mapping", timeout=60_000)  # default page = root
         page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
         wait_idle(page)
         wait_metric(page, "Collisions", "0")
         page.screenshot(path=str(shots / "1-explorer-full.png"), full_page=True)
 
         # toggle a component: dropping the target world brings back collisions
-        page.locator('[data-testid="stToggle"]').filter(has_text="target").first.locator("label").click()
+        page.locator('[data-testid="stCheckbox"]').filter(has_text="target").first.locator("label").first.click()
         wait_metric(page, "Collisions", "3")
         assert "components=sham%2Creadout%2Cmapping" in page.url or "components=sham,readout,mapping" in page.url
         page.screenshot(path=str(shots / "2-explorer-no-target.png"), full_page=True)
 
-        # click the lattice's base-only node (most collisions, darkest red): the toggles follow
+        # click the lattice's base-only node (bottom of the Hasse diagram): the toggles follow
         chart = page.locator('[data-testid="stVegaLiteChart"]').first
         chart.scroll_into_view_if_needed()
         page.wait_for_timeout(800)
         box = chart.bounding_box()
-        x, y = darkest_node_centre(chart.screenshot())
+        x, y = lowest_node_centre(chart.screenshot())
         page.mouse.click(box["x"] + x, box["y"] + y)
         wait_metric(page, "Collisions", "6")
         wait_metric(page, "Equivalence classes", "1")
-        toggles = page.locator('[data-testid="stToggle"] input')
-        assert [toggles.nth(i).is_checked() for i in range(toggles.count())] == [False] * 4
+        switches = [page.get_by_role("switch", name=name) for name in ("target", "sham", "readout", "mapping")]
+        assert [s.is_checked() for s in switches] == [False] * 4
         page.screenshot(path=str(shots / "3-explorer-lattice-click.png"), full_page=True)
 
         # upload a CSV on Replay
@@ -187,6 +188,7 @@ def test_end_to_end(server, browser, tmp_path):
         page.wait_for_selector('input[type="file"]', state="attached", timeout=30_000)
         page.set_input_files('input[type="file"]', str(csv_path))
         wait_metric(page, "Cases replayed", "60", timeout=60)
+        wait_idle(page)
         page.screenshot(path=str(shots / "4-replay-upload.png"), full_page=True)
 
         # download the HTML report: charts inline, no external script
