@@ -287,6 +287,8 @@ def minimum_supports(
     solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.num_workers = max(1, int(workers))
     solver.parameters.random_seed = 0
+    # Hitting sets need the LP relaxation's bound to prove optimality; level 2 adds it in full.
+    solver.parameters.linearization_level = 2
     status = solver.Solve(model)
     name = solver.StatusName(status)
     if name not in ("OPTIMAL", "FEASIBLE"):
@@ -309,9 +311,11 @@ def minimum_supports(
     enum.parameters.num_workers = 1
     enum.parameters.random_seed = 0
     enum.parameters.max_time_in_seconds = float(time_limit)
+    enum.parameters.linearization_level = 2
     collector = _Collector(x, max_supports)
     status2 = enum.Solve(model, collector)
-    supports: set[tuple[str, ...]] = set()
+    # The phase-1 optimum is always listed, even if enumeration stops before finding it again.
+    supports: set[tuple[str, ...]] = {one}
     truncated = collector.hit_limit
     for sol in sorted(collector.solutions):
         for choice in itertools.product(*(groups[g] for g in sol)):
