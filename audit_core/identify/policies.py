@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -56,11 +57,11 @@ class PolicyClass:
     def component_names(self) -> tuple[str, ...]:
         return tuple(self.components)
 
-    @property
+    @cached_property
     def cell_index(self) -> dict[str, int]:
         return {c: i for i, c in enumerate(self.cells)}
 
-    @property
+    @cached_property
     def policy_index(self) -> dict[str, int]:
         return {n: i for i, n in enumerate(self.names)}
 

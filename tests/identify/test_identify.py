@@ -81,3 +81,63 @@ def test_to_dict_has_cli_shape(pc):
     assert {"cells", "n_classes", "classes", "n_collisions", "collisions", "identified"} <= set(d)
     assert d["cells"] == 2 and d["collisions"][0] == ["ideal", "any_edit_reactor"]
     assert d["mixtures"]["half_inert"]["weights_identified"] is False
+
+
+def _class_with_mixtures():
+    from audit_core.identify import build_policy_class
+    axes = {"world": ["base", "edit"], "format": ["plain", "json"]}
+    cells = [f"{w}:{f}" for w in axes["world"] for f in axes["format"]]
+    rows = {"a": "yyny", "a_twin": "yynn", "b": "yyyy", "c": "nnnn"}
+    return build_policy_class(
+        axes, {"world": ["base"], "format": ["plain"]},
+        {"edit": {"world": ["edit"]}, "format": {"format": ["json"]}},
+        {n: dict(zip(cells, r)) for n, r in rows.items()}, tau={"a": 1, "a_twin": 0, "b": 0, "c": 0},
+        mixtures={"m1": {"a": 0.5, "b": 0.5}, "m2": {"a_twin": 0.5, "b": 0.5}, "m3": {"a": 0.3, "b": 0.7}},
+        source="mix",
+    )
+
+
+def test_mixtures_compared_by_per_cell_distributions():
+    pc = _class_with_mixtures()
+    on_edit = identify(pc, ["edit"])  # a and a_twin agree on base:plain, edit:plain
+    reports = {m.name: m for m in on_edit.mixtures}
+    assert reports["m1"].equivalent_mixtures == ("m2",) and reports["m2"].equivalent_mixtures == ("m1",)
+    assert reports["m3"].equivalent_mixtures == ()  # same classes, different weights: not the same distribution
+    assert on_edit.mixture_signatures["m3"] == on_edit.mixture_signatures["m1"]
+    full = identify(pc)
+    assert {m.name: m.equivalent_mixtures for m in full.mixtures}["m1"] == ()
+    assert all(not m.weights_identified for m in full.mixtures)
+
+
+def test_collision_listing_is_capped_but_count_exact():
+    pc = _class_with_mixtures()
+    r = identify(pc, [], max_pairs=2)
+    assert r.n_collisions == 2 and not r.collisions_truncated
+    r = identify(pc, [], max_pairs=1)
+    assert r.n_collisions == 2 and r.collisions == [("a", "a_twin")] and r.collisions_truncated
+
+
+def test_leave_one_out_on_a_custom_class():
+    from audit_core.identify import lattice
+    pc = _class_with_mixtures()
+    loo = {l.removed: l for l in lattice(pc).leave_one_out}
+    assert loo["format"].exclusive_witnesses == (("a", "a_twin"),)
+    assert loo["format"].corollary.startswith("Format insufficiency")
+    assert "edit:json" in loo["format"].corollary
+    # without edit only base cells remain: a, a_twin and b all answer y, y
+    assert loo["edit"].witnesses == (("a", "a_twin"), ("a", "b")) and loo["edit"].necessary
+
+
+def test_component_not_needed_gets_a_negative_corollary():
+    from audit_core.identify import build_policy_class, lattice
+    pc = build_policy_class(
+        {"w": ["x", "y"], "r": ["p", "q"]}, {"w": ["x"], "r": ["p"]},
+        {"Y": {"w": ["y"]}, "Q": {"r": ["q"]}},
+        {"good": {"x:p": "1", "x:q": "1", "y:p": "0", "y:q": "0"},
+         "bad": {"x:p": "1", "x:q": "1", "y:p": "1", "y:q": "1"}},
+        tau={"good": 1, "bad": 0}, source="t",
+    )
+    loo = {l.removed: l for l in lattice(pc).leave_one_out}
+    assert loo["Q"].n_collisions == 0 and not loo["Q"].necessary
+    assert loo["Q"].corollary.startswith("Q is not necessary")
+    assert loo["Y"].necessary and "good" in loo["Y"].corollary
