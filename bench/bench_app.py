@@ -25,6 +25,8 @@ COLD = """
 import time, os, sys
 t0 = time.perf_counter()
 from streamlit.testing.v1 import AppTest
+from streamlit.logger import set_log_level
+set_log_level("error")
 t1 = time.perf_counter()
 at = AppTest.from_file("app.py", default_timeout=120).run()
 t2 = time.perf_counter()
@@ -35,6 +37,8 @@ print(f"{t1 - t0} {t2 - t1}")
 
 def toggle_times(repeats: int, clear: bool) -> list[float]:
     import streamlit as st
+    from streamlit.logger import set_log_level
+    set_log_level("error")  # AppTest runs without a server; its warnings are noise here
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()

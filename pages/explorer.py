@@ -80,7 +80,8 @@ def heatmap_spec(pc_key: str, estimand: str, support: tuple[str, ...], _pc) -> d
     long = pd.DataFrame(rows)
     long["response"] = long["response"].replace({"": "(empty)"})
     return _shared.chart_spec(response_heatmap(long, title=f"Policy × cell responses ({len(support)} of "
-                                                           f"{len(_pc.cells)} cells observed)"))
+                                                           f"{len(_pc.cells)} cells observed)",
+                                               cell_title=f"cell ({':'.join(_pc.axes)})"))
 
 
 # ------------------------------------------------------------------------------ URL <-> state

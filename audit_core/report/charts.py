@@ -73,7 +73,8 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame, selection_name: str = 
         height=470)
 
 
-def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses") -> alt.TopLevelMixin:
+def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses",
+                     cell_title: str = "cell") -> alt.TopLevelMixin:
     """Responses per policy and cell; support cells drawn solid with a black outline.
 
     ``long``: policy (label), cell, response, in_support (bool), support (text "in support" /
@@ -81,7 +82,7 @@ def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses"
     """
     cells = list(dict.fromkeys(long["cell"]))
     policies = list(dict.fromkeys(long["policy"]))
-    enc = dict(x=alt.X("cell:N", sort=cells, title="cell (world:mapping:readout)",
+    enc = dict(x=alt.X("cell:N", sort=cells, title=cell_title,
                        axis=alt.Axis(labelAngle=-60, labelFontSize=11)),
                y=alt.Y("policy:N", sort=policies, title="policy"))
     rect = alt.Chart(long).mark_rect().encode(

@@ -155,3 +155,43 @@ def test_null_validity_mode_reports_type_one_error():
     table = at.dataframe[0].value
     assert {"observed Type-I error", "95% CI low", "95% CI high", "α"} <= set(table.columns)
     assert (table["95% CI low"] <= table["observed Type-I error"]).all()
+
+
+XSS = "<script>alert(1)</script>"
+
+
+def test_user_strings_are_escaped_in_the_report():
+    csv = b"case,grp,correct\n" + b"".join(
+        f"c{i},{XSS if i % 2 else '=HYPERLINK(1)'},{int(i % 4 != 0)}\n".encode() for i in range(40))
+    at = app("pages/replay.py")
+    at.selectbox(key="replay_source").set_value("upload").run()
+    at.file_uploader(key="replay_upload__widget").upload("evil.csv", csv, "text/csv").run()
+    assert not at.exception and not at.error
+    at.multiselect(key="groups_upload:" + at.session_state["replay_upload"].key).set_value(["grp"]).run()
+    assert not at.exception
+    from audit_core.report import Report, render_html, render_markdown, safe_csv_bytes
+    section = at.session_state["report_sections"]["replay"]
+    html = render_html(Report("r", (section,)))
+    assert XSS not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert XSS not in render_markdown(Report("r", (section,)))
+    exported = safe_csv_bytes(section.tables[-1].frame).decode()
+    assert "\n'=HYPERLINK(1)," in exported
+
+
+def test_minimal_supports_opens_the_explorer_on_a_chosen_support():
+    at = app("pages/supports.py")
+    assert not at.exception
+    assert metric(at, "Solver status") == "OPTIMAL"
+    assert int(metric(at, "Optimal supports")) == 26 and int(metric(at, "Optimal cost")) == 2
+    next(b for b in at.button if b.label == "Open in protocol explorer").click().run()
+    assert not at.exception
+    assert int(metric(at, "Cells in support")) == 2
+    assert int(metric(at, "Collisions")) == 0 and metric(at, "Verdict") == "identified"
+
+
+def test_cost_ratio_changes_the_optimal_cost():
+    at = app("pages/supports.py")
+    at.slider[0].set_value(3.0)
+    next(b for b in at.button if b.label == "Solve").click().run()
+    assert not at.exception
+    assert float(metric(at, "Optimal cost")) == 4  # scoring cells cost 3, generated 1 (DESIGN.md)
