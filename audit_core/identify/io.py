@@ -19,7 +19,7 @@ from typing import Any
 
 from audit_core.data.csvio import CsvSource, decode_utf8, read_bytes, read_csv_frame
 from audit_core.errors import InputError
-from audit_core.identify.cells import CELL_SEPARATOR
+from audit_core.identify.cells import CELL_SEPARATOR, parse_cell_id
 from audit_core.identify.policies import (
     FROZEN_AXES,
     FROZEN_BASE,
@@ -114,11 +114,19 @@ def policy_class_to_json(pc: PolicyClass) -> dict:
 def _infer_layout(cells: list[str], source: str) -> tuple[dict, dict, dict]:
     """Layout for a CSV: the frozen one when every cell id fits it, else one axis per position."""
     frozen_parts = list(FROZEN_AXES.values())
-    if all(
+    fits = [
         len(p) == 3 and all(v in vals for v, vals in zip(p, frozen_parts))
         for p in (c.split(CELL_SEPARATOR) for c in cells)
-    ):
+    ]
+    if all(fits):
         return dict(FROZEN_AXES), dict(FROZEN_BASE), dict(FROZEN_COMPONENTS)
+    if sum(fits) * 2 >= len(fits):
+        # Mostly frozen ids: the odd ones out are typos, not a different layout.
+        bad = cells[fits.index(False)]
+        try:
+            parse_cell_id(bad, FROZEN_AXES)
+        except InputError as exc:
+            raise InputError(f"{source}: {exc}") from None
     width = len(cells[0].split(CELL_SEPARATOR))
     values: list[dict[str, None]] = [dict() for _ in range(width)]
     for c in cells:

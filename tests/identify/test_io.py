@@ -180,3 +180,9 @@ def test_csv_missing_column_and_empty():
         load_policy_class(b"policy,cell\na,x\n", name="c.csv")
     with pytest.raises(InputError, match="empty"):
         load_policy_class(b"", name="c.csv")
+
+
+def test_long_csv_unknown_cell_id_in_frozen_layout():
+    text = frozen_long_csv(frozen_policy_class()) + "ideal,moon:ABC:generated,A,1\n"
+    with pytest.raises(InputError, match="'moon' is not a value of axis 'world'"):
+        load_policy_class(text.encode(), name="typo.csv")
