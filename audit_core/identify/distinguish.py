@@ -12,9 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from audit_core.errors import InputError
 from audit_core.identify.equivalence import row_classes
 from audit_core.identify.estimands import estimand_values
 from audit_core.identify.policies import PolicyClass
+
+# Boolean pair x cell matrix kept in memory at once (about 400 MB).
+MAX_PAIR_CELLS = 400_000_000
 
 
 def pack_sets(member: np.ndarray) -> np.ndarray:
@@ -64,6 +68,12 @@ def pair_sets(pc: PolicyClass, tau: np.ndarray) -> PairSets:
     """Distinguishing masks over the full support for every (unique τ=1 row, unique τ=0 row)."""
     rows1, ones = _groups(pc.responses, np.flatnonzero(tau == 1))
     rows0, zeros = _groups(pc.responses, np.flatnonzero(tau == 0))
+    size = len(ones) * len(zeros) * len(pc.cells)
+    if size > MAX_PAIR_CELLS:
+        raise InputError(
+            f"{pc.source}: {len(ones)} x {len(zeros)} distinct τ=1/τ=0 response rows over {len(pc.cells)} cells "
+            f"is too large for pairwise distinguishing sets (limit {MAX_PAIR_CELLS:,} pair-cells)"
+        )
     differ = rows1[:, None, :] != rows0[None, :, :]
     return PairSets(ones, zeros, differ)
 
