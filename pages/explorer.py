@@ -221,8 +221,9 @@ else:
              "policies with different τ look identical on every observed cell.", icon=":material/cancel:")
 
 tau = dict(zip(pc.names, estimand_values(pc, estimand).astype(int).tolist()))
-classes = pd.DataFrame([{"class": i + 1, "members": ", ".join(members), "size": len(members),
-                         "τ values": ", ".join(str(v) for v in sorted({tau[m] for m in members if m in tau}))}
+classes = pd.DataFrame([{"class": i + 1,
+                         "τ values": ", ".join(str(v) for v in sorted({tau[m] for m in members if m in tau})),
+                         "size": len(members), "members": ", ".join(members)}
                         for i, members in enumerate(ident.classes)])
 collisions = pd.DataFrame([{"policy A": a, "policy B": b, "τ(A)": tau.get(a), "τ(B)": tau.get(b),
                             "cells that would separate them": ", ".join(ident.separating_cells.get((a, b), ())),

@@ -171,9 +171,8 @@ verdict_text = (f"**Dual-test decision: {dual['decision']}** ({dual['model_proce
 
 decisions = pd.DataFrame([{
     "process": name, "null tested": "model's" if name in MODEL_PROCESSES else "auditor's",
-    "stop (case)": result.stops[name], "final log₁₀ E": float(result.log_e[name][-1]) / math.log(10),
+    "stop (case)": "never" if result.stops[name] is None else str(result.stops[name]), "final log₁₀ E": float(result.log_e[name][-1]) / math.log(10),
     "decision": result.decisions[name]} for name in PROCESS_NAMES])
-decisions["stop (case)"] = decisions["stop (case)"].astype("Int64")
 
 keep = [s for s in result.stops.values() if s]
 steps = thin(result.n, keep)
@@ -188,8 +187,7 @@ traj_spec = _shared.chart_spec(trajectory_chart(traj, stops, params.log_threshol
                                                 title=f"E-process trajectories: {data_name}"))
 _shared.show_chart(traj_spec)
 st.subheader("Decision per process")
-st.caption("Each process alone: the case at which it first reached 1/α (empty = never) and what "
-           "that means.")
+st.caption("Each process alone: the case at which it first reached 1/α and what that means.")
 st.dataframe(decisions, hide_index=True, width="stretch")
 
 table = result.subgroup_table.copy()

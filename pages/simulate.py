@@ -129,6 +129,12 @@ if saved["mode"] == "null":
               help=f"Row {worst['method']}; 95% Wilson interval "
                    + (f"[{worst['95% CI low']:.3f}, {worst['95% CI high']:.3f}]" if low_col else "n/a"))
     m2.metric("α", f"{params.alpha:g}")
+    above = type1[type1["observed Type-I error"] > params.alpha]
+    if above.empty:
+        st.success(f"In every row the observed Type-I error is at most α = {params.alpha:g}.")
+    else:
+        st.warning("Observed Type-I error above α in: " + ", ".join(above["method"])
+                   + ". With few replicates this can happen by chance; check the interval.")
     st.dataframe(type1, hide_index=True, width="stretch")
 
 left, right = st.columns(2)
@@ -143,8 +149,9 @@ if any(strategy == "adaptive" for strategy in summary["strategy"]):
     freq_table, rho = sampling_frequency_vs_accuracy(study, pool_of(saved["pool"]), "adaptive", adaptive_process)
     freq_spec = _shared.chart_spec(frequency_accuracy_chart(
         freq_table, title=f"Sampling frequency vs accuracy (adaptive · {adaptive_process})",
-        subtitle=f"1 = sampled in proportion to the pool; Spearman ρ = {rho:.2f}", y_field="frequency",
-        y_title="sampling frequency (share / pool share)", y_format=".1f"))
+        subtitle=f"dashed line = sampled in proportion to the pool; Spearman ρ = {rho:.2f}", y_field="frequency",
+        y_title="sampling frequency (share / pool share)", y_format=".1f",
+        reference=1.0))
     _shared.show_chart(freq_spec)
     st.caption("Does the adaptive auditor learn to sample the weak subgroups? Frequency above 1 means a "
                "subgroup was annotated more often than its share of the pool (paper 001, Figure 3).")

@@ -127,6 +127,8 @@ def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: f
     ``traj``: step, process, test ("model's null" / "auditor's null"), log10_e.
     ``stops``: process, test, step, log10_e (first crossing of 1/α; may be empty).
     """
+    stops = stops.assign(stop_label=[f"{p} stops at t = {t}" for p, t in zip(stops["process"], stops["step"])]) \
+        if len(stops) else stops
     processes = list(dict.fromkeys(traj["process"]))
     colour = alt.Color("process:N", title="process", sort=processes,
                        scale=alt.Scale(scheme="dark2"))
@@ -150,12 +152,18 @@ def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: f
         layers.append(alt.Chart(mark).mark_text(align="left", dx=4, y=12, fontSize=13, color="#333").encode(
             x="x:Q", text="label:N"))
     if len(stops):
-        layers.append(alt.Chart(stops).mark_point(size=260, filled=True, stroke="black", strokeWidth=1).encode(
-            x=x, y=y, color=colour, shape=alt.Shape("process:N", sort=processes, title="stopping point"),
-            tooltip=["process", alt.Tooltip("step:Q", title="stop"), "test"]))
+        # A fixed diamond marks each stop (the line's own colour and end label say which process),
+        # so the colour legend keeps listing every process.
+        stop_x = alt.X("step:Q")
+        stop_y = alt.Y("log10_e:Q")
+        layers.append(alt.Chart(stops).mark_point(shape="diamond", size=300, filled=True, stroke="black",
+                                                  strokeWidth=1.2).encode(
+            x=stop_x, y=stop_y, color=colour, tooltip=["process", alt.Tooltip("step:Q", title="stop"), "test"]))
+        layers.append(alt.Chart(stops).mark_text(align="right", dx=-10, dy=-12, fontSize=13).encode(
+            x=stop_x, y=stop_y, text="stop_label:N"))
     return alt.layer(*layers).resolve_scale(color="shared").properties(
         title=alt.TitleParams(title, subtitle="a test stops when its curve reaches the red 1/α line "
-                              "(marked points); solid = model's null, dashed = auditor's null"),
+                              "(◆ = stopping point); solid = model's null, dashed = auditor's null"),
         height=430)
 
 
@@ -223,7 +231,8 @@ def subgroup_accuracy_chart(table: pd.DataFrame, q: float | None,
 
 def frequency_accuracy_chart(table: pd.DataFrame, title: str = "Sampling frequency vs accuracy",
                              subtitle: str = "", n_labels: int = 8, y_field: str = "share",
-                             y_title: str = "share of audited cases", y_format: str = "%") -> alt.TopLevelMixin:
+                             y_title: str = "share of audited cases", y_format: str = "%",
+                             reference: float | None = None) -> alt.TopLevelMixin:
     """``table``: subgroup, accuracy and ``y_field`` (how often the subgroup was sampled). The
     ``n_labels`` least accurate subgroups are labelled (all are in the tooltip)."""
     y = alt.Y(f"{y_field}:Q", title=y_title, axis=alt.Axis(format=y_format))
@@ -234,7 +243,11 @@ def frequency_accuracy_chart(table: pd.DataFrame, title: str = "Sampling frequen
     labelled = table.nsmallest(n_labels, "accuracy")
     labels = alt.Chart(labelled).mark_text(align="left", dx=7, fontSize=12, color="#333").encode(
         x=x, y=y, text="subgroup:N")
-    return (points + labels).properties(title=alt.TitleParams(title, subtitle=subtitle or None), height=380)
+    layers = [points, labels]
+    if reference is not None:
+        layers.insert(0, alt.Chart(pd.DataFrame({"y": [reference]})).mark_rule(
+            strokeDash=[5, 4], color="#777", strokeWidth=1.5).encode(y="y:Q"))
+    return alt.layer(*layers).properties(title=alt.TitleParams(title, subtitle=subtitle or None), height=380)
 
 
 def category_order(values: Sequence[str]) -> list[str]:
