@@ -8,10 +8,10 @@
   analysis of the SDoH study.
 """
 
-from audit_core.auditing.model import OnlineEnsemble, RefitEnsemble
+from audit_core.auditing.model import NeuralEnsemble, OnlineEnsemble, RefitEnsemble
 from audit_core.auditing.pool import BUNDLED_POOLS, Pool, build_pool, load_pool
 from audit_core.auditing.strategies import (
-    AUDITOR_FOR, PAPER_ROWS, SCENARIOS, SDOH_PAPER_ROWS, STRATEGY_NAMES, AuditorConfig, AuditRun,
+    AUDITOR_FOR, LEARNERS, PAPER_ROWS, SCENARIOS, SDOH_PAPER_ROWS, STRATEGY_NAMES, AuditorConfig, AuditRun,
     draw_labels, paper_rows, run_audit,
 )
 from audit_core.auditing.study import (
@@ -19,7 +19,7 @@ from audit_core.auditing.study import (
 )
 
 __all__ = [
-    "AUDITOR_FOR", "AuditRun", "AuditorConfig", "BUNDLED_POOLS", "OnlineEnsemble", "PAPER_ROWS", "Pool",
+    "AUDITOR_FOR", "AuditRun", "AuditorConfig", "BUNDLED_POOLS", "LEARNERS", "NeuralEnsemble", "OnlineEnsemble", "PAPER_ROWS", "Pool",
     "RefitEnsemble", "SCENARIOS", "SDOH_PAPER_ROWS", "STRATEGY_NAMES", "Study", "build_pool",
     "draw_labels", "load_pool", "paper_rows", "replicate_seeds", "run_audit", "run_study",
     "sampling_frequency_vs_accuracy", "summarise",

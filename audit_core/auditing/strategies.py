@@ -33,13 +33,14 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from audit_core.auditing.model import OnlineEnsemble, RefitEnsemble
+from audit_core.auditing.model import NeuralEnsemble, OnlineEnsemble, RefitEnsemble
 from audit_core.auditing.pool import Pool
 from audit_core.errors import InputError
 from audit_core.sequential import MODEL_PROCESSES, AuditParams, DualTest
 
 STRATEGY_NAMES = ("stratified", "pre-learned", "oracle", "informed", "adaptive")
 SCENARIOS = ("pool", "bank")
+LEARNERS = ("online", "refit", "neural")
 
 # The paper's seven rows (Figure 2): LR with three fixed strategies, then the four model-null
 # processes with the adaptive auditor. The SDoH study replaces the oracle by the informed prior.
@@ -76,7 +77,8 @@ class AuditorConfig:
     prediction_alternative: bool = False
     greedy: bool = True            # exploit the lowest predicted case (else a random one of the subset)
     suspects: tuple[str, ...] | None = None
-    refit: bool = False            # baseline: refit the accuracy model from scratch every step
+    learner: str = "online"        # "online" (default); baselines: "refit" (same estimator re-solved
+                                   # every step), "neural" (paper-style NN ensemble retrained every step)
 
     def __post_init__(self) -> None:
         if self.scenario not in SCENARIOS:
@@ -87,6 +89,8 @@ class AuditorConfig:
                 raise InputError(f"{name}: must lie in (0, 1), got {value}")
         if self.n_heldout < 1:
             raise InputError(f"n_heldout: must be at least 1, got {self.n_heldout}")
+        if self.learner not in LEARNERS:
+            raise InputError(f"learner: expected one of {', '.join(LEARNERS)}, got {self.learner!r}")
         if self.suspects is not None:
             object.__setattr__(self, "suspects", tuple(self.suspects))
 
@@ -229,9 +233,12 @@ def run_audit(pool: Pool, strategy: str, process: str, params: AuditParams, seed
     model = None
     fixed_prediction = None
     if strategy in ("adaptive", "pre-learned"):
-        cls = RefitEnsemble if config.refit else OnlineEnsemble
-        model = cls(pool.features, rng, n_members=config.n_members, n_hidden=config.n_hidden,
-                    ridge=config.ridge, prior=q, prior_scale=config.prior_scale)
+        if config.learner == "neural":
+            model = NeuralEnsemble(pool.features, rng, prior=q)
+        else:
+            cls = RefitEnsemble if config.learner == "refit" else OnlineEnsemble
+            model = cls(pool.features, rng, n_members=config.n_members, n_hidden=config.n_hidden,
+                        ridge=config.ridge, prior=q, prior_scale=config.prior_scale)
         if strategy == "pre-learned":
             heldout = cases.heldout(config.n_heldout)
             extra["heldout"] = heldout.tolist()

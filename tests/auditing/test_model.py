@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from audit_core.auditing import OnlineEnsemble, RefitEnsemble
+from audit_core.auditing import NeuralEnsemble, OnlineEnsemble, RefitEnsemble
 
 
 def _pair(seed=3, n=120, d=6):
@@ -37,3 +37,15 @@ def test_learns_a_low_accuracy_region_and_spread_shrinks_where_seen():
     mean, spread = model.predict()
     assert mean[bad].mean() < 0.6 < 0.85 < mean[~bad].mean() + 0.05
     assert spread[seen].mean() < 0.5 * before[seen].mean()
+
+
+def test_neural_baseline_learns_the_same_region():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((300, 4))
+    bad = x[:, 0] > 0.5
+    p = np.where(bad, 0.2, 0.95)
+    model = NeuralEnsemble(x, np.random.default_rng(3), n_members=6, epochs=16)
+    for i in rng.choice(300, size=60, replace=False):
+        model.update(int(i), float(rng.random() < p[i]))
+    mean, spread = model.predict()
+    assert mean[bad].mean() < mean[~bad].mean() - 0.3 and (spread > 0).all()

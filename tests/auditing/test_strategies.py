@@ -97,5 +97,13 @@ def test_bad_names_and_pool_exhaustion():
         run_audit(pool, "adaptive", "AUD-LR", PARAMS)
     with pytest.raises(InputError, match="scenario"):
         AuditorConfig(scenario="lake")
+    with pytest.raises(InputError, match="learner"):
+        AuditorConfig(learner="oracle")
     run = run_audit(pool, "adaptive", "SR-LR-UI", PARAMS, seed=0)
     assert run.n == 5 and run.decision == "inconclusive"      # the pool ran out before the budget
+
+
+def test_online_and_refit_learners_give_the_same_audit(large):
+    runs = [run_audit(large, "adaptive", "SR-LR-UI", PARAMS, seed=21, config=AuditorConfig(learner=name))
+            for name in ("online", "refit")]
+    assert runs[0].cases.tolist() == runs[1].cases.tolist() and runs[0].decision == runs[1].decision
