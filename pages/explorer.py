@@ -86,25 +86,31 @@ def heatmap_spec(pc_key: str, estimand: str, support: tuple[str, ...], _pc) -> d
 
 # ------------------------------------------------------------------------------ URL <-> state
 
-def sync_from_url(component_names: tuple[str, ...], estimands: list[str]) -> None:
-    """Copy the URL into widget state when it changed from outside (link, page switch)."""
+def sync_from_url(pc_key: str, component_names: tuple[str, ...], estimands: list[str]) -> None:
+    """Copy the URL into widget state when it changed from outside (link, page switch); a newly
+    chosen policy class starts on its full support."""
     params = st.query_params
     url = (params.get("components"), params.get("estimand"), params.get("cells"))
-    if st.session_state.get("explorer_url") == url:
+    last = st.session_state.get("explorer_url")
+    if last == (pc_key, url):
         return
-    raw = url[0]
-    chosen = set(component_names) if raw is None else {c for c in raw.split(",") if c and c != "none"}
-    unknown = chosen - set(component_names)
-    if unknown:
-        st.warning(f"Ignored unknown component(s) in the link: {', '.join(sorted(unknown))}.")
+    if last is not None and last[0] != pc_key and last[1] == url:
+        chosen, cells = set(component_names), None
+    else:
+        raw = url[0]
+        chosen = set(component_names) if raw is None else {c for c in raw.split(",") if c and c != "none"}
+        unknown = chosen - set(component_names)
+        if unknown:
+            st.warning(f"Ignored unknown component(s) in the link: {', '.join(sorted(unknown))}.")
+        cells = tuple(c for c in url[2].split(",") if c) if url[2] else None
+        if url[1] in estimands:
+            st.session_state["estimand"] = url[1]
     for name in component_names:
         st.session_state[f"cmp_{name}"] = name in chosen
-    if url[1] in estimands:
-        st.session_state["estimand"] = url[1]
-    st.session_state["custom_cells"] = tuple(c for c in url[2].split(",") if c) if url[2] else None
+    st.session_state["custom_cells"] = cells
 
 
-def write_url(components: tuple[str, ...], estimand: str, cells: tuple[str, ...] | None) -> None:
+def write_url(pc_key: str, components: tuple[str, ...], estimand: str, cells: tuple[str, ...] | None) -> None:
     wanted = {"components": ",".join(components) or "none", "estimand": estimand}
     if cells:
         wanted["cells"] = ",".join(cells)
@@ -113,7 +119,7 @@ def write_url(components: tuple[str, ...], estimand: str, cells: tuple[str, ...]
             st.query_params[key] = wanted[key]
         elif key not in wanted and key in st.query_params:
             del st.query_params[key]
-    st.session_state["explorer_url"] = (wanted["components"], estimand, wanted.get("cells"))
+    st.session_state["explorer_url"] = (pc_key, (wanted["components"], estimand, wanted.get("cells")))
 
 
 def on_lattice_pick(chart_key: str, component_names: tuple[str, ...]) -> None:
@@ -165,7 +171,7 @@ with upload_col:
 pc_key, pc, pc_label = _shared.current_policy_class()
 component_names = tuple(pc.component_names)
 estimands = [e for e in ESTIMANDS if e != "file" or pc.tau is not None]
-sync_from_url(component_names, estimands)
+sync_from_url(pc_key, component_names, estimands)
 if st.session_state.get("estimand") not in estimands:
     st.session_state["estimand"] = estimands[0]
 
@@ -183,7 +189,7 @@ for col, name in zip(toggle_cols, component_names):
                        + " and ".join(f"{axis} ∈ {{{', '.join(v)}}}" for axis, v in pc.components[name].items()))
 components = tuple(n for n in component_names if st.session_state.get(f"cmp_{n}"))
 custom = st.session_state.get("custom_cells")
-write_url(components, estimand, custom)
+write_url(pc_key, components, estimand, custom)
 
 try:
     ident = _shared.identification(pc_key, components, estimand, custom, pc)
@@ -217,7 +223,7 @@ if ident.identified:
     st.success(f"**{estimand} is identified** on {support_label}: every pair of policies with "
                "different τ answers some observed cell differently.", icon=":material/check_circle:")
 else:
-    st.error(f"**{estimand} is not identified** on {support_label}: {ident.n_collisions} pair(s) of "
+    st.warning(f"**{estimand} is not identified** on {support_label}: {ident.n_collisions} pair(s) of "
              "policies with different τ look identical on every observed cell.", icon=":material/cancel:")
 
 tau = dict(zip(pc.names, estimand_values(pc, estimand).astype(int).tolist()))

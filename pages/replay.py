@@ -167,7 +167,7 @@ m3.metric("Overall accuracy", f"{overall['accuracy']:.3f}",
 verdict_text = (f"**Dual-test decision: {dual['decision']}** ({dual['model_process']} for the model's null "
                 f"vs {dual['auditor_process']} for the auditor's null"
                 + (f", stopped at case {dual['stop']})." if dual["stop"] else ", no crossing within the run)."))
-{"failure mode found": st.error, "audit passed": st.success}.get(dual["decision"], st.info)(verdict_text)
+{"failure mode found": st.warning, "audit passed": st.success}.get(dual["decision"], st.info)(verdict_text)
 
 decisions = pd.DataFrame([{
     "process": name, "null tested": "model's" if name in MODEL_PROCESSES else "auditor's",
