@@ -10,13 +10,11 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 from audit_core.errors import InputError
 from audit_core.report import ReportSection, safe_csv_bytes
-from audit_core.report.charts import style
 
 APP_TITLE = "Evaluation Audit Workbench"
 SECTIONS_KEY = "report_sections"
@@ -94,16 +92,6 @@ def accept_upload(label: str, state_key: str, types: list[str], validate: Callab
 
 # ------------------------------------------------------------------------------------- charts
 
-def chart_spec(chart: alt.TopLevelMixin) -> dict:
-    """Styled Vega-Lite spec of an Altair chart (the same spec goes to the report)."""
-    spec = style(chart).to_dict()
-    # Fill the column in the app; the report renders "container" at a fixed width.
-    spec.setdefault("width", "container")
-    # Fit the width only: the height stays the plot's own, so titles and rotated labels add to it.
-    spec["autosize"] = {"type": "fit-x", "contains": "padding"}
-    return spec
-
-
 def show_chart(spec: dict, *, key: str | None = None, on_select: Any = "ignore") -> Any:
     """Draw a Vega-Lite spec full width without Streamlit's theme (report and app look alike)."""
     return st.vega_lite_chart(spec, width="stretch", theme=None, key=key, on_select=on_select)
@@ -126,9 +114,6 @@ def computed_sections() -> dict[str, ReportSection]:
     return st.session_state.get(SECTIONS_KEY, {})
 
 
-def fmt_support(components: tuple[str, ...] | list[str]) -> str:
-    """Name of a component support used on every page: "base only" or "target + sham"."""
-    return " + ".join(components) if components else "base only"
 
 
 # --------------------------------------------------------------- identifiability engine (cached)

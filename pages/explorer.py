@@ -7,81 +7,21 @@ in the URL (``?components=target,sham&estimand=tau_full``), so a link reproduces
 
 from __future__ import annotations
 
-import altair as alt
-import pandas as pd
 import streamlit as st
 
 from audit_core.identify import ESTIMANDS, estimand_values
-from audit_core.report import ReportChart, ReportSection, ReportTable
-from audit_core.report.charts import hasse_chart, response_heatmap
+from audit_core.report import ReportChart, views
 from pages import _shared
 
-EMPTY_KEY = "∅"
 
-
-# ----------------------------------------------------------------------------- view helpers
-
-def support_key(components) -> str:
-    return "+".join(components) if components else EMPTY_KEY
-
-
-def abbreviations(names: tuple[str, ...]) -> dict[str, str]:
-    """One capital letter per component when the initials are unique, else the full names."""
-    initials = [n[:1].upper() for n in names]
-    if len(set(initials)) == len(initials) and all(initials):
-        return dict(zip(names, initials))
-    return {n: n for n in names}
+@st.cache_data(show_spinner=False, max_entries=256)
+def cached_lattice_spec(pc_key: str, estimand: str, current: str, _lattice, component_names: tuple[str, ...]) -> dict:
+    return views.lattice_spec(_lattice, component_names, estimand, current)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def lattice_spec(pc_key: str, estimand: str, current: str, _lattice, component_names: tuple[str, ...]) -> dict:
-    short = abbreviations(component_names)
-    rows = []
-    for node in _lattice.supports:
-        comps = tuple(node.components)
-        rows.append({
-            "key": support_key(comps),
-            "label": "base" if not comps else "+".join(short[c] for c in comps),
-            "rank": len(comps), "n_collisions": int(node.n_collisions), "n_classes": int(node.n_classes),
-            "cells": node.cells if isinstance(node.cells, int) else len(node.cells),
-            "identified": bool(node.identified),
-            "status": "identified" if node.identified else "not identified",
-            "components": set(comps),
-        })
-    nodes = pd.DataFrame(rows)
-    # Nodes of one rank spread evenly around x = 0, in the engine's order (rank, then name).
-    nodes["x"] = nodes.groupby("rank").cumcount().astype(float)
-    nodes["x"] -= nodes.groupby("rank")["x"].transform("mean")
-    nodes["x"] *= 1.6
-    nodes["current"] = nodes["key"] == current
-    edges = []
-    for lower in rows:
-        for upper in rows:
-            if upper["rank"] == lower["rank"] + 1 and lower["components"] <= upper["components"]:
-                xa = float(nodes.loc[nodes["key"] == lower["key"], "x"].iloc[0])
-                xb = float(nodes.loc[nodes["key"] == upper["key"], "x"].iloc[0])
-                edges.append({"x": xa, "y": lower["rank"], "x2": xb, "y2": upper["rank"]})
-    legend = ", ".join(f"{v} = {k}" for k, v in short.items() if v != k)
-    chart = hasse_chart(nodes.drop(columns=["components"]), pd.DataFrame(edges),
-                        title=f"Support lattice for {estimand}", legend=legend)
-    return _shared.chart_spec(chart)
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def heatmap_spec(pc_key: str, estimand: str, support: tuple[str, ...], _pc) -> dict:
-    tau = estimand_values(_pc, estimand)
-    labels = [f"{name} (τ={int(t)})" for name, t in zip(_pc.names, tau)]
-    codebook = list(_pc.codebook)
-    in_support = set(support)
-    rows = [{"policy": labels[i], "cell": cell, "response": codebook[int(_pc.responses[i, j])],
-             "in_support": cell in in_support,
-             "support": "in support" if cell in in_support else "outside support"}
-            for i in range(len(_pc.names)) for j, cell in enumerate(_pc.cells)]
-    long = pd.DataFrame(rows)
-    long["response"] = long["response"].replace({"": "(empty)"})
-    return _shared.chart_spec(response_heatmap(long, title=f"Policy × cell responses ({len(support)} of "
-                                                           f"{len(_pc.cells)} cells observed)",
-                                               cell_title=f"cell ({':'.join(_pc.axes)})"))
+def cached_heatmap_spec(pc_key: str, estimand: str, support: tuple[str, ...], _pc) -> dict:
+    return views.heatmap_spec(_pc, estimand_values(_pc, estimand), support)
 
 
 # ------------------------------------------------------------------------------ URL <-> state
@@ -131,7 +71,7 @@ def on_lattice_pick(chart_key: str, component_names: tuple[str, ...]) -> None:
     key = picked[0].get("key")
     if key is None:
         return
-    chosen = set() if key == EMPTY_KEY else set(key.split("+"))
+    chosen = set(views.components_of_key(key))
     for name in component_names:
         st.session_state[f"cmp_{name}"] = name in chosen
     st.session_state["custom_cells"] = None
@@ -208,7 +148,7 @@ if custom:
     button.button("Back to component toggles", on_click=clear_custom_cells)
     support_label = f"custom {len(custom)}-cell support"
 else:
-    support_label = _shared.fmt_support(components)
+    support_label = views.support_name(components)
 
 n_cells = len(ident.cells)
 m1, m2, m3, m4 = st.columns(4)
@@ -227,20 +167,9 @@ else:
              "policies with different τ look identical on every observed cell.", icon=":material/cancel:")
 
 tau = dict(zip(pc.names, estimand_values(pc, estimand).astype(int).tolist()))
-classes = pd.DataFrame([{"class": i + 1,
-                         "τ values": ", ".join(str(v) for v in sorted({tau[m] for m in members if m in tau})),
-                         "size": len(members), "members": ", ".join(members)}
-                        for i, members in enumerate(ident.classes)])
-collisions = pd.DataFrame([{"policy A": a, "policy B": b, "τ(A)": tau.get(a), "τ(B)": tau.get(b),
-                            "cells that would separate them": ", ".join(ident.separating_cells.get((a, b), ())),
-                            "# separating cells": len(ident.separating_cells.get((a, b), ()))}
-                           for a, b in ident.collisions],
-                          columns=["policy A", "policy B", "τ(A)", "τ(B)", "cells that would separate them",
-                                   "# separating cells"])
-
 lat = _shared.lattice_of(pc_key, estimand, pc)
-current_key = support_key(components) if not custom else None
-lattice_chart_spec = lattice_spec(pc_key, estimand, current_key or "", lat, component_names)
+current_key = views.support_key(components) if not custom else ""
+lattice_chart_spec = cached_lattice_spec(pc_key, estimand, current_key, lat, component_names)
 
 left, right = st.columns([1.35, 1])
 with left:
@@ -252,47 +181,30 @@ with right:
     st.subheader("Equivalence classes")
     st.caption("Policies in one class answer every observed cell alike. A class holding both τ "
                "values is where the collisions are.")
-    st.dataframe(classes, hide_index=True, width="stretch")
+    st.dataframe(views.class_table(ident, tau), hide_index=True, width="stretch")
     if ident.mixture_signatures:
         st.markdown("**Mixtures** occupy these classes (weights are not identifiable):")
-        st.dataframe(pd.DataFrame([{"mixture": k, "classes occupied": ", ".join(str(i + 1) for i in v)}
-                                   for k, v in ident.mixture_signatures.items()]),
-                     hide_index=True, width="stretch")
+        st.dataframe(views.mixture_table(ident), hide_index=True, width="stretch")
 
 st.subheader("Collisions")
-if collisions.empty:
+if not ident.collisions:
     st.caption("None: the support separates every pair with different τ.")
 else:
     st.caption("Each pair answers alike on the support; adding any one listed full-support cell "
                "would separate it.")
-    st.dataframe(collisions, hide_index=True, width="stretch")
+    st.dataframe(views.collision_table(ident, tau), hide_index=True, width="stretch")
 
 st.subheader("Leave one component out (from the full support)")
 st.caption("Collisions that appear when one component is dropped; a witness is a colliding pair, "
            "exclusive when no other removal produces it. The corollary is generated from the data.")
-loo = pd.DataFrame([{"removed": row.removed, "collisions": row.n_collisions,
-                     "witnesses": "; ".join(f"{a} ≡ {b}" for a, b in row.witnesses),
-                     "exclusive witnesses": "; ".join(f"{a} ≡ {b}" for a, b in row.exclusive_witnesses),
-                     "corollary": row.corollary} for row in lat.leave_one_out])
+loo = views.leave_one_out_table(lat)
 st.dataframe(loo.drop(columns=["corollary"]), hide_index=True, width="stretch")
 st.markdown("\n".join(f"- **Without {r.removed}:** {r.corollary}" for r in loo.itertuples()))
 
-heat_spec = heatmap_spec(pc_key, estimand, tuple(ident.cells), pc)
+heat_spec = cached_heatmap_spec(pc_key, estimand, tuple(ident.cells), pc)
 _shared.show_chart(heat_spec)
 
-lattice_table = pd.DataFrame([{"support": _shared.fmt_support(node.components),
-                               "cells": node.cells if isinstance(node.cells, int) else len(node.cells),
-                               "classes": node.n_classes, "collisions": node.n_collisions,
-                               "identified": node.identified} for node in lat.supports])
-_shared.register_section(ReportSection(
-    key="explorer", title=f"Identifiability of {estimand} on {support_label}",
-    source=pc_label,
-    parameters={"estimand": estimand, "components": list(components), "custom cells": list(custom or ())},
-    summary=(f"{n_cells} cells observed; {ident.n_classes} equivalence classes; "
-             f"{ident.n_collisions} cross-estimand collisions; {estimand} {verdict}.",),
-    tables=(ReportTable("Equivalence classes", classes), ReportTable("Collisions", collisions),
-            ReportTable("Lattice of component supports", lattice_table),
-            ReportTable("Leave one component out", loo)),
+_shared.register_section(views.identification_section(
+    ident, lat, tau, estimand, support_label, pc_label, components, custom,
     charts=(ReportChart("Support lattice (Hasse diagram)", lattice_chart_spec),
-            ReportChart("Policy × cell responses", heat_spec)),
-    numbers={"identification": ident.to_dict(), "lattice": lat.to_dict()}))
+            ReportChart("Policy × cell responses", heat_spec))))

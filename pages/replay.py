@@ -7,9 +7,6 @@ test stops at the first step where the model's e-process (failure mode found) or
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -17,13 +14,11 @@ from audit_core.data.bundled import BUNDLED
 from audit_core.data.csvio import read_csv_frame
 from audit_core.data.loader import detect_columns, load_audit_csv
 from audit_core.errors import InputError
-from audit_core.report import ReportChart, ReportSection, ReportTable
-from audit_core.report.charts import frequency_accuracy_chart, subgroup_accuracy_chart, trajectory_chart
-from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, PROCESS_NAMES, AuditParams, replay
+from audit_core.report import views
+from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParams, replay
 from pages import _shared
 
 UPLOAD = "upload"
-MAX_POINTS = 600  # points drawn per trajectory; longer runs are thinned evenly (stops always kept)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -33,26 +28,26 @@ def raw_frame(key: str, _source, name: str) -> pd.DataFrame:
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def audit_data(key: str, _source, name: str, score: str, subgroups: tuple, order: str | None):
-    return load_audit_csv(_source, name=name, score=score, subgroups=list(subgroups) or None, order=order)
+    # The page always names the roles: no subgroups = none, no order column = file order.
+    return load_audit_csv(_source, name=name, score=score, subgroups=list(subgroups),
+                          order=order if order else False)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def replay_result(data_key: tuple, params_key: str, model_process: str, auditor_process: str, _data, _params):
-    subgroups = _data.frame[list(_data.subgroups)] if _data.subgroups else None
-    return replay(_data.scores, _params, subgroups=subgroups, model_process=model_process,
+    # Keyed by the data/column choice and the parameters' text; the objects themselves are not hashed.
+    return replay(_data.scores, _params, subgroups=_data.subgroup_frame, model_process=model_process,
                   auditor_process=auditor_process)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def replay_specs(run_key: tuple, data_name: str, _result) -> tuple[dict, dict, dict]:
+    return views.replay_specs(_result, MODEL_PROCESSES, data_name)
 
 
 def validate_upload(data: bytes, name: str) -> None:
     """A new upload must at least load with the auto-detected columns."""
     load_audit_csv(data, name=name)
-
-
-def thin(steps: int, keep: list[int]) -> np.ndarray:
-    if steps <= MAX_POINTS:
-        return np.arange(1, steps + 1)
-    grid = np.unique(np.linspace(1, steps, MAX_POINTS).round().astype(int))
-    return np.unique(np.concatenate([grid, [k for k in keep if k]]))
 
 
 _shared.page_header(
@@ -136,21 +131,24 @@ with st.expander("Columns and parameters", expanded=source_key == UPLOAD):
     auditor_process = r2.selectbox("Auditor process of the dual test", AUDITOR_PROCESSES,
                                    index=AUDITOR_PROCESSES.index("AUD-LR-UI"), key="replay_auditor_process")
 
+source = f"bundled {bundled.key}: {bundled.title}" if bundled else f"uploaded file {data_name}"
 try:
     params = AuditParams.for_style(style, q=q, alpha=alpha, m=m, delta=round(q - q_mod, 10),
                                    delta_aud=round(q_aud - q, 10), eta=eta)
     data = audit_data(data_key, data_source, data_name, score_col, tuple(group_cols),
                       None if order_col == none else order_col)
-    result = replay_result((data_key, score_col, tuple(group_cols), order_col), repr(params.to_dict()),
-                           model_process, auditor_process, data, params)
+    run_key = ((data_key, score_col, tuple(group_cols), order_col), repr(params.to_dict()),
+               model_process, auditor_process)
+    result = replay_result(*run_key, data, params)
+    columns_used = {"score column": score_col, "subgroup columns": group_cols, "order column": order_col}
 except InputError as exc:
     _shared.show_input_error(exc, f"`{data_name}` with these choices")
     previous = st.session_state.get("replay_last_result")
     if previous is None:
         st.stop()
-    result, data, params, data_name = previous
+    run_key, result, data, data_name, source, columns_used = previous
 else:
-    st.session_state["replay_last_result"] = (result, data, params, data_name)
+    st.session_state["replay_last_result"] = (run_key, result, data, data_name, source, columns_used)
 
 if data.notes:
     with st.expander(f"What the loader detected ({len(data.notes)} notes)"):
@@ -169,56 +167,23 @@ verdict_text = (f"**Dual-test decision: {dual['decision']}** ({dual['model_proce
                 + (f", stopped at case {dual['stop']})." if dual["stop"] else ", no crossing within the run)."))
 {"failure mode found": st.warning, "audit passed": st.success}.get(dual["decision"], st.info)(verdict_text)
 
-decisions = pd.DataFrame([{
-    "process": name, "null tested": "model's" if name in MODEL_PROCESSES else "auditor's",
-    "stop (case)": "never" if result.stops[name] is None else str(result.stops[name]), "final log₁₀ E": float(result.log_e[name][-1]) / math.log(10),
-    "decision": result.decisions[name]} for name in PROCESS_NAMES])
-
-keep = [s for s in result.stops.values() if s]
-steps = thin(result.n, keep)
-traj = pd.concat([pd.DataFrame({"step": steps, "process": name,
-                                "test": "model's null" if name in MODEL_PROCESSES else "auditor's null",
-                                "log10_e": np.asarray(result.log_e[name])[steps - 1] / math.log(10)})
-                  for name in PROCESS_NAMES], ignore_index=True)
-stops = pd.DataFrame([{"process": n, "test": "model's null" if n in MODEL_PROCESSES else "auditor's null",
-                       "step": s, "log10_e": float(result.log_e[n][s - 1]) / math.log(10)}
-                      for n, s in result.stops.items() if s])
-traj_spec = _shared.chart_spec(trajectory_chart(traj, stops, params.log_threshold / math.log(10), params.m,
-                                                title=f"E-process trajectories: {data_name}"))
+traj_spec, sub_spec, freq_spec = replay_specs(run_key, data_name, result)
 _shared.show_chart(traj_spec)
 st.subheader("Decision per process")
 st.caption("Each process alone: the case at which it first reached 1/α and what that means.")
-st.dataframe(decisions, hide_index=True, width="stretch")
+st.dataframe(views.decision_table(result, MODEL_PROCESSES), hide_index=True, width="stretch")
 
-table = result.subgroup_table.copy()
-group_names = [c for c in table.columns if c not in ("n", "correct", "accuracy", "ci_low", "ci_high")]
-table["share"] = table["n"] / table["n"].sum()
-shown = table.copy()
-table = table.assign(subgroup=table[group_names].astype(str).agg(" · ".join, axis=1))
 left, right = st.columns([1.1, 1])
 with left:
-    sub_spec = _shared.chart_spec(subgroup_accuracy_chart(table, params.q))
     _shared.show_chart(sub_spec)
 with right:
-    freq_spec = _shared.chart_spec(frequency_accuracy_chart(
-        table, subtitle="share of the replayed cases per subgroup against its accuracy"))
     _shared.show_chart(freq_spec)
 st.subheader("Subgroups")
 st.caption("n = cases, correct = sum of scores, accuracy with its 95% Wilson interval, share = "
            "share of the replayed cases.")
+shown, _ = views.subgroup_view(result)
 st.dataframe(shown, hide_index=True, width="stretch")
 _shared.csv_download(shown, "subgroups.csv")
 
-_shared.register_section(ReportSection(
-    key="replay", title=f"Replay of {data_name}",
-    source=f"bundled {bundled.key}: {bundled.title}" if bundled else f"uploaded file {data_name}",
-    parameters={"score column": score_col, "subgroup columns": group_cols, "order column": order_col,
-                **params.to_dict(), "model process": model_process, "auditor process": auditor_process},
-    summary=(f"{result.n} cases; dual test ({model_process} vs {auditor_process}): {dual['decision']}"
-             + (f" at case {dual['stop']}" if dual["stop"] else "") + ".",
-             f"Overall accuracy {overall['accuracy']:.3f} (95% CI {overall['ci_low']:.3f}–{overall['ci_high']:.3f}).",
-             *data.notes),
-    tables=(ReportTable("Decision per process", decisions), ReportTable("Subgroups", shown)),
-    charts=(ReportChart("E-process trajectories", traj_spec), ReportChart("Accuracy per subgroup", sub_spec),
-            ReportChart("Sampling frequency vs accuracy", freq_spec)),
-    numbers=result.to_dict()))
+_shared.register_section(views.replay_section(result, MODEL_PROCESSES, data_name, source, columns_used,
+                                              data.notes, (traj_spec, sub_spec, freq_spec)))

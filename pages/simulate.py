@@ -9,30 +9,38 @@ interval next to α.
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from audit_core.auditing import load_pool, paper_rows, run_study, sampling_frequency_vs_accuracy
 from audit_core.data.bundled import BUNDLED
 from audit_core.errors import InputError
-from audit_core.report import ReportChart, ReportSection, ReportTable
-from audit_core.report.charts import OUTCOME_ORDER, frequency_accuracy_chart, outcome_bars, stop_boxplot
+from audit_core.report import ReportChart, ReportTable, views
 from audit_core.sequential import AuditParams
 from pages import _shared
 
 POOLS = [k for k in ("gpqa:large", "gpqa:medium", "gpqa:small", "gpqa:none", "sdoh") if k in BUNDLED]
 NULL_POOL = "gpqa:none"
-RATE_COLUMNS = {"failure_found": OUTCOME_ORDER[0], "passed": OUTCOME_ORDER[1], "inconclusive": OUTCOME_ORDER[2]}
 
 
 def row_label(row) -> str:
-    strategy, process = row
-    return f"{strategy} · {process}"
+    return views.row_label(*row)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def pool_of(spec: str):
     return load_pool(spec)
+
+
+def study_charts(study, pool) -> tuple[dict, dict, dict | None, str | None]:
+    """Outcome bars, stopping-time boxes and, when an adaptive row ran, the engine's sampling
+    frequency vs accuracy (paper 001 Figure 3) for it; built once per run."""
+    bars_spec, box_spec = views.study_specs(study)
+    adaptive = [p for s, p in study.rows if s == "adaptive"]
+    if not adaptive:
+        return bars_spec, box_spec, None, None
+    process = "SR-LR-UI" if "SR-LR-UI" in adaptive else adaptive[0]
+    table, rho = sampling_frequency_vs_accuracy(study, pool, "adaptive", process)
+    return bars_spec, box_spec, views.sampling_frequency_spec(table, rho, process), process
 
 
 _shared.page_header(
@@ -91,7 +99,8 @@ if run:
             study = run_study(pool, rows, replicates, params, seed, progress=progress)
             bar.empty()
             st.session_state["sim_result"] = {"study": study, "pool": pool_key, "params": params,
-                                              "replicates": replicates, "seed": seed, "mode": mode}
+                                              "replicates": replicates, "seed": seed, "mode": mode,
+                                              "specs": study_charts(study, pool)}
         except InputError as exc:
             _shared.show_input_error(exc, "these settings")
 
@@ -102,32 +111,22 @@ if saved is None:
     st.stop()
 
 study, params = saved["study"], saved["params"]
-summary = study.summary.copy()
-summary.insert(0, "method", [row_label(r) for r in zip(summary["strategy"], summary["process"])])
+summary, _ = views.study_tables(study)
 st.caption(f"Last run: pool **{BUNDLED[saved['pool']].title}**, {saved['replicates']} replicates per row, "
            f"budget {params.budget}, seed {saved['seed']}, q = {params.q}, α = {params.alpha}.")
+bars_spec, box_spec, freq_spec, adaptive_process = saved["specs"]
 
-long = summary.melt(id_vars=["method"], value_vars=list(RATE_COLUMNS), var_name="rate_of", value_name="rate")
-long["outcome"] = long["rate_of"].map(RATE_COLUMNS)
-bars_spec = _shared.chart_spec(outcome_bars(long[["method", "outcome", "rate"]]))
-results = study.results.copy()
-results["method"] = [row_label(r) for r in zip(results["strategy"], results["process"])]
-box_spec = _shared.chart_spec(stop_boxplot(results[["method", "stop"]]))
-
+type1 = None
 if saved["mode"] == "null":
     st.subheader("Null validity")
     st.caption("On this pool no subgroup is below q, so every 'failure mode found' is a false "
                "rejection. Anytime validity promises a rate of at most α.")
-    low_col = next((c for c in summary.columns if c.startswith("failure_found") and "low" in c), None)
-    high_col = next((c for c in summary.columns if c.startswith("failure_found") and "high" in c), None)
-    type1 = summary[["method", "failure_found"] + [c for c in (low_col, high_col) if c]].rename(columns={
-        "failure_found": "observed Type-I error", low_col: "95% CI low", high_col: "95% CI high"})
-    type1["α"] = params.alpha
-    worst = type1.sort_values("observed Type-I error").iloc[-1]
+    type1 = views.type_one_error_table(study, params.alpha)
+    worst = type1.sort_values("observed Type-I error", kind="stable").iloc[-1]
     m1, m2 = st.columns(2)
     m1.metric("Highest observed Type-I error", f"{worst['observed Type-I error']:.3f}",
               help=f"Row {worst['method']}; 95% Wilson interval "
-                   + (f"[{worst['95% CI low']:.3f}, {worst['95% CI high']:.3f}]" if low_col else "n/a"))
+                   f"[{worst['95% CI low']:.3f}, {worst['95% CI high']:.3f}].")
     m2.metric("α", f"{params.alpha:g}")
     above = type1[type1["observed Type-I error"] > params.alpha]
     if above.empty:
@@ -142,16 +141,7 @@ with left:
     _shared.show_chart(bars_spec)
 with right:
     _shared.show_chart(box_spec)
-freq_spec = None
-if any(strategy == "adaptive" for strategy in summary["strategy"]):
-    adaptive_process = "SR-LR-UI" if ((summary["strategy"] == "adaptive") & (summary["process"] == "SR-LR-UI")).any() \
-        else summary.loc[summary["strategy"] == "adaptive", "process"].iloc[0]
-    freq_table, rho = sampling_frequency_vs_accuracy(study, pool_of(saved["pool"]), "adaptive", adaptive_process)
-    freq_spec = _shared.chart_spec(frequency_accuracy_chart(
-        freq_table, title=f"Sampling frequency vs accuracy (adaptive · {adaptive_process})",
-        subtitle=f"dashed line = sampled in proportion to the pool; Spearman ρ = {rho:.2f}", y_field="frequency",
-        y_title="sampling frequency (share / pool share)", y_format=".1f",
-        reference=1.0))
+if freq_spec is not None:
     _shared.show_chart(freq_spec)
     st.caption("Does the adaptive auditor learn to sample the weak subgroups? Frequency above 1 means a "
                "subgroup was annotated more often than its share of the pool (paper 001, Figure 3).")
@@ -161,16 +151,14 @@ st.caption("Rates are shares of replicates with their 95% Wilson intervals; stop
 st.dataframe(summary, hide_index=True, width="stretch")
 _shared.csv_download(summary, "simulation_summary.csv")
 
-_shared.register_section(ReportSection(
-    key="simulate" if saved["mode"] == "power" else "null_validity",
-    title=("Simulation study" if saved["mode"] == "power" else "Null validity (Type-I error)")
-          + f" on {BUNDLED[saved['pool']].title}",
+charts = [ReportChart("Audit outcomes per method", bars_spec), ReportChart("Stopping times", box_spec)]
+if freq_spec is not None:
+    charts.append(ReportChart(f"Sampling frequency vs accuracy (adaptive · {adaptive_process})", freq_spec))
+section = views.study_section(
+    study, ("Simulation study" if saved["mode"] == "power" else "Null validity (Type-I error)")
+    + f" on {BUNDLED[saved['pool']].title}",
     source=f"bundled pool {saved['pool']}: {BUNDLED[saved['pool']].description}",
     parameters={**params.to_dict(), "replicates": saved["replicates"], "seed": saved["seed"]},
-    summary=tuple(f"{r.method}: failure found {r.failure_found:.0%}, passed {r.passed:.0%}, "
-                  f"inconclusive {r.inconclusive:.0%}, median stop {r.stop_median:g}"
-                  for r in summary.itertuples()),
-    tables=(ReportTable("Summary per row", summary),),
-    charts=(ReportChart("Audit outcomes per method", bars_spec), ReportChart("Stopping times", box_spec))
-           + ((ReportChart("Sampling frequency vs accuracy", freq_spec),) if freq_spec else ()),
-    numbers=study.to_dict()))
+    charts=charts, key="simulate" if saved["mode"] == "power" else "null_validity",
+    extra_tables=(ReportTable("Observed Type-I error per row", type1),) if type1 is not None else ())
+_shared.register_section(section)

@@ -12,8 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from audit_core.identify import ESTIMANDS, parse_cell_id
-from audit_core.report import ReportChart, ReportSection, ReportTable
-from audit_core.report.charts import frequency_heatmap
+from audit_core.report import views
 from pages import _shared
 
 _shared.page_header(
@@ -94,26 +93,12 @@ st.caption("Mandatory cells (in every identifying support): "
 
 if result.supports:
     checks = [_shared.identification(pc_key, (), estimand, tuple(s), pc) for s in result.supports]
-    optima = pd.DataFrame({"#": range(1, len(result.supports) + 1),
-                           "cells": [", ".join(s) for s in result.supports],
-                           "size": [len(s) for s in result.supports],
-                           "collisions": [c.n_collisions for c in checks],
-                           "identifies τ": ["yes" if c.identified else "NO" for c in checks]})
+    optima = views.optima_table(result, checks)
     all_ok = all(c.identified for c in checks)
     (st.success if all_ok else st.error)(
         f"Check with identify(): {sum(c.identified for c in checks)} of {len(checks)} optimal supports "
         "identify τ.")
-
-    counts = pd.Series([cell for s in result.supports for cell in s]).value_counts()
-    parsed = pd.DataFrame([parse_cell_id(c, pc.axes) for c in pc.cells])
-    x_axis = max(axes, key=lambda a: len(pc.axes[a]))
-    y_axes = [a for a in axes if a != x_axis]
-    y_name = " × ".join(y_axes) if y_axes else "cell"
-    freq = pd.DataFrame({x_axis: parsed[x_axis],
-                         y_name: parsed[y_axes].agg(":".join, axis=1) if y_axes else "all",
-                         "count": [int(counts.get(c, 0)) for c in pc.cells]})
-    freq["share"] = freq["count"] / max(len(result.supports), 1)
-    freq_spec = _shared.chart_spec(frequency_heatmap(freq, x_axis, y_name))
+    freq_spec = views.cell_frequency_spec(pc, result.supports, parse_cell_id)
 
     left, right = st.columns([1, 1.2])
     with left:
@@ -129,12 +114,5 @@ if result.supports:
         st.switch_page("pages/explorer.py", query_params={
             "components": "none", "estimand": estimand, "cells": ",".join(result.supports[pick - 1])})
 
-    _shared.register_section(ReportSection(
-        key="supports", title=f"Minimal identifying supports for {estimand}", source=pc_label,
-        parameters={"estimand": estimand, "cost": dict(cost) or "1 per cell", "must include": list(must),
-                    "exclude": list(exclude)},
-        summary=(f"Status {result.status}; optimal cost {result.cost}; {result.size} cells; "
-                 f"{result.n_optimal} optimal supports (complete list: {result.complete}).",),
-        tables=(ReportTable("All optimal supports", optima),),
-        charts=(ReportChart("Cell frequency among optimal supports", freq_spec),),
-        numbers=result.to_dict()))
+    _shared.register_section(views.synthesis_section(result, optima, freq_spec, estimand, pc_label,
+                                                     dict(cost), must, exclude))
