@@ -161,6 +161,7 @@ dl.params{display:grid;grid-template-columns:max-content auto;gap:.15rem 1rem}
 dl.params dt{font-weight:600} dl.params dd{margin:0}
 figure{margin:1rem 0} figure svg{max-width:100%;height:auto}
 figcaption{font-style:italic;color:#444} .meta{color:#444;font-size:.92rem}
+.table-wrap{overflow-x:auto;max-width:100%}
 """
 
 
@@ -184,7 +185,8 @@ def table_html(frame: pd.DataFrame, max_rows: int = 500) -> str:
     more = ""
     if len(frame) > max_rows:
         more = f'<p class="meta">{len(frame) - max_rows} more rows in the JSON export.</p>'
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{more}"
+    return (f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
+            f"</table></div>{more}")
 
 
 def _params_html(parameters: Mapping[str, Any]) -> str:
@@ -291,7 +293,8 @@ def _markdown(report: Report, image_ref) -> str:
 def render_markdown(report: Report) -> str:
     """Markdown with every chart embedded as a PNG data URI (one file, no folder needed)."""
     def data_uri(_s, _c, chart: ReportChart) -> str:
-        return "data:image/png;base64," + base64.b64encode(chart_png(chart.spec)).decode("ascii")
+        # scale 1 keeps a one-file Markdown small; the zip carries sharper images
+        return "data:image/png;base64," + base64.b64encode(chart_png(chart.spec, scale=1.0)).decode("ascii")
     return _markdown(report, data_uri)
 
 

@@ -288,7 +288,8 @@ def study_specs(study) -> tuple[dict, dict]:
     long = summary.melt(id_vars=["method"], value_vars=list(RATE_COLUMNS), var_name="rate_of", value_name="rate")
     long["outcome"] = long["rate_of"].map(RATE_COLUMNS)
     return (chart_spec(outcome_bars(long[["method", "outcome", "rate"]])),
-            chart_spec(stop_boxplot(results[["method", "stop"]])))
+            # n_annotated = cases annotated until the decision, or the budget when inconclusive
+            chart_spec(stop_boxplot(results[["method"]].assign(stop=results["n_annotated"]))))
 
 
 def sampling_frequency_spec(table: pd.DataFrame, rho: float, process: str) -> dict:

@@ -1,0 +1,41 @@
+"""``python -m audit_core report``: writes the dashboard's report from the command line."""
+
+import json
+import re
+
+from audit_core.cli import main
+from audit_core.identify import frozen_policy_class, identify
+
+
+def test_html_report_with_every_section(tmp_path, capsys):
+    out = tmp_path / "report.html"
+    status = main(["report", "--out", str(out), "--synthesize", "--cost", "generated=1,scoring=3",
+                   "--replay", "recorded_run", "--simulate", "gpqa:large", "--replicates", "2",
+                   "--budget", "60", "--json"])
+    assert status == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["format"] == "html" and len(printed["sections"]) == 4
+    html = out.read_text(encoding="utf-8")
+    assert html.count("<svg") >= 7 and 'class="vega-lite-spec"' in html
+    assert not re.search(r"<script[^>]*\bsrc\s*=", html, re.I)
+
+
+def test_json_report_carries_the_engine_numbers(tmp_path):
+    out = tmp_path / "report.json"
+    assert main(["report", "--out", str(out), "--components", "target", "--synthesize"]) == 0
+    doc = json.loads(out.read_text())
+    engine = identify(frozen_policy_class(), components=["target"])
+    numbers = doc["sections"][0]["numbers"]["identification"]
+    assert numbers["n_collisions"] == engine.n_collisions == 3
+    assert numbers["n_classes"] == engine.n_classes == 2
+    synthesis = doc["sections"][1]["numbers"]
+    assert synthesis["n_optimal"] == 26 and synthesis["size"] == 2
+    assert doc["versions"]["python"] and doc["created_utc"]
+
+
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
+    assert main(["report", "--out", str(tmp_path / "r.txt")]) == 2
+    assert main(["report", "--out", str(tmp_path / "r.html"), "--replay", str(tmp_path / "missing.csv")]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if line]
+    assert len(lines) == 2 and all(line.startswith("error: ") for line in lines)
+    assert "missing.csv" in lines[1]
