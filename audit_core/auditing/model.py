@@ -36,7 +36,7 @@ class OnlineEnsemble:
 
     def __init__(self, features: np.ndarray, rng: np.random.Generator, n_members: int = 8,
                  n_hidden: int = 32, ridge: float = 1.0, prior: float = 0.85,
-                 prior_scale: float = 0.15, input_scale: float = 1.0) -> None:
+                 prior_scale: float = 0.15, input_scale: float = 1.0, intercept_ridge: float | None = None) -> None:
         x = np.asarray(features, dtype=float)
         n, d = x.shape
         self.n_members = n_members
@@ -51,7 +51,11 @@ class OnlineEnsemble:
         dim = self.phi.shape[2]
         self.theta = rng.standard_normal((n_members, dim)) * prior_scale
         self.theta0 = self.theta.copy()
-        self.cov = np.broadcast_to(np.eye(dim) / ridge, (n_members, dim, dim)).copy()
+        penalty = np.full(dim, float(ridge))
+        if intercept_ridge is not None:
+            penalty[0] = intercept_ridge
+        self.penalty = penalty
+        self.cov = np.broadcast_to(np.diag(1.0 / penalty), (n_members, dim, dim)).copy()
         self.ridge = ridge
         self.n_seen = 0
         self._rng = rng
@@ -103,11 +107,10 @@ class RefitEnsemble(OnlineEnsemble):
         rows = np.asarray(self._rows)
         target = np.asarray(self._ys) - self.prior
         w = np.asarray(self._weights).T                        # (K, t)
-        dim = self.phi.shape[2]
         for k in range(self.n_members):
             design = self.phi[k, rows, :]
-            gram = self.ridge * np.eye(dim) + design.T @ (w[k][:, None] * design)
-            rhs = self.ridge * self.theta0[k] + design.T @ (w[k] * target)
+            gram = np.diag(self.penalty) + design.T @ (w[k][:, None] * design)
+            rhs = self.penalty * self.theta0[k] + design.T @ (w[k] * target)
             self.theta[k] = np.linalg.solve(gram, rhs)
             self.cov[k] = np.linalg.inv(gram)
 

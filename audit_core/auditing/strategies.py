@@ -74,6 +74,7 @@ class AuditorConfig:
     n_hidden: int = 32
     ridge: float = 1.0
     prior_scale: float = 0.1
+    intercept_ridge: float | None = None
     prediction_alternative: bool = False
     greedy: bool = True            # exploit the lowest predicted case (else a random one of the subset)
     suspects: tuple[str, ...] | None = None
@@ -238,7 +239,8 @@ def run_audit(pool: Pool, strategy: str, process: str, params: AuditParams, seed
         else:
             cls = RefitEnsemble if config.learner == "refit" else OnlineEnsemble
             model = cls(pool.features, rng, n_members=config.n_members, n_hidden=config.n_hidden,
-                        ridge=config.ridge, prior=q, prior_scale=config.prior_scale)
+                        ridge=config.ridge, prior=q, prior_scale=config.prior_scale,
+                        intercept_ridge=config.intercept_ridge)
         if strategy == "pre-learned":
             heldout = cases.heldout(config.n_heldout)
             extra["heldout"] = heldout.tolist()
