@@ -30,5 +30,8 @@ PAGES = {
 # Streamlit treats a folder named pages/ as a legacy multipage app and matches its file names as
 # URL paths; the url_paths above differ from the file names so every URL goes through this router.
 page = st.navigation(PAGES)
-_shared.sidebar()
-page.run()
+try:
+    page.run()
+finally:
+    # After the page (also when it stops early), so the list of computed results is current.
+    _shared.sidebar()

@@ -19,6 +19,33 @@ _shared.page_header(
     "self-contained file (charts as inline SVG with their Vega-Lite specs, no external scripts or "
     "fonts); Markdown embeds the charts as images; JSON holds every number.")
 
+
+def downloads(report: Report) -> None:
+    """Render the chosen sections and offer the four downloads plus an HTML preview."""
+    with st.spinner("Rendering charts offline…"):
+        html = render_html(report)
+        markdown = render_markdown(report)
+        bundle = markdown_zip(report)
+        document = render_json(report)
+
+    stamp = report.created.strftime("%Y%m%d-%H%M%S")
+    d1, d2, d3, d4 = st.columns(4)
+    d1.download_button("HTML report", html.encode("utf-8"), f"audit-report-{stamp}.html", "text/html",
+                       key="dl_html", type="primary", icon=":material/download:")
+    d2.download_button("Markdown (images inline)", markdown.encode("utf-8"), f"audit-report-{stamp}.md",
+                       "text/markdown", key="dl_md", icon=":material/download:")
+    d3.download_button("Markdown + images (zip)", bundle, f"audit-report-{stamp}.zip", "application/zip",
+                       key="dl_zip", icon=":material/download:")
+    d4.download_button("JSON (every number)", document.encode("utf-8"), f"audit-report-{stamp}.json",
+                       "application/json", key="dl_json", icon=":material/download:")
+    st.caption(f"Created {report.created.isoformat()} UTC · "
+               + ", ".join(f"{k} {v}" for k, v in report.versions.items()))
+
+    with st.expander("Preview (HTML)", expanded=True):
+        # An iframe keeps the report's own CSS from restyling the app.
+        components.html(html, height=640, scrolling=True)
+
+
 sections = _shared.computed_sections()
 if not sections:
     st.info("Nothing computed yet in this session. Open a page to compute a result:")
@@ -27,39 +54,15 @@ if not sections:
     c2.page_link("pages/supports.py", label="Minimal supports", icon=":material/join_inner:")
     c3.page_link("pages/replay.py", label="Replay", icon=":material/replay:")
     c4.page_link("pages/simulate.py", label="Simulate", icon=":material/casino:")
-    st.stop()
-
-title = st.text_input("Report title", "Evaluation audit report", max_chars=200)
-st.markdown("**Sections** (the latest result of each page)")
-chosen = []
-for key, section in sections.items():
-    label = f"{section.title} ({len(section.charts)} charts, {len(section.tables)} tables)"
-    if st.checkbox(label, value=True, key=f"report_pick_{key}", help=f"Data source: {section.source}"):
-        chosen.append(section)
-if not chosen:
-    st.warning("Choose at least one section.")
-    st.stop()
-
-report = Report(title=title or "Evaluation audit report", sections=tuple(chosen))
-with st.spinner("Rendering charts offline…"):
-    html = render_html(report)
-    markdown = render_markdown(report)
-    bundle = markdown_zip(report)
-    document = render_json(report)
-
-stamp = report.created.strftime("%Y%m%d-%H%M%S")
-d1, d2, d3, d4 = st.columns(4)
-d1.download_button("HTML report", html.encode("utf-8"), f"audit-report-{stamp}.html", "text/html",
-                   key="dl_html", type="primary", icon=":material/download:")
-d2.download_button("Markdown (images inline)", markdown.encode("utf-8"), f"audit-report-{stamp}.md",
-                   "text/markdown", key="dl_md", icon=":material/download:")
-d3.download_button("Markdown + images (zip)", bundle, f"audit-report-{stamp}.zip", "application/zip",
-                   key="dl_zip", icon=":material/download:")
-d4.download_button("JSON (every number)", document.encode("utf-8"), f"audit-report-{stamp}.json",
-                   "application/json", key="dl_json", icon=":material/download:")
-st.caption(f"Created {report.created.isoformat()} UTC · "
-           + ", ".join(f"{k} {v}" for k, v in report.versions.items()))
-
-with st.expander("Preview (HTML)", expanded=True):
-    # An iframe keeps the report's own CSS from restyling the app.
-    components.html(html, height=640, scrolling=True)
+else:
+    title = st.text_input("Report title", "Evaluation audit report", max_chars=200)
+    st.markdown("**Sections** (the latest result of each page)")
+    chosen = []
+    for key, section in sections.items():
+        label = f"{section.title} ({len(section.charts)} charts, {len(section.tables)} tables)"
+        if st.checkbox(label, value=True, key=f"report_pick_{key}", help=f"Data source: {section.source}"):
+            chosen.append(section)
+    if chosen:
+        downloads(Report(title=title or "Evaluation audit report", sections=tuple(chosen)))
+    else:
+        st.warning("Choose at least one section.")

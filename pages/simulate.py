@@ -104,61 +104,66 @@ if run:
         except InputError as exc:
             _shared.show_input_error(exc, "these settings")
 
+
+def show_results(saved: dict) -> None:
+    """Charts, tables and the report section of the last simulation run."""
+    study, params = saved["study"], saved["params"]
+    summary, _ = views.study_tables(study)
+    st.caption(f"Last run: pool **{BUNDLED[saved['pool']].title}**, {saved['replicates']} replicates per row, "
+               f"budget {params.budget}, seed {saved['seed']}, q = {params.q}, α = {params.alpha}.")
+    bars_spec, box_spec, freq_spec, adaptive_process = saved["specs"]
+
+    type1 = None
+    if saved["mode"] == "null":
+        st.subheader("Null validity")
+        st.caption("On this pool no subgroup is below q, so every 'failure mode found' is a false "
+                   "rejection. Anytime validity promises a rate of at most α.")
+        type1 = views.type_one_error_table(study, params.alpha)
+        worst = type1.sort_values("observed Type-I error", kind="stable").iloc[-1]
+        m1, m2 = st.columns(2)
+        m1.metric("Highest observed Type-I error", f"{worst['observed Type-I error']:.3f}",
+                  help=f"Row {worst['method']}; 95% Wilson interval "
+                       f"[{worst['95% CI low']:.3f}, {worst['95% CI high']:.3f}].")
+        m2.metric("α", f"{params.alpha:g}")
+        above = type1[type1["observed Type-I error"] > params.alpha]
+        if above.empty:
+            st.success(f"In every row the observed Type-I error is at most α = {params.alpha:g}.")
+        else:
+            st.warning("Observed Type-I error above α in: " + ", ".join(above["method"])
+                       + ". With few replicates this can happen by chance; check the interval.")
+        st.dataframe(type1, hide_index=True, width="stretch")
+
+    left, right = st.columns(2)
+    with left:
+        _shared.show_chart(bars_spec)
+    with right:
+        _shared.show_chart(box_spec)
+    if freq_spec is not None:
+        _shared.show_chart(freq_spec)
+        st.caption("Does the adaptive auditor learn to sample the weak subgroups? Frequency above 1 means a "
+                   "subgroup was annotated more often than its share of the pool (paper 001, Figure 3).")
+    st.subheader("Summary per row")
+    st.caption("Rates are shares of replicates with their 95% Wilson intervals; stop = cases annotated "
+               "until the decision (median and quartiles).")
+    st.dataframe(summary, hide_index=True, width="stretch")
+    _shared.csv_download(summary, "simulation_summary.csv")
+
+    charts = [ReportChart("Audit outcomes per method", bars_spec), ReportChart("Stopping times", box_spec)]
+    if freq_spec is not None:
+        charts.append(ReportChart(f"Sampling frequency vs accuracy (adaptive · {adaptive_process})", freq_spec))
+    section = views.study_section(
+        study, ("Simulation study" if saved["mode"] == "power" else "Null validity (Type-I error)")
+        + f" on {BUNDLED[saved['pool']].title}",
+        source=f"bundled pool {saved['pool']}: {BUNDLED[saved['pool']].description}",
+        parameters={**params.to_dict(), "replicates": saved["replicates"], "seed": saved["seed"]},
+        charts=charts, key="simulate" if saved["mode"] == "power" else "null_validity",
+        extra_tables=(ReportTable("Observed Type-I error per row", type1),) if type1 is not None else ())
+    _shared.register_section(section)
+
+
 saved = st.session_state.get("sim_result")
 if saved is None:
     st.info("Choose settings and press **Run simulation**. A study of 7 rows × 20 replicates takes "
             "a few seconds.")
-    st.stop()
-
-study, params = saved["study"], saved["params"]
-summary, _ = views.study_tables(study)
-st.caption(f"Last run: pool **{BUNDLED[saved['pool']].title}**, {saved['replicates']} replicates per row, "
-           f"budget {params.budget}, seed {saved['seed']}, q = {params.q}, α = {params.alpha}.")
-bars_spec, box_spec, freq_spec, adaptive_process = saved["specs"]
-
-type1 = None
-if saved["mode"] == "null":
-    st.subheader("Null validity")
-    st.caption("On this pool no subgroup is below q, so every 'failure mode found' is a false "
-               "rejection. Anytime validity promises a rate of at most α.")
-    type1 = views.type_one_error_table(study, params.alpha)
-    worst = type1.sort_values("observed Type-I error", kind="stable").iloc[-1]
-    m1, m2 = st.columns(2)
-    m1.metric("Highest observed Type-I error", f"{worst['observed Type-I error']:.3f}",
-              help=f"Row {worst['method']}; 95% Wilson interval "
-                   f"[{worst['95% CI low']:.3f}, {worst['95% CI high']:.3f}].")
-    m2.metric("α", f"{params.alpha:g}")
-    above = type1[type1["observed Type-I error"] > params.alpha]
-    if above.empty:
-        st.success(f"In every row the observed Type-I error is at most α = {params.alpha:g}.")
-    else:
-        st.warning("Observed Type-I error above α in: " + ", ".join(above["method"])
-                   + ". With few replicates this can happen by chance; check the interval.")
-    st.dataframe(type1, hide_index=True, width="stretch")
-
-left, right = st.columns(2)
-with left:
-    _shared.show_chart(bars_spec)
-with right:
-    _shared.show_chart(box_spec)
-if freq_spec is not None:
-    _shared.show_chart(freq_spec)
-    st.caption("Does the adaptive auditor learn to sample the weak subgroups? Frequency above 1 means a "
-               "subgroup was annotated more often than its share of the pool (paper 001, Figure 3).")
-st.subheader("Summary per row")
-st.caption("Rates are shares of replicates with their 95% Wilson intervals; stop = cases annotated "
-           "until the decision (median and quartiles).")
-st.dataframe(summary, hide_index=True, width="stretch")
-_shared.csv_download(summary, "simulation_summary.csv")
-
-charts = [ReportChart("Audit outcomes per method", bars_spec), ReportChart("Stopping times", box_spec)]
-if freq_spec is not None:
-    charts.append(ReportChart(f"Sampling frequency vs accuracy (adaptive · {adaptive_process})", freq_spec))
-section = views.study_section(
-    study, ("Simulation study" if saved["mode"] == "power" else "Null validity (Type-I error)")
-    + f" on {BUNDLED[saved['pool']].title}",
-    source=f"bundled pool {saved['pool']}: {BUNDLED[saved['pool']].description}",
-    parameters={**params.to_dict(), "replicates": saved["replicates"], "seed": saved["seed"]},
-    charts=charts, key="simulate" if saved["mode"] == "power" else "null_validity",
-    extra_tables=(ReportTable("Observed Type-I error per row", type1),) if type1 is not None else ())
-_shared.register_section(section)
+else:
+    show_results(saved)
