@@ -16,7 +16,7 @@ GPQA = AuditParams.gpqa(n_init=2)
 
 @pytest.fixture(scope="module")
 def pools():
-    return {key: load_pool(key) for key in ("gpqa:large", "gpqa:small", "gpqa:none", "sdoh")}
+    return {key: load_pool(key) for key in ("gpqa:large", "gpqa:medium", "gpqa:small", "gpqa:none", "sdoh")}
 
 
 def _row(study, strategy, process):
@@ -92,10 +92,11 @@ def test_large_adaptive_sr_lr_ui_finds_the_failure_and_oracle_is_fastest(pools):
 
 
 @pytest.mark.slow
-def test_small_adaptive_sr_lr_ui_power_at_least_the_fixed_strategies(pools):
+@pytest.mark.parametrize("setting", ["small", "medium"])
+def test_adaptive_sr_lr_ui_power_at_least_the_fixed_strategies(pools, setting):
     rows = (("stratified", "LR"), ("pre-learned", "LR"), ("adaptive", "LR"), ("adaptive", "SR-LR-UI"))
     replicates = 30
-    study = run_study(pools["gpqa:small"], rows, replicates, GPQA, seed=13, n_jobs=2)
+    study = run_study(pools[f"gpqa:{setting}"], rows, replicates, GPQA, seed=13, n_jobs=2)
     sr = _row(study, "adaptive", "SR-LR-UI")["failure_found"]
     se = math.sqrt(0.25 / replicates)
     for strategy, process in rows[:3]:
