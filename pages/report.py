@@ -59,7 +59,9 @@ else:
     st.markdown("**Sections** (the latest result of each page)")
     chosen = []
     for key, section in sections.items():
-        label = f"{section.title} ({len(section.charts)} charts, {len(section.tables)} tables)"
+        n_charts, n_tables = len(section.charts), len(section.tables)
+        label = (f"{section.title} ({n_charts} chart{'s' * (n_charts != 1)}, "
+                 f"{n_tables} table{'s' * (n_tables != 1)})")
         if st.checkbox(label, value=True, key=f"report_pick_{key}", help=f"Data source: {section.source}"):
             chosen.append(section)
     if chosen:
