@@ -46,8 +46,10 @@ def replay_specs(run_key: tuple, data_name: str, _result) -> tuple[dict, dict, d
 
 
 def validate_upload(data: bytes, name: str) -> None:
-    """A new upload must at least load with the auto-detected columns."""
-    load_audit_csv(data, name=name)
+    """A new upload must parse, and load with its auto-detected columns when a score column is
+    detected; without one it is accepted and the user picks the columns below."""
+    if detect_columns(read_csv_frame(data, name=name)).score is not None:
+        load_audit_csv(data, name=name)
 
 
 _shared.page_header(

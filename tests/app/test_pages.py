@@ -93,8 +93,12 @@ def test_replay_upload_good_then_broken_keeps_previous_data():
     assert int(metric(at, "Cases replayed")) == 60
     at.file_uploader(key="replay_upload__widget").upload("broken.csv", BROKEN_CSV, "text/csv").run()
     assert not at.exception
-    assert len(at.error) == 1 and "broken.csv" in at.error[0].value
+    assert len(at.error) == 1 and "broken.csv" in at.error[0].value and "maybe" in at.error[0].value
     assert int(metric(at, "Cases replayed")) == 60  # previous data kept
+    at.file_uploader(key="replay_upload__widget").upload("empty.csv", b"", "text/csv").run()
+    assert not at.exception
+    assert len(at.error) == 1 and "empty.csv" in at.error[0].value
+    assert int(metric(at, "Cases replayed")) == 60
 
 
 def test_policy_upload_broken_file_shows_one_error():
