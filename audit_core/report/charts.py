@@ -248,8 +248,3 @@ def frequency_accuracy_chart(table: pd.DataFrame, title: str = "Sampling frequen
         layers.insert(0, alt.Chart(pd.DataFrame({"y": [reference]})).mark_rule(
             strokeDash=[5, 4], color="#777", strokeWidth=1.5).encode(y="y:Q"))
     return alt.layer(*layers).properties(title=alt.TitleParams(title, subtitle=subtitle or None), height=380)
-
-
-def category_order(values: Sequence[str]) -> list[str]:
-    """Stable unique order, used to keep legends and axes consistent across pages."""
-    return list(dict.fromkeys(values))
