@@ -1,0 +1,44 @@
+"""Estimand-separated results from model response logs (paper 000, "Key empirical results").
+
+Load a long-format log (``model, cluster, cell, response`` + oracle) with
+:func:`load_response_log`, then :func:`measure` gives base accuracy, target-follow and sham-stay
+given base-correct, local response, τ_full (complete units), readout validity, Wilson and
+cluster-bootstrap intervals, and the mutually exclusive behavioural composition.
+"""
+
+from audit_core.measure.estimates import (
+    ALL_MODELS,
+    COMPOSITION,
+    ENGINE_ESTIMANDS,
+    ESTIMATES,
+    Estimate,
+    Measurement,
+    ModelMeasure,
+    UnitMeasure,
+    bootstrap_interval,
+    cluster_bootstrap_weights,
+    engine_estimands,
+    measure,
+    paired_units,
+)
+from audit_core.measure.log import NON_ANSWER, ResponseLog, is_non_answer, load_response_log
+
+__all__ = [
+    "ALL_MODELS",
+    "COMPOSITION",
+    "ENGINE_ESTIMANDS",
+    "ESTIMATES",
+    "Estimate",
+    "Measurement",
+    "ModelMeasure",
+    "NON_ANSWER",
+    "ResponseLog",
+    "UnitMeasure",
+    "bootstrap_interval",
+    "cluster_bootstrap_weights",
+    "engine_estimands",
+    "is_non_answer",
+    "load_response_log",
+    "measure",
+    "paired_units",
+]

@@ -1,0 +1,389 @@
+"""Estimand-separated results from a response log (paper 000, "Key empirical results" 1 and 2).
+
+Two kinds of unit, as in the paper:
+
+* a *model-cluster unit* (model, cluster) answers the 36 cells of its cluster. On it the identify
+  engine's estimands are evaluated literally: each unit is a policy row of a policy class whose
+  oracle is its cluster's oracle, and :func:`audit_core.identify.estimand_values` gives
+  static correctness (canonical base cell), local response (base, target, sham on the canonical
+  cells) and τ_full (all cells). An estimand counts for a unit only when all of its cells are
+  observed; τ_full therefore only for complete units.
+* a *paired unit* (model, cluster, context) is one base/target/sham triple that shares every other
+  axis value (mapping x readout: 12 per cluster). Base accuracy = base cell correct; target-follow
+  and sham-stay are conditional on base-correct; local response = base-correct and target-follow
+  and sham-stay (given base-correct, and over all paired units). Only triples with all three cells
+  observed count. The paper's 576 units are 2 models x 24 clusters x 12 contexts.
+
+Composition (mutually exclusive, in this order) per paired unit: reportability failure (a
+non-answer in any of the three cells), base-knowledge failure (base wrong), full success (local
+response), target inertia (target answer = base answer and wrong), other.
+
+Intervals: Wilson (:func:`audit_core.sequential.wilson_interval`) on the pooled counts, and a
+percentile cluster bootstrap that resamples clusters with replacement (one seeded weight matrix
+shared by all estimands and models, so differences between estimands are synchronised).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from audit_core.errors import InputError
+from audit_core.identify import build_policy_class, estimand_values
+from audit_core.identify.estimands import estimand_cells
+from audit_core.measure.log import ResponseLog
+from audit_core.sequential.intervals import wilson_interval
+
+PAIRED = "paired unit"
+MODEL_CLUSTER = "model-cluster unit"
+CELL = "cell"
+
+# name -> (level, label); the order of the tables and charts.
+ESTIMATES: dict[str, tuple[str, str]] = {
+    "base_accuracy": (PAIRED, "base accuracy (static correctness)"),
+    "target_follow": (PAIRED, "target-follow | base-correct"),
+    "sham_stay": (PAIRED, "sham-stay | base-correct"),
+    "local_given_base": (PAIRED, "local response | base-correct"),
+    "local_paired": (PAIRED, "local paired response"),
+    "sham_stable": (PAIRED, "sham stability (all paired units)"),
+    "static_correctness": (MODEL_CLUSTER, "static correctness (canonical base cell)"),
+    "local_response": (MODEL_CLUSTER, "local response (canonical cells)"),
+    "tau_full": (MODEL_CLUSTER, "full-support response τ_full (complete units)"),
+    "validity": (CELL, "readout validity (all readouts)"),
+}
+# Estimands of the identify engine evaluated per model-cluster unit.
+ENGINE_ESTIMANDS = ("static_correctness", "local_response", "tau_full")
+COMPOSITION = ("reportability failure", "base-knowledge failure", "target inertia", "other", "full success")
+ALL_MODELS = "all models"
+# A response no model can give: marks unobserved cells for the engine (never equals the oracle).
+UNOBSERVED = "\x00unobserved"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One rate: successes / n with a Wilson and a cluster-bootstrap interval (None when n = 0)."""
+
+    name: str
+    label: str
+    level: str
+    successes: int
+    n: int
+    rate: float | None
+    wilson_low: float | None
+    wilson_high: float | None
+    boot_low: float | None
+    boot_high: float | None
+
+    def __repr__(self) -> str:
+        rate = "n/a" if self.rate is None else f"{self.rate:.3f}"
+        return f"Estimate({self.name}: {self.successes}/{self.n} = {rate})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class ModelMeasure:
+    """Pooled results of one model (or of all models): estimates and composition counts."""
+
+    model: str
+    n_clusters: int
+    n_units: int
+    n_complete_units: int
+    n_paired: int
+    n_complete_paired: int
+    estimates: tuple[Estimate, ...]
+    composition: tuple[tuple[str, int], ...]
+
+    def __repr__(self) -> str:
+        return f"ModelMeasure({self.model!r}, {self.n_units} units, {self.n_complete_paired} paired units)"
+
+    def estimate(self, name: str) -> Estimate:
+        for e in self.estimates:
+            if e.name == name:
+                return e
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model": self.model, "n_clusters": self.n_clusters, "n_units": self.n_units,
+                "n_complete_units": self.n_complete_units, "n_paired": self.n_paired,
+                "n_complete_paired": self.n_complete_paired,
+                "estimates": [e.to_dict() for e in self.estimates],
+                "composition": {c: n for c, n in self.composition}}
+
+
+@dataclass(frozen=True)
+class UnitMeasure:
+    """One model-cluster unit: engine estimands (None = not all their cells observed), paired counts."""
+
+    model: str
+    cluster: str
+    oracle: str
+    cells_observed: int
+    complete: bool
+    static_correctness: int | None
+    local_response: int | None
+    tau_full: int | None
+    n_paired: int
+    base_correct: int
+    target_follow: int
+    sham_stay: int
+    local: int
+    composition: tuple[tuple[str, int], ...]
+
+    def __repr__(self) -> str:
+        return f"UnitMeasure({self.model!r}, {self.cluster!r}, local {self.local}/{self.n_paired})"
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "composition"}
+        out["composition"] = {c: n for c, n in self.composition}
+        return out
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Estimand-separated results of a response log: per model, pooled, and per unit."""
+
+    source: str
+    models: tuple[ModelMeasure, ...]
+    pooled: ModelMeasure
+    units: tuple[UnitMeasure, ...]
+    n_cells: int
+    n_contexts: int
+    n_boot: int
+    seed: int
+    confidence: float
+    notes: tuple[str, ...] = field(default=())
+
+    def __repr__(self) -> str:
+        return (f"Measurement({len(self.models)} models, {len(self.units)} units, "
+                f"n_boot={self.n_boot}, source={self.source!r})")
+
+    def model(self, name: str) -> ModelMeasure:
+        for m in self.models + (self.pooled,):
+            if m.model == name:
+                return m
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "n_cells": self.n_cells, "n_contexts": self.n_contexts,
+                "bootstrap": {"replicates": self.n_boot, "seed": self.seed, "unit": "cluster"},
+                "confidence": self.confidence,
+                "models": [m.to_dict() for m in self.models], "pooled": self.pooled.to_dict(),
+                "units": [u.to_dict() for u in self.units], "notes": list(self.notes)}
+
+
+# ------------------------------------------------------------------------------ unit estimands
+
+def engine_estimands(log: ResponseLog) -> dict[str, np.ndarray]:
+    """Per model-cluster unit: the identify engine's estimands, -1 where a needed cell is missing.
+
+    Units whose clusters share an oracle form one policy class (their distinct response rows are
+    its policies, unobserved cells answered with a sentinel) and :func:`estimand_values` decides.
+    """
+    layout = log.layout
+    out = {e: np.full(log.n_units, -1, dtype=np.int8) for e in ENGINE_ESTIMANDS}
+    text = np.array(list(log.codebook) + [UNOBSERVED], dtype=object)
+    _, oracle_group = np.unique(log.expected, axis=0, return_inverse=True)
+    oracle_group = np.asarray(oracle_group).reshape(-1)
+    unit_cluster = log.unit_cluster()
+    for group in np.unique(oracle_group):
+        cluster = int(np.flatnonzero(oracle_group == group)[0])
+        units = np.flatnonzero(oracle_group[unit_cluster] == group)
+        rows, inverse = np.unique(log.codes[units], axis=0, return_inverse=True)
+        inverse = np.asarray(inverse).reshape(-1)
+        policies = {f"u{i}": dict(zip(layout.cells, text[row])) for i, row in enumerate(rows)}
+        oracle = dict(zip(layout.cells, text[log.expected[cluster]]))
+        pc = build_policy_class(layout.axes, layout.base, layout.components, policies, oracle=oracle,
+                                source=f"{log.source} (units with oracle of cluster {log.clusters[cluster]!r})")
+        for estimand in ENGINE_ESTIMANDS:
+            needed = pc.columns(estimand_cells(pc, estimand))
+            value = estimand_values(pc, estimand)[inverse]
+            measurable = log.observed[np.ix_(units, needed)].all(axis=1)
+            out[estimand][units] = np.where(measurable, value, -1)
+    return out
+
+
+# ------------------------------------------------------------------------------ paired units
+
+@dataclass(frozen=True)
+class PairedUnits:
+    """Boolean arrays (n_units x n_contexts) over base/target/sham triples sharing a context."""
+
+    complete: np.ndarray
+    base_correct: np.ndarray
+    target_follow: np.ndarray
+    sham_stay: np.ndarray
+    sham_correct: np.ndarray
+    category: np.ndarray  # index into COMPOSITION, -1 when the triple is incomplete
+    canonical: int
+
+
+def paired_units(log: ResponseLog) -> PairedUnits:
+    """Base/target/sham triples per context (all non-world axes), see the module docstring."""
+    layout = log.layout
+    axes = list(layout.axes)
+    world_axis = axes[0]
+    worlds = layout.axes[world_axis]
+    base_world = layout.base[world_axis][0]
+    for needed in ("target", "sham"):
+        if needed not in worlds:
+            raise InputError(f"{log.source}: the first axis {world_axis!r} needs a {needed!r} world "
+                             f"for target-follow and sham-stay (values: {', '.join(worlds)})")
+    contexts = list(itertools.product(*(layout.axes[a] for a in axes[1:])))
+    canonical = contexts.index(tuple(layout.base[a][0] for a in axes[1:]))
+    index = layout.cell_index
+
+    def cols(world: str) -> np.ndarray:
+        return np.array([index[":".join((world,) + ctx)] for ctx in contexts], dtype=np.intp)
+
+    b, t, s = cols(base_world), cols("target"), cols("sham")
+    obs, ok, bad = log.observed, log.correct, log.non_answer
+    complete = obs[:, b] & obs[:, t] & obs[:, s]
+    base_correct = complete & ok[:, b]
+    target_follow = base_correct & ok[:, t]
+    sham_stay = base_correct & ok[:, s]
+    local = target_follow & ok[:, s]
+    reportability = complete & (bad[:, b] | bad[:, t] | bad[:, s])
+    inertia = base_correct & ~ok[:, t] & (log.codes[:, t] == log.codes[:, b])
+    category = np.full(complete.shape, -1, dtype=np.int8)
+    # Assigned from the last category to the first so that earlier categories win.
+    category[complete] = COMPOSITION.index("other")
+    category[inertia] = COMPOSITION.index("target inertia")
+    category[local] = COMPOSITION.index("full success")
+    category[complete & ~ok[:, b]] = COMPOSITION.index("base-knowledge failure")
+    category[reportability] = COMPOSITION.index("reportability failure")
+    return PairedUnits(complete=complete, base_correct=base_correct, target_follow=target_follow,
+                       sham_stay=sham_stay, sham_correct=complete & ok[:, s], category=category,
+                       canonical=canonical)
+
+
+# ------------------------------------------------------------------------------ counting
+
+def _unit_counts(log: ResponseLog, pairs: PairedUnits, engine: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per unit (successes, n) of every estimate in ESTIMATES."""
+    local = pairs.target_follow & pairs.sham_stay
+    counts = {
+        "base_accuracy": (pairs.base_correct.sum(1), pairs.complete.sum(1)),
+        "target_follow": (pairs.target_follow.sum(1), pairs.base_correct.sum(1)),
+        "sham_stay": (pairs.sham_stay.sum(1), pairs.base_correct.sum(1)),
+        "local_given_base": (local.sum(1), pairs.base_correct.sum(1)),
+        "local_paired": (local.sum(1), pairs.complete.sum(1)),
+        "sham_stable": (pairs.sham_correct.sum(1), pairs.complete.sum(1)),
+    }
+    for e in ENGINE_ESTIMANDS:
+        counts[e] = ((engine[e] == 1).astype(np.int64), (engine[e] >= 0).astype(np.int64))
+    valid = log.observed & ~log.non_answer
+    counts["validity"] = (valid.sum(1), log.observed.sum(1))
+    if "readout" in log.layout.axes:
+        pos = list(log.layout.axes).index("readout")
+        readout_of_cell = np.array([c.split(":")[pos] for c in log.cells])
+        for value in log.layout.axes["readout"]:
+            mask = readout_of_cell == value
+            counts[f"validity:{value}"] = (valid[:, mask].sum(1), log.observed[:, mask].sum(1))
+    return {k: (np.asarray(s, dtype=np.int64), np.asarray(n, dtype=np.int64)) for k, (s, n) in counts.items()}
+
+
+def cluster_bootstrap_weights(n_clusters: int, n_boot: int, seed: int) -> np.ndarray:
+    """(n_boot x n_clusters) multiplicities of clusters drawn with replacement (seeded)."""
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, n_clusters, size=(n_boot, n_clusters))
+    offsets = (draws + n_clusters * np.arange(n_boot)[:, None]).ravel()
+    return np.bincount(offsets, minlength=n_boot * n_clusters).reshape(n_boot, n_clusters).astype(np.float64)
+
+
+def bootstrap_interval(weights: np.ndarray, successes: np.ndarray, n: np.ndarray,
+                       confidence: float) -> tuple[float | None, float | None]:
+    """Percentile interval of the pooled rate Σw·s / Σw·n over bootstrap replicates of clusters.
+
+    ``successes`` and ``n`` are per-cluster totals; replicates whose resampled n is 0 are left out.
+    """
+    if weights.shape[0] == 0 or n.sum() == 0:
+        return None, None
+    top = weights @ successes
+    bottom = weights @ n
+    keep = bottom > 0
+    if not keep.any():
+        return None, None
+    rates = top[keep] / bottom[keep]
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(rates, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
+def _estimates(per_cluster: dict[str, tuple[np.ndarray, np.ndarray]], weights: np.ndarray,
+               confidence: float) -> tuple[Estimate, ...]:
+    out = []
+    names = list(ESTIMATES) + sorted(k for k in per_cluster if k not in ESTIMATES)
+    for name in names:
+        s, n = per_cluster[name]
+        level, label = ESTIMATES[name] if name in ESTIMATES else (CELL, f"readout validity ({name.split(':', 1)[1]})")
+        total_s, total_n = int(s.sum()), int(n.sum())
+        if total_n:
+            w_low, w_high = wilson_interval(total_s, total_n, confidence)
+            b_low, b_high = bootstrap_interval(weights, s.astype(float), n.astype(float), confidence)
+            rate = total_s / total_n
+        else:
+            w_low = w_high = b_low = b_high = rate = None
+        out.append(Estimate(name, label, level, total_s, total_n, rate, w_low, w_high, b_low, b_high))
+    return tuple(out)
+
+
+def measure(log: ResponseLog, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95) -> Measurement:
+    """Estimand-separated results per model and pooled over models (module docstring)."""
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
+        raise InputError(f"bootstrap replicates: need an integer >= 0, got {n_boot!r}")
+    if not 0.0 < confidence < 1.0:
+        raise InputError(f"confidence: must lie strictly between 0 and 1, got {confidence}")
+    n_models, n_clusters = len(log.models), len(log.clusters)
+    engine = engine_estimands(log)
+    pairs = paired_units(log)
+    counts = _unit_counts(log, pairs, engine)
+    weights = cluster_bootstrap_weights(n_clusters, int(n_boot), seed)
+    unit_model = log.unit_model()
+    cell_complete = log.observed.all(axis=1)
+    categories = np.stack([(pairs.category == i).sum(1) for i in range(len(COMPOSITION))], axis=1)
+
+    def summary(model: str, units: np.ndarray, model_count: int) -> ModelMeasure:
+        # Per cluster totals over the chosen units (clusters are the bootstrap's resampling unit).
+        per_cluster = {k: (s[units].reshape(model_count, n_clusters).sum(0),
+                           n[units].reshape(model_count, n_clusters).sum(0)) for k, (s, n) in counts.items()}
+        comp = categories[units].sum(0)
+        return ModelMeasure(
+            model=model, n_clusters=n_clusters, n_units=int(units.size),
+            n_complete_units=int(cell_complete[units].sum()),
+            n_paired=int(units.size * pairs.complete.shape[1]),
+            n_complete_paired=int(pairs.complete[units].sum()),
+            estimates=_estimates(per_cluster, weights, confidence),
+            composition=tuple((c, int(v)) for c, v in zip(COMPOSITION, comp)))
+
+    models = tuple(summary(m, np.flatnonzero(unit_model == i), 1) for i, m in enumerate(log.models))
+    pooled = summary(ALL_MODELS, np.arange(log.n_units), n_models)
+    units = []
+    local = pairs.target_follow & pairs.sham_stay
+    for u in range(log.n_units):
+        k = u % n_clusters
+        units.append(UnitMeasure(
+            model=log.models[u // n_clusters], cluster=log.clusters[k],
+            oracle="→".join(log.oracle_labels[k]), cells_observed=int(log.observed[u].sum()),
+            complete=bool(cell_complete[u]),
+            **{e: (None if engine[e][u] < 0 else int(engine[e][u])) for e in ENGINE_ESTIMANDS},
+            n_paired=int(pairs.complete[u].sum()), base_correct=int(pairs.base_correct[u].sum()),
+            target_follow=int(pairs.target_follow[u].sum()), sham_stay=int(pairs.sham_stay[u].sum()),
+            local=int(local[u].sum()),
+            composition=tuple((c, int(v)) for c, v in zip(COMPOSITION, categories[u]))))
+    notes = list(log.notes)
+    incomplete_pairs = int(pairs.complete.size - pairs.complete.sum())
+    if incomplete_pairs:
+        notes.append(f"{incomplete_pairs} paired unit(s) miss a base, target or sham cell and are left out "
+                     "of the paired estimates")
+    n_incomplete = int(log.n_units - cell_complete.sum())
+    if n_incomplete:
+        notes.append(f"τ_full is measured on {int(cell_complete.sum())} of {log.n_units} model-cluster units "
+                     f"(the other {n_incomplete} do not have all {len(log.cells)} cells)")
+    return Measurement(source=log.source, models=models, pooled=pooled, units=tuple(units),
+                       n_cells=len(log.cells), n_contexts=int(pairs.complete.shape[1]), n_boot=int(n_boot),
+                       seed=int(seed), confidence=float(confidence), notes=tuple(notes))
