@@ -1,0 +1,77 @@
+"""``measure`` command: estimand-separated results from a model response log.
+
+``python -m audit_core measure LOG.csv [--policies FILE] [--bootstrap B] [--seed S]
+[--confidence C] [--json]``; the JSON document is :meth:`Measurement.to_dict`. Exit 2 on bad input.
+"""
+
+from __future__ import annotations
+
+from audit_core.cli import emit
+from audit_core.identify import load_policy_class
+from audit_core.measure import load_response_log, measure
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "measure", help="estimand-separated results from a response log",
+        description="Base accuracy, target-follow and sham-stay given base-correct, local response, "
+                    "full-support response, readout validity and behavioural composition per model.")
+    p.add_argument("log", metavar="LOG.csv", help="long CSV: model, cluster, cell, response + oracle")
+    p.add_argument("--policies", metavar="FILE", help="policy class whose axes define the cells "
+                   "(default: the frozen 36-cell layout)")
+    p.add_argument("--bootstrap", type=int, default=2000, metavar="B", help="cluster-bootstrap replicates (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--units", action="store_true", help="also list every model-cluster unit (text output)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    layout = load_policy_class(args.policies) if args.policies else None
+    log = load_response_log(args.log, policy_class=layout)
+    result = measure(log, n_boot=args.bootstrap, seed=args.seed, confidence=args.confidence)
+    payload = result.to_dict()
+    if not args.json and not args.units:
+        payload = {**payload, "units": []}
+    emit(payload, args.json, render_text)
+    return 0
+
+
+def _interval(low, high) -> str:
+    return "-" if low is None else f"[{low:.3f}, {high:.3f}]"
+
+
+def _model_block(m: dict, confidence: float) -> list[str]:
+    pct = f"{100 * confidence:g}%"
+    lines = [f"{m['model']}: {m['n_units']} model-cluster units ({m['n_complete_units']} with all cells), "
+             f"{m['n_complete_paired']} of {m['n_paired']} paired units complete"]
+    header = f"  {'estimate':<46} {'k/n':>11} {'rate':>6}  {pct + ' Wilson':<17} {pct + ' cluster bootstrap':<17}"
+    lines.append(header)
+    for e in m["estimates"]:
+        rate = "-" if e["rate"] is None else f"{e['rate']:.3f}"
+        lines.append(f"  {e['label']:<46} {str(e['successes']) + '/' + str(e['n']):>11} {rate:>6}  "
+                     f"{_interval(e['wilson_low'], e['wilson_high']):<17} {_interval(e['boot_low'], e['boot_high'])}")
+    total = sum(m["composition"].values())
+    lines.append("  composition (paired units): " + ", ".join(
+        f"{name} {count}" for name, count in m["composition"].items()) + f" (total {total})")
+    return lines
+
+
+def render_text(payload: dict) -> str:
+    lines = [f"Response log {payload['source']}: {payload['n_cells']} cells per cluster, "
+             f"{payload['n_contexts']} base/target/sham contexts per cluster; bootstrap "
+             f"{payload['bootstrap']['replicates']} replicates over clusters (seed {payload['bootstrap']['seed']})", ""]
+    blocks = payload["models"] + ([payload["pooled"]] if len(payload["models"]) > 1 else [])
+    for m in blocks:
+        lines += _model_block(m, payload["confidence"]) + [""]
+    if payload["units"]:
+        lines.append(f"  {'model':<22} {'cluster':<14} {'oracle':<22} cells static local τ_full  local/paired")
+        for u in payload["units"]:
+            flags = ["-" if u[k] is None else str(u[k]) for k in ("static_correctness", "local_response", "tau_full")]
+            lines.append(f"  {u['model']:<22} {u['cluster']:<14} {u['oracle']:<22} {u['cells_observed']:>5} "
+                         f"{flags[0]:>6} {flags[1]:>5} {flags[2]:>6}  {u['local']}/{u['n_paired']}")
+        lines.append("")
+    for note in payload["notes"]:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)

@@ -1,0 +1,54 @@
+"""`python -m audit_core measure`: JSON shape, readable text, exit 2 on bad input."""
+
+import json
+
+import pytest
+
+import audit_core.cli as cli
+from audit_core.measure import ESTIMATES, COMPOSITION
+
+LOG = "data/example_response_log.csv"
+
+
+@pytest.fixture(autouse=True)
+def measure_command(monkeypatch):
+    # Until the lead adds the module to COMMAND_MODULES, register it for these tests.
+    if "audit_core.cli.measure_cmd" not in cli.COMMAND_MODULES:
+        monkeypatch.setattr(cli, "COMMAND_MODULES", cli.COMMAND_MODULES + ("audit_core.cli.measure_cmd",))
+
+
+def test_json_shape(capsys):
+    code = cli.main(["measure", LOG, "--json", "--bootstrap", "100", "--seed", "2"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert {"source", "n_cells", "n_contexts", "bootstrap", "confidence", "models", "pooled", "units", "notes"} <= set(d)
+    assert d["n_cells"] == 36 and d["n_contexts"] == 12 and d["bootstrap"] == {"replicates": 100, "seed": 2, "unit": "cluster"}
+    assert [m["model"] for m in d["models"]] == ["synthetic-model-A", "synthetic-model-B"]
+    assert d["pooled"]["model"] == "all models" and len(d["units"]) == 48
+    names = [e["name"] for e in d["pooled"]["estimates"]]
+    assert names[:len(ESTIMATES)] == list(ESTIMATES) and "validity:generated" in names
+    est = d["pooled"]["estimates"][0]
+    assert set(est) == {"name", "label", "level", "successes", "n", "rate", "wilson_low", "wilson_high",
+                        "boot_low", "boot_high"}
+    assert list(d["pooled"]["composition"]) == list(COMPOSITION)
+    assert sum(d["pooled"]["composition"].values()) == d["pooled"]["n_complete_paired"] == 576
+    unit = d["units"][0]
+    assert {"model", "cluster", "oracle", "tau_full", "local_response", "composition"} <= set(unit)
+
+
+def test_text_table(capsys):
+    assert cli.main(["measure", LOG, "--bootstrap", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "synthetic-model-A" in out and "all models" in out and "target-follow | base-correct" in out
+    assert "cluster bootstrap" in out and "note: ignored column(s): generating_policy" in out
+
+
+def test_bad_input_exits_2_with_one_line(capsys, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("model,cluster,cell,response,oracle\nm,c,base:ABC:nowhere,A,TRUE\n")
+    assert cli.main(["measure", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "'nowhere' is not a value of axis 'readout'" in err
+    assert cli.main(["measure", str(tmp_path / "missing.csv")]) == 2
+    assert "file not found" in capsys.readouterr().err
+    assert cli.main(["measure", LOG, "--bootstrap", "-5"]) == 2
