@@ -1,6 +1,6 @@
 """Benchmark: the paper's whole GPQA-style study, the SDoH-style study and the accuracy-model cost.
 
-    python bench/bench_simulate.py [--replicates 100] [--jobs 2] [--baseline-replicates 20]
+    python bench/bench_simulate.py [--replicates 100] [--jobs 2] [--baseline-replicates 40]
 
 1. GPQA-style study (paper 001 Figure 2): 4 settings x 7 rows x 100 replicates, budget 250,
    q 0.85, m 40, 2 initial random cases, scenario (a); target < 10 minutes on 2 cores. The paper
@@ -62,7 +62,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=100)
     parser.add_argument("--sdoh-replicates", type=int, default=40)
-    parser.add_argument("--baseline-replicates", type=int, default=20)
+    parser.add_argument("--baseline-replicates", type=int, default=40)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args()

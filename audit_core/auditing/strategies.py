@@ -16,8 +16,9 @@ Strategies:
 * ``informed``: samples the subgroups the user names as suspect (``suspects``).
 * ``adaptive``: the online :class:`~audit_core.auditing.model.OnlineEnsemble` on the case features
   only. After ``params.n_init`` random cases: with probability ``explore`` (0.05) a random case;
-  else the ``epsilon``-sized subset with the lowest predicted accuracy when its mean prediction is
-  below q; otherwise UCB exploration: a random case among the half with the lowest lower
+  else, when the ``epsilon``-sized subset with the lowest predicted accuracy has a mean prediction
+  below q, its lowest-predicted case (greedy, as in appendix B.3 (a); ``greedy=False`` draws from
+  the subset at random); otherwise UCB exploration: a random case among the half with the lowest lower
   confidence bound (mean - ``kappa`` sd). With ``prediction_alternative`` the UI processes bet at
   the predicted accuracy of the exploited subset (predictable, so validity is kept; DualTest clips
   it to each process's side of q).
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -326,7 +327,3 @@ def run_audit(pool: Pool, strategy: str, process: str, params: AuditParams, seed
                     log_e_auditor=np.asarray(log_aud), decision=test.decision, stop=test.stop,
                     seconds=time.perf_counter() - started, extra=extra)
 
-
-def with_config(config: AuditorConfig | None, **changes) -> AuditorConfig:
-    """A copy of ``config`` (default config when None) with some fields changed."""
-    return replace(config or AuditorConfig(), **changes)
