@@ -1,0 +1,161 @@
+"""Tables and Altair chart specs of a :class:`Measurement` (no Streamlit; nothing computed here).
+
+The measure page and exported reports draw these; every number is taken from the Measurement.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from audit_core.measure.estimates import ALL_MODELS, COMPOSITION, Measurement
+from audit_core.report.document import ReportChart, ReportSection, ReportTable
+from audit_core.report.views import chart_spec
+
+# The estimates compared in the chart, left to right: static -> conditional -> joint -> full support.
+CHART_ESTIMATES = ("base_accuracy", "target_follow", "sham_stay", "local_given_base", "local_paired", "tau_full")
+INTERVALS = {"bootstrap": "cluster bootstrap", "wilson": "Wilson"}
+COMPOSITION_COLOURS = ("#9e9e9e", "#d95f02", "#7570b3", "#e6ab02", "#1b9e77")
+COMPOSITION_TAGS = ("R", "B", "I", "O", "S")
+MODEL_SHAPES = ("circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "wedge", "stroke")
+
+
+def _blocks(result: Measurement, include_pooled: bool) -> list:
+    return list(result.models) + ([result.pooled] if include_pooled and len(result.models) > 1 else [])
+
+
+def estimates_table(result: Measurement, include_pooled: bool = True) -> pd.DataFrame:
+    """One row per model and estimate: counts, rate, Wilson and cluster-bootstrap intervals."""
+    pct = f"{100 * result.confidence:g}%"
+    rows = []
+    for m in _blocks(result, include_pooled):
+        for e in m.estimates:
+            rows.append({"model": m.model, "estimate": e.label, "unit": e.level, "k": e.successes, "n": e.n,
+                         "rate": e.rate, f"Wilson {pct} low": e.wilson_low, f"Wilson {pct} high": e.wilson_high,
+                         f"bootstrap {pct} low": e.boot_low, f"bootstrap {pct} high": e.boot_high})
+    return pd.DataFrame(rows)
+
+
+def composition_table(result: Measurement, include_pooled: bool = True) -> pd.DataFrame:
+    """Counts per model (rows) and category (columns), plus the total of complete paired units."""
+    rows = [{"model": m.model, **dict(m.composition), "paired units": m.n_complete_paired}
+            for m in _blocks(result, include_pooled)]
+    return pd.DataFrame(rows, columns=["model", *COMPOSITION, "paired units"])
+
+
+def units_table(result: Measurement) -> pd.DataFrame:
+    """Per model-cluster unit: oracle, coverage, engine estimands (blank = not measurable), counts."""
+    rows = []
+    for u in result.units:
+        d = u.to_dict()
+        comp = d.pop("composition")
+        rows.append({**d, **comp})
+    return pd.DataFrame(rows)
+
+
+def _chart_frame(result: Measurement, interval: str) -> pd.DataFrame:
+    low, high = ("boot_low", "boot_high") if interval == "bootstrap" else ("wilson_low", "wilson_high")
+    rows = []
+    for m in _blocks(result, include_pooled=False):
+        for name in CHART_ESTIMATES:
+            e = m.estimate(name)
+            if e.rate is None:
+                continue
+            lo = getattr(e, low)
+            hi = getattr(e, high)
+            rows.append({"model": m.model, "estimate": e.label, "rate": e.rate,
+                         "low": e.rate if lo is None else lo, "high": e.rate if hi is None else hi,
+                         "counts": f"{e.successes}/{e.n}", "unit": e.level,
+                         "tag": f"{e.rate:.2f}"})
+    return pd.DataFrame(rows, columns=["model", "estimate", "rate", "low", "high", "counts", "unit", "tag"])
+
+
+def estimates_chart(result: Measurement, interval: str = "bootstrap") -> alt.TopLevelMixin:
+    """Rate per estimate and model (point, shape and colour per model) with interval bars."""
+    data = _chart_frame(result, interval)
+    labels = [result.pooled.estimate(n).label for n in CHART_ESTIMATES]
+    models = [m.model for m in result.models]
+    y = alt.Y("estimate:N", sort=labels, title=None, axis=alt.Axis(labelLimit=340))
+    offset = alt.YOffset("model:N", sort=models)
+    # Colour and shape share field, title and domain (no ``sort``), so Vega-Lite merges their legends.
+    model_colour = alt.Color("model:N", title="model", scale=alt.Scale(domain=models, scheme="dark2"))
+    model_shape = alt.Shape("model:N", title="model",
+                            scale=alt.Scale(domain=models, range=[MODEL_SHAPES[i % len(MODEL_SHAPES)]
+                                                                 for i in range(len(models))]))
+    x = alt.X("rate:Q", title=f"rate with {100 * result.confidence:g}% {INTERVALS[interval]} interval",
+              scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"))
+    tooltip = ["model", "estimate", "counts", alt.Tooltip("rate:Q", format=".3f"),
+               alt.Tooltip("low:Q", format=".3f"), alt.Tooltip("high:Q", format=".3f"), "unit"]
+    bars = alt.Chart(data).mark_rule(strokeWidth=2.5).encode(
+        x=alt.X("low:Q", scale=alt.Scale(domain=[0, 1])), x2="high:Q", y=y, yOffset=offset,
+        color=model_colour)
+    points = alt.Chart(data).mark_point(filled=True, size=150, stroke="#1b1b1b", strokeWidth=0.6).encode(
+        x=x, y=y, yOffset=offset, color=model_colour, shape=model_shape, tooltip=tooltip)
+    text = alt.Chart(data).mark_text(align="left", dx=6, dy=-9, fontSize=12, color="#333").encode(
+        x="high:Q", y=y, yOffset=offset, text="tag:N")
+    return alt.layer(bars, points, text).properties(
+        title=alt.TitleParams("Estimand-separated rates per model",
+                              subtitle="static correctness → conditional target-follow / sham-stay → "
+                                       "local response → full-support response (τ_full)"),
+        height=alt.Step(max(18, 60 // max(len(models), 1))))
+
+
+def composition_chart(result: Measurement) -> alt.TopLevelMixin:
+    """Stacked counts of the mutually exclusive categories per model (each segment labelled)."""
+    rows = []
+    for m in _blocks(result, include_pooled=False):
+        start = 0
+        for i, (category, count) in enumerate(m.composition):
+            rows.append({"model": m.model, "category": category, "count": count, "order": i,
+                         "mid": start + count / 2, "tag": f"{COMPOSITION_TAGS[i]} {count}"})
+            start += count
+    data = pd.DataFrame(rows, columns=["model", "category", "count", "order", "mid", "tag"])
+    models = [m.model for m in result.models]
+    y = alt.Y("model:N", sort=models, title="model")
+    bars = alt.Chart(data).mark_bar(stroke="white", strokeWidth=1).encode(
+        x=alt.X("count:Q", stack="zero", title="paired base/target/sham units"),
+        y=y,
+        color=alt.Color("category:N", title="category", sort=list(COMPOSITION),
+                        scale=alt.Scale(domain=list(COMPOSITION), range=list(COMPOSITION_COLOURS))),
+        order=alt.Order("order:Q"),
+        tooltip=["model", "category", "count"])
+    total = max(1, int(data.groupby("model")["count"].sum().max())) if len(data) else 1
+    text = alt.Chart(data[data["count"] >= 0.06 * total]).mark_text(
+        fontSize=13, color="white", fontWeight="bold").encode(x="mid:Q", y=y, text="tag:N")
+    return (bars + text).properties(
+        title=alt.TitleParams("Behavioural composition (mutually exclusive)",
+                              subtitle="R = reportability failure, B = base-knowledge failure, I = target inertia, "
+                                       "O = other, S = full success"),
+        height=max(120, 48 * len(models)))
+
+
+def estimates_spec(result: Measurement, interval: str = "bootstrap") -> dict:
+    return chart_spec(estimates_chart(result, interval))
+
+
+def composition_spec(result: Measurement) -> dict:
+    return chart_spec(composition_chart(result))
+
+
+def measurement_section(result: Measurement, interval: str = "bootstrap") -> ReportSection:
+    """Report section: estimates, composition, both charts and the full JSON numbers."""
+    pooled = result.pooled
+    local = pooled.estimate("local_given_base")
+    tau = pooled.estimate("tau_full")
+    base = pooled.estimate("base_accuracy")
+    who = ALL_MODELS if len(result.models) > 1 else result.models[0].model
+
+    def rate(e) -> str:
+        return "n/a" if e.rate is None else f"{e.rate:.3f} ({e.successes}/{e.n})"
+
+    return ReportSection(
+        key="measure", title=f"Estimand-separated results of {result.source}", source=result.source,
+        parameters={"bootstrap replicates": result.n_boot, "seed": result.seed, "confidence": result.confidence},
+        summary=(f"{who}: base accuracy {rate(base)}; local response given base-correct {rate(local)}; "
+                 f"full-support response {rate(tau)} on complete model-cluster units.",
+                 *result.notes),
+        tables=(ReportTable("Estimates per model", estimates_table(result)),
+                ReportTable("Behavioural composition (paired units)", composition_table(result))),
+        charts=(ReportChart("Estimand-separated rates per model", estimates_spec(result, interval)),
+                ReportChart("Behavioural composition", composition_spec(result))),
+        numbers={k: v for k, v in result.to_dict().items() if k != "units"})
