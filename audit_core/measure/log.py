@@ -52,6 +52,17 @@ def _rows(positions: np.ndarray, limit: int = 3) -> str:
     return f"data row{'s' if len(positions) > 1 else ''} {shown}{more}"
 
 
+def stripped_codes(values, upper: bool = False) -> tuple[np.ndarray, list[str]]:
+    """Per row, the code of its whitespace-stripped (optionally upper-cased) value; codes follow
+    first appearance. Only the distinct values are stripped, so 10^6 rows cost one factorize."""
+    raw_codes, raw_distinct = pd.factorize(np.asarray(values, dtype=object), sort=False)
+    cleaned = pd.Index(raw_distinct, dtype=object).str.strip()
+    if upper:
+        cleaned = cleaned.str.upper()
+    codes, distinct = pd.factorize(cleaned, sort=False)
+    return codes[raw_codes].astype(np.int64), [str(v) for v in distinct]
+
+
 def mapping_axis(layout: PolicyClass) -> str | None:
     """The axis whose values are label mappings (one letter per TRUE, FALSE, UNKNOWN), if any."""
     values = layout.axes.get("mapping")
@@ -183,24 +194,25 @@ def load_response_log(source: CsvSource, name: str | None = None,
     if ignored:
         notes.append(f"ignored column(s): {', '.join(ignored)}")
 
-    values = {c: frame[cols[c]].str.strip() for c in REQUIRED_COLUMNS}
+    # Each column is factorized once and only its distinct values are stripped (fast on 10^6 rows).
+    row_codes, distinct = {}, {}
+    for c in REQUIRED_COLUMNS:
+        row_codes[c], distinct[c] = stripped_codes(frame[cols[c]])
     for c in ("model", "cluster", "cell"):
-        blank = np.flatnonzero((values[c] == "").to_numpy())
-        if blank.size:
+        if "" in distinct[c]:
+            blank = np.flatnonzero(row_codes[c] == distinct[c].index(""))
             raise InputError(f"{name}: column {cols[c]!r} is blank at {_rows(blank)}")
-    blank = np.flatnonzero((values["response"] == "").to_numpy())
-    if blank.size:
+    if "" in distinct["response"]:
+        blank = np.flatnonzero(row_codes["response"] == distinct["response"].index(""))
         raise InputError(f"{name}: column {cols['response']!r} is blank at {_rows(blank)}: write "
                          f"{NON_ANSWER} for a non-answer, or leave out the row of a cell that was not observed")
 
     # Cell ids: parse each distinct id once with the identify engine's parser.
     cell_index = layout.cell_index
-    cell_text = values["cell"].to_numpy(dtype=object)
-    distinct, cell_inverse = np.unique(cell_text, return_inverse=True)
-    col_of = np.empty(len(distinct), dtype=np.int64)
-    for i, cell in enumerate(distinct):
+    col_of = np.empty(len(distinct["cell"]), dtype=np.int64)
+    for i, cell in enumerate(distinct["cell"]):
         if cell not in cell_index:
-            first = np.flatnonzero(cell_inverse == i)
+            first = np.flatnonzero(row_codes["cell"] == i)
             try:
                 parse_cell_id(cell, layout.axes)
             except InputError as exc:
@@ -208,20 +220,17 @@ def load_response_log(source: CsvSource, name: str | None = None,
             raise InputError(f"{name}: column {cols['cell']!r}, {_rows(first)}: cell {cell!r} is "
                              "outside the full support")
         col_of[i] = cell_index[cell]
-    cell_col = col_of[cell_inverse]
+    cell_col = col_of[row_codes["cell"]]
 
-    models = tuple(pd.unique(values["model"]))
-    clusters = tuple(pd.unique(values["cluster"]))
-    model_idx = pd.Index(models).get_indexer(values["model"])
-    cluster_idx = pd.Index(clusters).get_indexer(values["cluster"])
+    models, clusters = tuple(distinct["model"]), tuple(distinct["cluster"])
+    model_idx, cluster_idx = row_codes["model"], row_codes["cluster"]
     n_cells, n_clusters = len(layout.cells), len(clusters)
-    unit = model_idx * n_clusters + cluster_idx
-    key = unit * n_cells + cell_col
+    key = (model_idx * n_clusters + cluster_idx) * n_cells + cell_col
 
-    responses = values["response"].to_numpy(dtype=object)
-    codebook_list = sorted(set(responses))
-    code_of = {s: i for i, s in enumerate(codebook_list)}
-    response_code = np.fromiter((code_of[s] for s in responses), dtype=np.int64, count=len(responses))
+    # Response codes in sorted string order, so the codebook does not depend on row order.
+    codebook_list = sorted(distinct["response"])
+    rank = np.argsort(np.argsort(np.array(distinct["response"], dtype=object), kind="stable"), kind="stable")
+    response_code = rank[row_codes["response"]]
 
     # Duplicate rows of one (model, cluster, cell): same response merged, different response an error.
     order = np.argsort(key, kind="stable")
@@ -232,9 +241,9 @@ def load_response_log(source: CsvSource, name: str | None = None,
         if clash.size:
             a, b = sorted(order[[clash[0], clash[0] + 1]])
             raise InputError(
-                f"{name}: data rows {a + 1} and {b + 1} both give model {values['model'].iloc[a]!r}, "
-                f"cluster {values['cluster'].iloc[a]!r}, cell {cell_text[a]!r} but with different "
-                f"responses ({responses[a]!r} vs {responses[b]!r})")
+                f"{name}: data rows {a + 1} and {b + 1} both give model {models[model_idx[a]]!r}, "
+                f"cluster {clusters[cluster_idx[a]]!r}, cell {layout.cells[cell_col[a]]!r} but with different "
+                f"responses ({codebook_list[response_code[a]]!r} vs {codebook_list[response_code[b]]!r})")
         notes.append(f"{dup.size} duplicate row(s) repeat a (model, cluster, cell) with the same response; "
                      f"each was counted once (first at {_rows(np.sort(order[dup + 1]))})")
 
@@ -251,14 +260,13 @@ def load_response_log(source: CsvSource, name: str | None = None,
     first_row = np.full((n_clusters, len(worlds)), -1, dtype=np.int64)
     where_col = cols["oracle"] if has_oracle else None
     if has_oracle:
-        raw = frame[cols["oracle"]].to_numpy(dtype=object)
+        raw = frame[cols["oracle"]].to_numpy(dtype=object)  # strings: read_csv_frame keeps no NA
         targets = [(cell_world[cell_col], raw, cols["oracle"])]
     else:
         targets = [(np.full(len(frame), world_pos[w]), frame[per_world_cols[w]].to_numpy(dtype=object),
                     per_world_cols[w]) for w in worlds]
     for world_of_row, raw, column in targets:
-        text = pd.Series(raw, dtype=object).str.strip()
-        norm = (text.str.upper() if labelled else text).to_numpy(dtype=object)
+        norm, texts = stripped_codes(raw, upper=labelled)
         pair = cluster_idx * len(worlds) + world_of_row
         distinct_pairs, first_pos, inverse = np.unique(pair, return_index=True, return_inverse=True)
         clash = np.flatnonzero(norm != norm[first_pos][inverse])
@@ -268,7 +276,7 @@ def load_response_log(source: CsvSource, name: str | None = None,
             k, w = divmod(int(pair[r]), len(worlds))
             raise InputError(
                 f"{name}: column {column!r}: cluster {clusters[k]!r} world {worlds[w]!r} has oracle "
-                f"{text.iloc[pos]!r} at data row {pos + 1} but {text.iloc[r]!r} at data row {r + 1}; "
+                f"{raw[pos].strip()!r} at data row {pos + 1} but {raw[r].strip()!r} at data row {r + 1}; "
                 "the oracle must be the same on every row of a cluster and world")
         for p, pos in zip(distinct_pairs, first_pos):
             k, w = divmod(int(p), len(worlds))

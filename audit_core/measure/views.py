@@ -120,7 +120,7 @@ def composition_chart(result: Measurement) -> alt.TopLevelMixin:
         order=alt.Order("order:Q"),
         tooltip=["model", "category", "count"])
     total = max(1, int(data.groupby("model")["count"].sum().max())) if len(data) else 1
-    text = alt.Chart(data[data["count"] >= 0.06 * total]).mark_text(
+    text = alt.Chart(data[data["count"] >= 0.08 * total]).mark_text(
         fontSize=13, color="white", fontWeight="bold").encode(x="mid:Q", y=y, text="tag:N")
     return (bars + text).properties(
         title=alt.TitleParams("Behavioural composition (mutually exclusive)",
