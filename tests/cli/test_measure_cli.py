@@ -52,3 +52,14 @@ def test_bad_input_exits_2_with_one_line(capsys, tmp_path):
     assert cli.main(["measure", str(tmp_path / "missing.csv")]) == 2
     assert "file not found" in capsys.readouterr().err
     assert cli.main(["measure", LOG, "--bootstrap", "-5"]) == 2
+
+
+def test_units_listing_and_policy_class_layout(capsys):
+    assert cli.main(["measure", LOG, "--bootstrap", "0", "--units"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("synthetic-model-B ") >= 24 and "local/paired" in out
+    cli.main(["measure", LOG, "--bootstrap", "0", "--json"])
+    default = json.loads(capsys.readouterr().out)
+    cli.main(["measure", LOG, "--bootstrap", "0", "--json", "--policies", "data/frozen_policies.json"])
+    explicit = json.loads(capsys.readouterr().out)
+    assert explicit["pooled"] == default["pooled"] and explicit["units"] == default["units"]
