@@ -29,9 +29,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from audit_core.auditing import (  # noqa: E402
-    PAPER_ROWS, SDOH_PAPER_ROWS, AuditorConfig, load_pool, run_study, sampling_frequency_vs_accuracy,
+    PAPER_ROWS, SDOH_PAPER_ROWS, AuditorConfig, load_pool, paper_params, run_study, sampling_frequency_vs_accuracy,
 )
-from audit_core.sequential import AuditParams  # noqa: E402
 
 SETTINGS = ("large", "medium", "small", "none")
 PAPER_SECONDS_PER_AUDIT = 15 * 60
@@ -66,7 +65,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args()
-    gpqa = AuditParams.gpqa(n_init=2)
+    gpqa = paper_params("gpqa")
     out: dict = {"replicates": args.replicates, "jobs": args.jobs}
 
     # 1. The whole GPQA-style study.
@@ -92,7 +91,7 @@ def main() -> None:
 
     # 2. SDoH-style study and the sampling-frequency correlation.
     sdoh = load_pool("sdoh")
-    study = run_study(sdoh, SDOH_PAPER_ROWS, args.sdoh_replicates, AuditParams.sdoh(), seed=args.seed, n_jobs=args.jobs)
+    study = run_study(sdoh, SDOH_PAPER_ROWS, args.sdoh_replicates, paper_params("sdoh"), seed=args.seed, n_jobs=args.jobs)
     freq, rho = sampling_frequency_vs_accuracy(study, sdoh)
     print(f"\nSDoH-style ({args.sdoh_replicates} replicates, {study.seconds:.1f} s)   paper: SR-LR-UI highest "
           "power and fewest samples except the informed prior; rho = -0.84")

@@ -15,11 +15,12 @@ from audit_core.auditing.strategies import (
     draw_labels, paper_rows, run_audit,
 )
 from audit_core.auditing.study import (
-    Study, replicate_seeds, run_study, sampling_frequency_vs_accuracy, summarise,
+    GPQA_STUDY_N_INIT, GPQA_STUDY_POOLS, Study, paper_params, replicate_seeds, run_paper_studies, run_study,
+    sampling_frequency_vs_accuracy, summarise,
 )
 
 __all__ = [
-    "AUDITOR_FOR", "AuditRun", "AuditorConfig", "BUNDLED_POOLS", "LEARNERS", "NeuralEnsemble", "OnlineEnsemble", "PAPER_ROWS", "Pool",
+    "AUDITOR_FOR", "AuditRun", "GPQA_STUDY_N_INIT", "GPQA_STUDY_POOLS", "paper_params", "run_paper_studies", "AuditorConfig", "BUNDLED_POOLS", "LEARNERS", "NeuralEnsemble", "OnlineEnsemble", "PAPER_ROWS", "Pool",
     "RefitEnsemble", "SCENARIOS", "SDOH_PAPER_ROWS", "STRATEGY_NAMES", "Study", "build_pool",
     "draw_labels", "load_pool", "paper_rows", "replicate_seeds", "run_audit", "run_study",
     "sampling_frequency_vs_accuracy", "summarise",

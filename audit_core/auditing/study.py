@@ -29,6 +29,20 @@ from audit_core.sequential import AUDIT_PASSED, FAILURE_FOUND, INCONCLUSIVE, Aud
 
 Progress = Callable[[int, int], None]
 
+# The paper's GPQA-style study starts the adaptive auditor with 2 random cases (appendix B.3);
+# AuditParams.gpqa() keeps the engine's neutral default of 0.
+GPQA_STUDY_N_INIT = 2
+GPQA_STUDY_POOLS = ("gpqa:large", "gpqa:medium", "gpqa:small", "gpqa:none")
+
+
+def paper_params(style: str | None, **overrides) -> AuditParams:
+    """Parameters of the paper's study for a pool style: GPQA q .85, m 40, budget 250, 2 initial
+    cases; SDoH q .83, m 40, budget 400, 20 initial cases (``None`` overrides are ignored)."""
+    style = style or "gpqa"
+    if style == "gpqa" and overrides.get("n_init") is None:
+        overrides["n_init"] = GPQA_STUDY_N_INIT
+    return AuditParams.for_style(style, **overrides)
+
 
 def replicate_seeds(seed: int, replicate: int, row: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
     """(label seed, strategy seed) of one audit; independent of execution order."""
@@ -205,3 +219,22 @@ def sampling_frequency_vs_accuracy(study_or_runs, pool: Pool, strategy: str = "a
     table = table.sort_values("accuracy", kind="stable").reset_index(drop=True)
     rho = float(spearmanr(frequency, accuracy).statistic) if k > 2 else math.nan
     return table, rho
+
+
+def run_paper_studies(keys=GPQA_STUDY_POOLS, replicates: int = 100, seed: int = 0, progress: Progress | None = None,
+                      n_jobs: int = 2, config: AuditorConfig | None = None, **overrides) -> dict[str, Study]:
+    """The paper's seven rows on several bundled pools (default: the four GPQA-style settings),
+    each with :func:`paper_params` of its style; ``progress(done, total)`` counts audits over all."""
+    from audit_core.auditing.pool import load_pool
+
+    pools = {key: load_pool(key) for key in keys}
+    total = sum(len(paper_rows(p.style)) * replicates for p in pools.values())
+    studies: dict[str, Study] = {}
+    offset = 0
+    for key, pool in pools.items():
+        rows = paper_rows(pool.style)
+        report = None if progress is None else (lambda d, t, base=offset: progress(base + d, total))
+        studies[key] = run_study(pool, rows, replicates, paper_params(pool.style, **overrides), seed=seed,
+                                 progress=report, n_jobs=n_jobs, config=config)
+        offset += len(rows) * replicates
+    return studies

@@ -3,6 +3,7 @@
     python -m audit_core simulate --pool gpqa:large --strategy adaptive --process SR-LR-UI \
         --replicates 100 --budget 250 --seed 0 [--json]
     python -m audit_core simulate --pool sdoh --paper          # the paper's seven rows
+    python -m audit_core simulate --pool gpqa:all --paper      # ... on all four GPQA-style settings
 
 ``--strategy`` / ``--process`` take one name or a comma list (every combination is run); without
 either, or with ``--paper``, the paper's seven rows for the pool's style are run. Defaults follow
@@ -15,14 +16,14 @@ from __future__ import annotations
 import sys
 
 from audit_core.auditing import (
-    STRATEGY_NAMES, AuditorConfig, load_pool, paper_rows, run_study, sampling_frequency_vs_accuracy,
+    GPQA_STUDY_POOLS, STRATEGY_NAMES, AuditorConfig, load_pool, paper_params, paper_rows, run_study,
+    sampling_frequency_vs_accuracy,
 )
 from audit_core.cli import emit
 from audit_core.errors import InputError
 from audit_core.sequential import MODEL_PROCESSES, AuditParams
 
-# The GPQA-style study of the paper starts the adaptive auditor with 2 random cases (appendix B.3).
-GPQA_STUDY_N_INIT = 2
+ALL_GPQA = "gpqa:all"
 
 
 def _names(text: str | None, allowed, what: str) -> list[str] | None:
@@ -52,7 +53,7 @@ def register(subparsers) -> None:
         description="Replicated audits of a pool; rates of failure found / audit passed / inconclusive "
                     "with 95%% Wilson intervals and stopping-time quartiles.")
     p.add_argument("--pool", required=True, metavar="FILE|KEY",
-                   help="gpqa:large, gpqa:medium, gpqa:small, gpqa:none, sdoh, or a labelled audit CSV")
+                   help="gpqa:large, gpqa:medium, gpqa:small, gpqa:none, gpqa:all (the four), sdoh, or a labelled audit CSV")
     p.add_argument("--strategy", metavar="NAME[,NAME]", help=f"one or more of {', '.join(STRATEGY_NAMES)}")
     p.add_argument("--process", metavar="NAME[,NAME]", help=f"one or more of {', '.join(MODEL_PROCESSES)}")
     p.add_argument("--paper", action="store_true", help="run the paper's seven (strategy, process) rows")
@@ -77,12 +78,9 @@ def register(subparsers) -> None:
 
 
 def build_params(style: str, args) -> AuditParams:
-    """The style's defaults with the command-line overrides. A new ``--q`` moves both forecaster
-    grids (and keeps delta, delta') by the same shift, so they stay on their sides of q."""
-    n_init = args.n_init
-    if n_init is None and style == "gpqa":
-        n_init = GPQA_STUDY_N_INIT
-    base = AuditParams.for_style(style)
+    """The paper's parameters for the style with the command-line overrides. A new ``--q`` moves
+    both forecaster grids by the same shift (delta and delta' are kept), so they stay on their sides."""
+    base = paper_params(style)
     grids = {}
     if args.q is not None and args.q != base.q:
         shift = args.q - base.q
@@ -91,29 +89,14 @@ def build_params(style: str, args) -> AuditParams:
         if not grids["grid_mod"] or not grids["grid_aud"]:
             raise InputError(f"--q {args.q}: the {style} forecaster grids shifted to this q leave no point on "
                              "one side of it; choose q further from 0 and 1")
-    return AuditParams.for_style(style, q=args.q, alpha=args.alpha, m=args.m, budget=args.budget,
-                                 n_init=n_init, **grids)
+    return paper_params(style, q=args.q, alpha=args.alpha, m=args.m, budget=args.budget, n_init=args.n_init,
+                        **grids)
 
 
-def run(args) -> int:
-    strategies = _names(args.strategy, STRATEGY_NAMES, "strategy")
-    processes = _names(args.process, MODEL_PROCESSES, "process")
-    if args.replicates < 1:
-        raise InputError(f"--replicates: must be at least 1, got {args.replicates}")
-    features = [c.strip() for c in args.features.split(",")] if args.features else None
-    pool = load_pool(args.pool, score=args.score, subgroups=args.subgroup, features=features,
-                     suspects=tuple(args.suspect) if args.suspect else None)
+def _study_payload(pool, args, strategies, processes, config, progress) -> dict:
     style = pool.style or args.style or "gpqa"
-    params = build_params(style, args)
     rows = study_rows(strategies, processes, style, args.paper)
-    config = AuditorConfig(scenario=args.scenario, suspects=tuple(args.suspect) if args.suspect else None)
-    progress = None
-    if not args.json and sys.stderr.isatty():
-        def progress(done: int, total: int) -> None:
-            sys.stderr.write(f"\r{done}/{total} audits")
-            if done == total:
-                sys.stderr.write("\n")
-    study = run_study(pool, rows, args.replicates, params, seed=args.seed, progress=progress,
+    study = run_study(pool, rows, args.replicates, build_params(style, args), seed=args.seed, progress=progress,
                       n_jobs=args.jobs, config=config)
     payload = study.to_dict()
     if ("adaptive", "SR-LR-UI") in study.rows and len(pool.stratum_names) > 2:
@@ -122,7 +105,35 @@ def run(args) -> int:
             "strategy": "adaptive", "process": "SR-LR-UI", "spearman_rho": round(rho, 4),
             "subgroups": [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in rec.items()}
                           for rec in table.to_dict(orient="records")]}
-    emit(payload, args.json, render_text)
+    return payload
+
+
+def run(args) -> int:
+    strategies = _names(args.strategy, STRATEGY_NAMES, "strategy")
+    processes = _names(args.process, MODEL_PROCESSES, "process")
+    if args.replicates < 1:
+        raise InputError(f"--replicates: must be at least 1, got {args.replicates}")
+    features = [c.strip() for c in args.features.split(",")] if args.features else None
+    suspects = tuple(args.suspect) if args.suspect else None
+    config = AuditorConfig(scenario=args.scenario, suspects=suspects)
+    progress = None
+    if not args.json and sys.stderr.isatty():
+        def progress(done: int, total: int) -> None:
+            sys.stderr.write(f"\r{done}/{total} audits")
+            if done == total:
+                sys.stderr.write("\n")
+    if args.pool != ALL_GPQA:
+        pool = load_pool(args.pool, score=args.score, subgroups=args.subgroup, features=features, suspects=suspects)
+        emit(_study_payload(pool, args, strategies, processes, config, progress), args.json, render_text)
+        return 0
+    # All four GPQA-style settings: one flat "rows" list, each row naming its setting.
+    payloads = {key: _study_payload(load_pool(key, suspects=suspects), args, strategies, processes, config,
+                                    progress) for key in GPQA_STUDY_POOLS}
+    first = payloads[GPQA_STUDY_POOLS[0]]
+    combined = {**first, "pool": ALL_GPQA, "seconds": round(sum(p["seconds"] for p in payloads.values()), 3),
+                "rows": [{"setting": key, **row} for key, p in payloads.items() for row in p["rows"]]}
+    combined.pop("sampling_frequency", None)
+    emit(combined, args.json, render_text)
     return 0
 
 
@@ -130,12 +141,15 @@ def render_text(payload: dict) -> str:
     head = (f"pool {payload['pool']}: {payload['replicates']} replicate(s) per row, seed {payload['seed']}, "
             f"q={payload['params']['q']}, alpha={payload['params']['alpha']}, m={payload['params']['m']}, "
             f"budget={payload['params']['budget']}, scenario={payload['config']['scenario']}")
-    columns = ("strategy", "process", "failure found", "audit passed", "inconclusive", "stop median [IQR]")
+    with_setting = any("setting" in r for r in payload["rows"])
+    columns = (("setting",) if with_setting else ()) + (
+        "strategy", "process", "failure found", "audit passed", "inconclusive", "stop median [IQR]")
     lines = []
     for r in payload["rows"]:
         rate = lambda k: f"{r[k]:.2f} [{r[k + '_low']:.2f}, {r[k + '_high']:.2f}]"  # noqa: E731
-        lines.append((r["strategy"], r["process"], rate("failure_found"), rate("passed"), rate("inconclusive"),
-                      f"{r['stop_median']:g} [{r['stop_q25']:g}-{r['stop_q75']:g}]"))
+        lines.append(((r["setting"],) if with_setting else ()) + (
+            r["strategy"], r["process"], rate("failure_found"), rate("passed"), rate("inconclusive"),
+            f"{r['stop_median']:g} [{r['stop_q25']:g}-{r['stop_q75']:g}]"))
     widths = [max(len(columns[i]), *(len(line[i]) for line in lines)) for i in range(len(columns))]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     out = [head, "", fmt.format(*columns), fmt.format(*("-" * w for w in widths))]

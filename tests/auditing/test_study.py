@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from audit_core.auditing import (
-    PAPER_ROWS, AuditorConfig, load_pool, replicate_seeds, run_study, sampling_frequency_vs_accuracy,
+    PAPER_ROWS, AuditorConfig, load_pool, paper_params, replicate_seeds, run_paper_studies, run_study,
+    sampling_frequency_vs_accuracy,
 )
 from audit_core.errors import InputError
 from audit_core.sequential import AuditParams, wilson_interval
@@ -112,3 +113,15 @@ def test_sdoh_sampling_frequency_falls_with_category_accuracy(pools):
     worst = table.iloc[:5]["frequency"].mean()
     best = table.iloc[-10:]["frequency"].mean()
     assert worst > 2 * best
+
+
+def test_paper_studies_over_settings_and_paper_params():
+    assert paper_params("gpqa").n_init == 2 and paper_params("gpqa").budget == 250 and paper_params("gpqa").q == 0.85
+    sdoh = paper_params("sdoh")
+    assert (sdoh.q, sdoh.budget, sdoh.n_init, sdoh.m) == (0.83, 400, 20, 40)
+    calls = []
+    studies = run_paper_studies(("gpqa:large", "gpqa:none"), replicates=2, seed=3, n_jobs=1, budget=50,
+                                progress=lambda d, t: calls.append((d, t)))
+    assert list(studies) == ["gpqa:large", "gpqa:none"] and calls[-1] == (28, 28)
+    assert [d for d, _ in calls] == list(range(1, 29))
+    assert all(s.params.budget == 50 and len(s.summary) == 7 for s in studies.values())

@@ -84,3 +84,10 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
     proc = subprocess.run([sys.executable, "-m", "audit_core", "simulate", "--pool", "gpqa:large", "--strategy",
                            "lucky"], capture_output=True, text=True)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_all_gpqa_settings(capsys):
+    code, d = run_json(capsys, "--pool", "gpqa:all", "--strategy", "oracle", "--process", "LR", "--replicates", "3",
+                       "--jobs", "1")
+    assert code == 0 and [r["setting"] for r in d["rows"]] == ["gpqa:large", "gpqa:medium", "gpqa:small", "gpqa:none"]
+    assert [r["failure_found"] for r in d["rows"]] == [1.0, 1.0, 1.0, 0.0]
