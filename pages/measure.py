@@ -108,6 +108,11 @@ st.caption("Each paired base/target/sham unit falls in exactly one category, che
 _shared.show_chart(composition_spec, key="measure_composition_chart")
 st.dataframe(measure_views.composition_table(result), hide_index=True, width="stretch")
 
+st.subheader("Per oracle transition")
+st.caption("The paired estimates again, split by each cluster's oracle labels (base → target → sham): "
+           "selective response can depend strongly on the direction of the edit (paper 000, result 5).")
+st.dataframe(measure_views.transitions_table(result), hide_index=True, width="stretch")
+
 with st.expander(f"Model-cluster units ({len(result.units)})"):
     units = measure_views.units_table(result)
     st.dataframe(units, hide_index=True, width="stretch")

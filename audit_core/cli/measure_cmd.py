@@ -65,6 +65,14 @@ def render_text(payload: dict) -> str:
     blocks = payload["models"] + ([payload["pooled"]] if len(payload["models"]) > 1 else [])
     for m in blocks:
         lines += _model_block(m, payload["confidence"]) + [""]
+    if payload["transitions"]:
+        lines.append("Local paired response per oracle transition (base→target→sham):")
+        for t in payload["transitions"]:
+            e = next(x for x in t["estimates"] if x["name"] == "local_paired")
+            rate = "-" if e["rate"] is None else f"{e['rate']:.3f}"
+            lines.append(f"  {t['transition']:<24} {t['model']:<22} {str(e['successes']) + '/' + str(e['n']):>9} "
+                         f"{rate:>6}  {_interval(e['boot_low'], e['boot_high'])}")
+        lines.append("")
     if payload["units"]:
         lines.append(f"  {'model':<22} {'cluster':<14} {'oracle':<22} cells static local τ_full  local/paired")
         for u in payload["units"]:

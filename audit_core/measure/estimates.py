@@ -8,6 +8,8 @@ Two kinds of unit, as in the paper:
   static correctness (canonical base cell), local response (base, target, sham on the canonical
   cells) and τ_full (all cells). An estimand counts for a unit only when all of its cells are
   observed; τ_full therefore only for complete units.
+* per oracle transition (the cluster's labels base→target→sham) the paired estimates are repeated,
+  since the paper finds selective response depends on the direction (result 5).
 * a *paired unit* (model, cluster, context) is one base/target/sham triple that shares every other
   axis value (mapping x readout: 12 per cluster). Base accuracy = base cell correct; target-follow
   and sham-stay are conditional on base-correct; local response = base-correct and target-follow
@@ -54,6 +56,8 @@ ESTIMATES: dict[str, tuple[str, str]] = {
     "tau_full": (MODEL_CLUSTER, "full-support response τ_full (complete units)"),
     "validity": (CELL, "readout validity (all readouts)"),
 }
+# Reported per oracle transition (paper 000, result 5: selective response depends on the direction).
+TRANSITION_ESTIMATES = ("base_accuracy", "target_follow", "sham_stay", "local_given_base", "local_paired")
 # Estimands of the identify engine evaluated per model-cluster unit.
 ENGINE_ESTIMANDS = ("static_correctness", "local_response", "tau_full")
 COMPOSITION = ("reportability failure", "base-knowledge failure", "target inertia", "other", "full success")
@@ -144,6 +148,32 @@ class UnitMeasure:
 
 
 @dataclass(frozen=True)
+class TransitionMeasure:
+    """Estimates of one model (or all models) on the clusters of one oracle transition.
+
+    ``transition`` is the cluster's oracle labels per world joined by "→" (base→target→sham).
+    """
+
+    model: str
+    transition: str
+    n_clusters: int
+    estimates: tuple[Estimate, ...]
+
+    def __repr__(self) -> str:
+        return f"TransitionMeasure({self.model!r}, {self.transition!r}, {self.n_clusters} clusters)"
+
+    def estimate(self, name: str) -> Estimate:
+        for e in self.estimates:
+            if e.name == name:
+                return e
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model": self.model, "transition": self.transition, "n_clusters": self.n_clusters,
+                "estimates": [e.to_dict() for e in self.estimates]}
+
+
+@dataclass(frozen=True)
 class Measurement:
     """Estimand-separated results of a response log: per model, pooled, and per unit."""
 
@@ -151,6 +181,7 @@ class Measurement:
     models: tuple[ModelMeasure, ...]
     pooled: ModelMeasure
     units: tuple[UnitMeasure, ...]
+    transitions: tuple[TransitionMeasure, ...]
     n_cells: int
     n_contexts: int
     n_boot: int
@@ -173,6 +204,7 @@ class Measurement:
                 "bootstrap": {"replicates": self.n_boot, "seed": self.seed, "unit": "cluster"},
                 "confidence": self.confidence,
                 "models": [m.to_dict() for m in self.models], "pooled": self.pooled.to_dict(),
+                "transitions": [t.to_dict() for t in self.transitions],
                 "units": [u.to_dict() for u in self.units], "notes": list(self.notes)}
 
 
@@ -315,9 +347,10 @@ def bootstrap_interval(weights: np.ndarray, successes: np.ndarray, n: np.ndarray
 
 
 def _estimates(per_cluster: dict[str, tuple[np.ndarray, np.ndarray]], weights: np.ndarray,
-               confidence: float) -> tuple[Estimate, ...]:
+               confidence: float, names: tuple[str, ...] | None = None) -> tuple[Estimate, ...]:
     out = []
-    names = list(ESTIMATES) + sorted(k for k in per_cluster if k not in ESTIMATES)
+    if names is None:
+        names = tuple(ESTIMATES) + tuple(sorted(k for k in per_cluster if k not in ESTIMATES))
     for name in names:
         s, n = per_cluster[name]
         level, label = ESTIMATES[name] if name in ESTIMATES else (CELL, f"readout validity ({name.split(':', 1)[1]})")
@@ -362,6 +395,22 @@ def measure(log: ResponseLog, n_boot: int = 2000, seed: int = 0, confidence: flo
 
     models = tuple(summary(m, np.flatnonzero(unit_model == i), 1) for i, m in enumerate(log.models))
     pooled = summary(ALL_MODELS, np.arange(log.n_units), n_models)
+
+    # Per oracle transition: the same cluster weights, clusters of other transitions count 0.
+    labels = ["→".join(row) for row in log.oracle_labels]
+    blocks = [(m, np.flatnonzero(unit_model == i)) for i, m in enumerate(log.models)]
+    if n_models > 1:
+        blocks.append((ALL_MODELS, np.arange(log.n_units)))
+    transitions = []
+    for label in sorted(set(labels)):
+        in_group = np.array([x == label for x in labels])
+        for name, units_of in blocks:
+            count = units_of.size // n_clusters
+            per_cluster = {k: (np.where(in_group, s[units_of].reshape(count, n_clusters).sum(0), 0),
+                               np.where(in_group, n[units_of].reshape(count, n_clusters).sum(0), 0))
+                           for k, (s, n) in counts.items() if k in TRANSITION_ESTIMATES}
+            transitions.append(TransitionMeasure(name, label, int(in_group.sum()),
+                                                 _estimates(per_cluster, weights, confidence, TRANSITION_ESTIMATES)))
     units = []
     local = pairs.target_follow & pairs.sham_stay
     for u in range(log.n_units):
@@ -385,5 +434,6 @@ def measure(log: ResponseLog, n_boot: int = 2000, seed: int = 0, confidence: flo
         notes.append(f"τ_full is measured on {int(cell_complete.sum())} of {log.n_units} model-cluster units "
                      f"(the other {n_incomplete} do not have all {len(log.cells)} cells)")
     return Measurement(source=log.source, models=models, pooled=pooled, units=tuple(units),
+                       transitions=tuple(transitions),
                        n_cells=len(log.cells), n_contexts=int(pairs.complete.shape[1]), n_boot=int(n_boot),
                        seed=int(seed), confidence=float(confidence), notes=tuple(notes))

@@ -43,6 +43,17 @@ def composition_table(result: Measurement, include_pooled: bool = True) -> pd.Da
     return pd.DataFrame(rows, columns=["model", *COMPOSITION, "paired units"])
 
 
+def transitions_table(result: Measurement) -> pd.DataFrame:
+    """Per oracle transition and model: rate (k/n) of the paired estimates, bootstrap interval."""
+    rows = []
+    for t in result.transitions:
+        row = {"transition (base→target→sham)": t.transition, "model": t.model, "clusters": t.n_clusters}
+        for e in t.estimates:
+            row[e.label] = None if e.rate is None else f"{e.rate:.3f} ({e.successes}/{e.n})"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def units_table(result: Measurement) -> pd.DataFrame:
     """Per model-cluster unit: oracle, coverage, engine estimands (blank = not measurable), counts."""
     rows = []
@@ -155,7 +166,8 @@ def measurement_section(result: Measurement, interval: str = "bootstrap") -> Rep
                  f"full-support response {rate(tau)} on complete model-cluster units.",
                  *result.notes),
         tables=(ReportTable("Estimates per model", estimates_table(result)),
-                ReportTable("Behavioural composition (paired units)", composition_table(result))),
+                ReportTable("Behavioural composition (paired units)", composition_table(result)),
+                ReportTable("Paired estimates per oracle transition", transitions_table(result))),
         charts=(ReportChart("Estimand-separated rates per model", estimates_spec(result, interval)),
                 ReportChart("Behavioural composition", composition_spec(result))),
         numbers={k: v for k, v in result.to_dict().items() if k != "units"})

@@ -129,3 +129,25 @@ def test_parameters_validated():
     with pytest.raises(InputError, match="confidence"):
         measure(log, confidence=1.5)
     assert measure(log, n_boot=0).pooled.estimate("local_paired").boot_low is None
+
+
+def test_transitions_split_the_pooled_counts():
+    log = load_response_log(open("data/example_response_log.csv", "rb").read())
+    m = measure(log, n_boot=100, seed=0)
+    labels = {t.transition for t in m.transitions}
+    assert len(labels) == 6 and all(t.n_clusters == 4 for t in m.transitions)
+    for block in m.models + (m.pooled,):
+        mine = [t for t in m.transitions if t.model == block.model]
+        for name in ("base_accuracy", "target_follow", "local_paired"):
+            assert sum(t.estimate(name).successes for t in mine) == block.estimate(name).successes
+            assert sum(t.estimate(name).n for t in mine) == block.estimate(name).n
+    # A two-cluster log with an ideal unit on one transition and target inertia on the other.
+    pc = frozen_policy_class()
+    flip = {"base": "FALSE", "target": "UNKNOWN", "sham": "FALSE"}
+    from audit_core.measure.example import policy_response
+    units = [("m", "k1", REFERENCE_ORACLE, {c: pc.response("ideal", c) for c in pc.cells}),
+             ("m", "k2", flip, {c: policy_response("target_inertia", flip, *c.split(":")) for c in pc.cells})]
+    t = {x.transition: x for x in measure(load_response_log(log_bytes(units)), n_boot=50).transitions}
+    assert t["TRUE→UNKNOWN→TRUE"].estimate("local_paired").rate == 1.0
+    assert t["FALSE→UNKNOWN→FALSE"].estimate("local_paired").rate == 0.0
+    assert t["FALSE→UNKNOWN→FALSE"].estimate("base_accuracy").rate == 1.0
