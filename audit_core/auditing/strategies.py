@@ -106,7 +106,7 @@ class AuditorConfig:
 class AuditRun:
     """One audit: the cases in annotation order and the dual test's trajectories.
 
-    ``cases``: pool row of every annotated case; ``scores``: their labels; ``phases``: why each was
+    ``cases``: pool row of every annotated case (``case_ids``: their ids); ``scores``: their labels; ``phases``: why each was
     chosen (``init``, ``explore``, ``exploit``, ``ucb``, ``stratum``, ``target``, ``subset``);
     ``predicted``: the auditor's predicted accuracy of the case at selection (NaN when it has no
     model); ``stop``: 1-based step of the decision (None when inconclusive); ``n``: annotations used.
@@ -125,6 +125,7 @@ class AuditRun:
     decision: str
     stop: int | None
     seconds: float = 0.0
+    case_ids: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
 
     @property
@@ -135,6 +136,7 @@ class AuditRun:
         finite = lambda a: [None if not math.isfinite(v) else float(v) for v in a]  # noqa: E731
         return {"strategy": self.strategy, "process": self.process, "auditor_process": self.auditor_process,
                 "scenario": self.scenario, "n": self.n, "cases": [int(c) for c in self.cases],
+                "case_ids": list(self.case_ids),
                 "scores": [float(s) for s in self.scores], "phases": list(self.phases),
                 "predicted": finite(self.predicted), "log_e_model": finite(self.log_e_model),
                 "log_e_auditor": finite(self.log_e_auditor), "decision": self.decision, "stop": self.stop,
@@ -325,5 +327,6 @@ def run_audit(pool: Pool, strategy: str, process: str, params: AuditParams, seed
                     scores=np.asarray(scores, dtype=float), phases=tuple(phases),
                     predicted=np.asarray(predicted, dtype=float), log_e_model=np.asarray(log_mod),
                     log_e_auditor=np.asarray(log_aud), decision=test.decision, stop=test.stop,
-                    seconds=time.perf_counter() - started, extra=extra)
+                    seconds=time.perf_counter() - started,
+                    case_ids=tuple(str(c) for c in pool.case_ids[np.asarray(chosen, dtype=int)]), extra=extra)
 

@@ -73,6 +73,8 @@ def test_trajectory_is_the_dual_tests_e_process(large):
     np.testing.assert_allclose(run.log_e_auditor, process_log_evalues("AUD-LR-UI", run.scores, PARAMS), atol=1e-9)
     assert run.stop == run.n and run.log_e_model[-1] >= PARAMS.log_threshold
     assert run.phases[:2] == ("init", "init")
+    assert run.case_ids == tuple(large.case_ids[run.cases]) and run.case_ids[0].startswith("Q")
+    assert run.to_dict()["decision"] == run.decision and len(run.to_dict()["log_e_model"]) == run.n
 
 
 def test_bank_scenario_draws_fresh_cases(large):
