@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from audit_core.measure import COMPOSITION, load_response_log, measure
+from audit_core.measure import load_response_log, measure
 from audit_core.measure import views as measure_views
 from audit_core.measure.example import EXAMPLE_PATH
 from pages import _shared
@@ -102,9 +102,10 @@ st.dataframe(table, hide_index=True, width="stretch",
 _shared.csv_download(table, "measure_estimates.csv", key="measure_estimates_csv")
 
 st.subheader("Behavioural composition")
-st.caption("Each paired base/target/sham unit falls in exactly one category, checked in this order: "
-           + " → ".join(COMPOSITION) + ". Reportability = a non-answer in any of the three cells; "
-           "target inertia = base-correct, and the target answer is the (now wrong) base answer.")
+st.caption("Each paired base/target/sham unit (one model, cluster, mapping and readout) falls in exactly "
+           "one category. Reportability failure: a non-answer in any of the three cells; base-knowledge "
+           "failure: a wrong base answer; then, for base-correct units, full success (follows the target "
+           "and stays on sham), target inertia (keeps the base answer on the target) or other.")
 _shared.show_chart(composition_spec, key="measure_composition_chart")
 st.dataframe(measure_views.composition_table(result), hide_index=True, width="stretch")
 

@@ -8,17 +8,18 @@ Two kinds of unit, as in the paper:
   static correctness (canonical base cell), local response (base, target, sham on the canonical
   cells) and τ_full (all cells). An estimand counts for a unit only when all of its cells are
   observed; τ_full therefore only for complete units.
-* per oracle transition (the cluster's labels base→target→sham) the paired estimates are repeated,
-  since the paper finds selective response depends on the direction (result 5).
 * a *paired unit* (model, cluster, context) is one base/target/sham triple that shares every other
   axis value (mapping x readout: 12 per cluster). Base accuracy = base cell correct; target-follow
   and sham-stay are conditional on base-correct; local response = base-correct and target-follow
   and sham-stay (given base-correct, and over all paired units). Only triples with all three cells
   observed count. The paper's 576 units are 2 models x 24 clusters x 12 contexts.
+* per oracle transition (the cluster's labels base→target→sham) the paired estimates are repeated,
+  since the paper finds selective response depends on the direction (result 5).
 
-Composition (mutually exclusive, in this order) per paired unit: reportability failure (a
-non-answer in any of the three cells), base-knowledge failure (base wrong), full success (local
-response), target inertia (target answer = base answer and wrong), other.
+Composition (mutually exclusive) per paired unit, decided in this order: reportability failure
+(a non-answer in any of the three cells), base-knowledge failure (base wrong); then, base-correct:
+full success (local response), target inertia (the target answer is the base answer, and wrong),
+other (target moved to a wrong answer, or sham not stable).
 
 Intervals: Wilson (:func:`audit_core.sequential.wilson_interval`) on the pooled counts, and a
 percentile cluster bootstrap that resamples clusters with replacement (one seeded weight matrix

@@ -5,7 +5,8 @@ Columns (names matched case-insensitively; other columns are ignored and listed 
 * ``model``, ``cluster``: who answered and which problem cluster (non-blank text).
 * ``cell``: the cell id ``world:mapping:readout`` (or the axes of a given policy class), parsed by
   :func:`audit_core.identify.parse_cell_id`.
-* ``response``: what the model answered; ``INVALID`` (any case) is a non-answer (DESIGN.md
+* ``response``: what the model answered, compared with the correct response exactly after
+  trimming spaces (``a`` is not ``A``); ``INVALID`` (any case) is a non-answer (DESIGN.md
   section 5). A blank field is an error, because it cannot tell "not asked" from "no answer":
   write ``INVALID`` for a non-answer and leave out rows of cells that were not observed.
 * the oracle of the cluster, per world, either as an ``oracle`` column (the label of the row's
@@ -266,7 +267,7 @@ def load_response_log(source: CsvSource, name: str | None = None,
         targets = [(np.full(len(frame), world_pos[w]), frame[per_world_cols[w]].to_numpy(dtype=object),
                     per_world_cols[w]) for w in worlds]
     for world_of_row, raw, column in targets:
-        norm, texts = stripped_codes(raw, upper=labelled)
+        norm, _ = stripped_codes(raw, upper=labelled)
         pair = cluster_idx * len(worlds) + world_of_row
         distinct_pairs, first_pos, inverse = np.unique(pair, return_index=True, return_inverse=True)
         clash = np.flatnonzero(norm != norm[first_pos][inverse])

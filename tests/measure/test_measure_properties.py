@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from audit_core.identify import frozen_policy_class
-from audit_core.measure import COMPOSITION, load_response_log, measure
+from audit_core.measure import load_response_log, measure, paired_units
 
 PC = frozen_policy_class()
 LABELS = ("TRUE", "FALSE", "UNKNOWN")
@@ -51,6 +51,8 @@ def test_measure_invariants(data):
                     assert 0 <= x.boot_low <= x.boot_high <= 1
     # Engine estimands per unit against a direct reading of the oracle on their cells.
     index = PC.cell_index
+    pairs = paired_units(log)
+    local = pairs.target_follow & pairs.sham_stay
     for u, unit in enumerate(result.units):
         obs, ok = log.observed[u], log.correct[u]
         for name, cells in (("static_correctness", CANONICAL[:1]), ("local_response", CANONICAL),
@@ -59,4 +61,7 @@ def test_measure_invariants(data):
             want = None if not obs[cols].all() else int(ok[cols].all())
             assert getattr(unit, name) == want, (name, unit)
         assert unit.cells_observed == int(obs.sum())
+        # The paired path at the canonical context agrees with the engine's local response.
+        if unit.local_response is not None:
+            assert int(local[u, pairs.canonical]) == unit.local_response
         assert sum(dict(unit.composition).values()) == unit.n_paired
