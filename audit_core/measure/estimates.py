@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -63,6 +63,7 @@ TRANSITION_ESTIMATES = ("base_accuracy", "target_follow", "sham_stay", "local_gi
 ENGINE_ESTIMANDS = ("static_correctness", "local_response", "tau_full")
 COMPOSITION = ("reportability failure", "base-knowledge failure", "target inertia", "other", "full success")
 ALL_MODELS = "all models"
+BOOTSTRAP_CHUNK = 1000  # replicates per block of weights: bounds memory at chunk x clusters floats
 # A response no model can give: marks unobserved cells for the engine (never equals the oracle).
 UNOBSERVED = "\x00unobserved"
 
@@ -320,46 +321,66 @@ def _unit_counts(log: ResponseLog, pairs: PairedUnits, engine: dict[str, np.ndar
     return {k: (np.asarray(s, dtype=np.int64), np.asarray(n, dtype=np.int64)) for k, (s, n) in counts.items()}
 
 
-def cluster_bootstrap_weights(n_clusters: int, n_boot: int, seed: int) -> np.ndarray:
-    """(n_boot x n_clusters) multiplicities of clusters drawn with replacement (seeded)."""
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_clusters, size=(n_boot, n_clusters))
-    offsets = (draws + n_clusters * np.arange(n_boot)[:, None]).ravel()
-    return np.bincount(offsets, minlength=n_boot * n_clusters).reshape(n_boot, n_clusters).astype(np.float64)
+def cluster_bootstrap_weights(n_clusters: int, n_boot: int, seed: int,
+                              chunk: int = BOOTSTRAP_CHUNK) -> Iterator[np.ndarray]:
+    """Blocks of (at most ``chunk``) x n_clusters multiplicities of clusters drawn with replacement.
 
-
-def bootstrap_interval(weights: np.ndarray, successes: np.ndarray, n: np.ndarray,
-                       confidence: float) -> tuple[float | None, float | None]:
-    """Percentile interval of the pooled rate Σw·s / Σw·n over bootstrap replicates of clusters.
-
-    ``successes`` and ``n`` are per-cluster totals; replicates whose resampled n is 0 are left out.
+    One seeded stream: the concatenated blocks are the same whatever ``chunk`` is, so memory stays
+    bounded without changing results.
     """
-    if weights.shape[0] == 0 or n.sum() == 0:
-        return None, None
-    top = weights @ successes
-    bottom = weights @ n
-    keep = bottom > 0
-    if not keep.any():
-        return None, None
-    rates = top[keep] / bottom[keep]
-    tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(rates, [tail, 1.0 - tail])
-    return float(low), float(high)
+    rng = np.random.default_rng(seed)
+    done = 0
+    while done < n_boot:
+        rows = min(chunk, n_boot - done)
+        draws = rng.integers(0, n_clusters, size=(rows, n_clusters))
+        offsets = (draws + n_clusters * np.arange(rows)[:, None]).ravel()
+        yield np.bincount(offsets, minlength=rows * n_clusters).reshape(rows, n_clusters).astype(np.float64)
+        done += rows
 
 
-def _estimates(per_cluster: dict[str, tuple[np.ndarray, np.ndarray]], weights: np.ndarray,
-               confidence: float, names: tuple[str, ...] | None = None) -> tuple[Estimate, ...]:
+def bootstrap_intervals(successes: np.ndarray, n: np.ndarray, n_boot: int, seed: int,
+                        confidence: float, chunk: int = BOOTSTRAP_CHUNK) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile cluster-bootstrap interval of Σ_k w_k s_k / Σ_k w_k n_k for every column.
+
+    ``successes``, ``n``: (n_clusters x n_rates) per-cluster totals; every column sees the same
+    resampled clusters. Replicates whose resampled n is 0 are left out; a column without any usable
+    replicate (or n_boot = 0) gets NaN.
+    """
+    successes = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    rates = np.empty((n_boot, successes.shape[1]))
+    row = 0
+    for weights in cluster_bootstrap_weights(successes.shape[0], n_boot, seed, chunk):
+        top, bottom = weights @ successes, weights @ n
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rates[row:row + len(weights)] = np.where(bottom > 0, top / bottom, np.nan)
+        row += len(weights)
+    low = np.full(successes.shape[1], np.nan)
+    high = np.full(successes.shape[1], np.nan)
+    usable = ~np.isnan(rates).all(axis=0) if n_boot else np.zeros(successes.shape[1], dtype=bool)
+    if usable.any():
+        tail = (1.0 - confidence) / 2.0
+        low[usable], high[usable] = np.nanquantile(rates[:, usable], [tail, 1.0 - tail], axis=0)
+    return low, high
+
+
+def _label(name: str) -> tuple[str, str]:
+    if name in ESTIMATES:
+        return ESTIMATES[name]
+    return CELL, f"readout validity ({name.split(':', 1)[1]})"
+
+
+def _estimates(requests: list[tuple[str, np.ndarray, np.ndarray]], low: np.ndarray, high: np.ndarray,
+               confidence: float) -> tuple[Estimate, ...]:
+    """Estimates from (name, per-cluster successes, per-cluster n) and their bootstrap bounds."""
     out = []
-    if names is None:
-        names = tuple(ESTIMATES) + tuple(sorted(k for k in per_cluster if k not in ESTIMATES))
-    for name in names:
-        s, n = per_cluster[name]
-        level, label = ESTIMATES[name] if name in ESTIMATES else (CELL, f"readout validity ({name.split(':', 1)[1]})")
+    for (name, s, n), b_low, b_high in zip(requests, low, high):
+        level, label = _label(name)
         total_s, total_n = int(s.sum()), int(n.sum())
         if total_n:
             w_low, w_high = wilson_interval(total_s, total_n, confidence)
-            b_low, b_high = bootstrap_interval(weights, s.astype(float), n.astype(float), confidence)
             rate = total_s / total_n
+            b_low, b_high = (None, None) if np.isnan(b_low) else (float(b_low), float(b_high))
         else:
             w_low = w_high = b_low = b_high = rate = None
         out.append(Estimate(name, label, level, total_s, total_n, rate, w_low, w_high, b_low, b_high))
@@ -376,42 +397,55 @@ def measure(log: ResponseLog, n_boot: int = 2000, seed: int = 0, confidence: flo
     engine = engine_estimands(log)
     pairs = paired_units(log)
     counts = _unit_counts(log, pairs, engine)
-    weights = cluster_bootstrap_weights(n_clusters, int(n_boot), seed)
     unit_model = log.unit_model()
     cell_complete = log.observed.all(axis=1)
     categories = np.stack([(pairs.category == i).sum(1) for i in range(len(COMPOSITION))], axis=1)
 
-    def summary(model: str, units: np.ndarray, model_count: int) -> ModelMeasure:
-        # Per cluster totals over the chosen units (clusters are the bootstrap's resampling unit).
-        per_cluster = {k: (s[units].reshape(model_count, n_clusters).sum(0),
-                           n[units].reshape(model_count, n_clusters).sum(0)) for k, (s, n) in counts.items()}
-        comp = categories[units].sum(0)
-        return ModelMeasure(
-            model=model, n_clusters=n_clusters, n_units=int(units.size),
-            n_complete_units=int(cell_complete[units].sum()),
-            n_paired=int(units.size * pairs.complete.shape[1]),
-            n_complete_paired=int(pairs.complete[units].sum()),
-            estimates=_estimates(per_cluster, weights, confidence),
-            composition=tuple((c, int(v)) for c, v in zip(COMPOSITION, comp)))
-
-    models = tuple(summary(m, np.flatnonzero(unit_model == i), 1) for i, m in enumerate(log.models))
-    pooled = summary(ALL_MODELS, np.arange(log.n_units), n_models)
-
-    # Per oracle transition: the same cluster weights, clusters of other transitions count 0.
-    labels = ["→".join(row) for row in log.oracle_labels]
+    names = tuple(ESTIMATES) + tuple(sorted(k for k in counts if k not in ESTIMATES))
+    # Each model, then all models pooled; per transition the pooled block only with several models.
     blocks = [(m, np.flatnonzero(unit_model == i)) for i, m in enumerate(log.models)]
-    if n_models > 1:
-        blocks.append((ALL_MODELS, np.arange(log.n_units)))
-    transitions = []
-    for label in sorted(set(labels)):
+    blocks.append((ALL_MODELS, np.arange(log.n_units)))
+    transition_blocks = blocks if n_models > 1 else blocks[:1]
+    labels = ["→".join(row) for row in log.oracle_labels]
+    transition_labels = sorted(set(labels))
+
+    # Every rate as per-cluster (successes, n) columns; clusters are the bootstrap's resampling unit.
+    requests: list[tuple[str, np.ndarray, np.ndarray]] = []
+    for _, units_of in blocks:
+        shape = (units_of.size // n_clusters, n_clusters)
+        requests += [(k, counts[k][0][units_of].reshape(shape).sum(0), counts[k][1][units_of].reshape(shape).sum(0))
+                     for k in names]
+    for label in transition_labels:
+        # Same resampled clusters; clusters of other transitions contribute nothing.
         in_group = np.array([x == label for x in labels])
-        for name, units_of in blocks:
-            count = units_of.size // n_clusters
-            per_cluster = {k: (np.where(in_group, s[units_of].reshape(count, n_clusters).sum(0), 0),
-                               np.where(in_group, n[units_of].reshape(count, n_clusters).sum(0), 0))
-                           for k, (s, n) in counts.items() if k in TRANSITION_ESTIMATES}
-            transitions.append(TransitionMeasure(name, label, int(in_group.sum()),
-                                                 _estimates(per_cluster, weights, confidence, TRANSITION_ESTIMATES)))
+        for _, units_of in transition_blocks:
+            shape = (units_of.size // n_clusters, n_clusters)
+            requests += [(k, np.where(in_group, counts[k][0][units_of].reshape(shape).sum(0), 0),
+                          np.where(in_group, counts[k][1][units_of].reshape(shape).sum(0), 0))
+                         for k in TRANSITION_ESTIMATES]
+    low, high = bootstrap_intervals(np.column_stack([r[1] for r in requests]),
+                                    np.column_stack([r[2] for r in requests]), int(n_boot), seed, confidence)
+    estimates = iter(_estimates(requests, low, high, confidence))
+
+    def take(count: int) -> tuple[Estimate, ...]:
+        return tuple(next(estimates) for _ in range(count))
+
+    summaries = []
+    for model, units_of in blocks:
+        comp = categories[units_of].sum(0)
+        summaries.append(ModelMeasure(
+            model=model, n_clusters=n_clusters, n_units=int(units_of.size),
+            n_complete_units=int(cell_complete[units_of].sum()),
+            n_paired=int(units_of.size * pairs.complete.shape[1]),
+            n_complete_paired=int(pairs.complete[units_of].sum()),
+            estimates=take(len(names)),
+            composition=tuple((c, int(v)) for c, v in zip(COMPOSITION, comp))))
+    models, pooled = tuple(summaries[:n_models]), summaries[-1]
+    transitions = []
+    for label in transition_labels:
+        n_in = sum(x == label for x in labels)
+        for model, _ in transition_blocks:
+            transitions.append(TransitionMeasure(model, label, n_in, take(len(TRANSITION_ESTIMATES))))
     units = []
     local = pairs.target_follow & pairs.sham_stay
     for u in range(log.n_units):

@@ -6,7 +6,7 @@ import pytest
 from audit_core.errors import InputError
 from audit_core.identify import frozen_policy_class, estimand_values
 from audit_core.measure import (
-    COMPOSITION, ENGINE_ESTIMANDS, bootstrap_interval, cluster_bootstrap_weights, engine_estimands,
+    COMPOSITION, ENGINE_ESTIMANDS, bootstrap_intervals, cluster_bootstrap_weights, engine_estimands,
     load_response_log, measure,
 )
 from audit_core.sequential import wilson_interval
@@ -95,18 +95,24 @@ def test_invalid_outputs_are_reportability_failures_and_lower_validity():
     assert m.units[0].composition[0] == ("reportability failure", 2)
 
 
-def test_bootstrap_weights_and_interval():
-    w = cluster_bootstrap_weights(7, 500, seed=3)
+def test_bootstrap_weights_and_intervals():
+    w = np.vstack(list(cluster_bootstrap_weights(7, 500, seed=3)))
     assert w.shape == (500, 7) and (w.sum(axis=1) == 7).all()
-    assert np.array_equal(w, cluster_bootstrap_weights(7, 500, seed=3))
-    assert not np.array_equal(w, cluster_bootstrap_weights(7, 500, seed=4))
+    # The same stream whatever the block size, so memory can be bounded without changing results.
+    assert np.array_equal(w, np.vstack(list(cluster_bootstrap_weights(7, 500, seed=3, chunk=64))))
+    assert not np.array_equal(w, np.vstack(list(cluster_bootstrap_weights(7, 500, seed=4))))
+    s = np.column_stack([np.full(7, 3.0), [0, 1, 2, 3, 4, 5, 6.0], np.zeros(7)])
+    n = np.column_stack([np.full(7, 4.0), np.full(7, 6.0), np.zeros(7)])
+    low, high = bootstrap_intervals(s, n, 500, seed=3, confidence=0.95)
     # Identical clusters: every replicate gives the same rate.
-    low, high = bootstrap_interval(w, np.full(7, 3.0), np.full(7, 4.0), 0.95)
-    assert low == pytest.approx(0.75) and high == pytest.approx(0.75)
+    assert low[0] == pytest.approx(0.75) and high[0] == pytest.approx(0.75)
     # Heterogeneous clusters: the interval covers the pooled rate and is not degenerate.
-    s, n = np.array([0, 1, 2, 3, 4, 5, 6.0]), np.full(7, 6.0)
-    low, high = bootstrap_interval(w, s, n, 0.95)
-    assert low < s.sum() / n.sum() < high
+    assert low[1] < s[:, 1].sum() / n[:, 1].sum() < high[1]
+    # By hand: percentiles of the replicate rates from the same weights.
+    rates = (w @ s[:, 1]) / (w @ n[:, 1])
+    assert (low[1], high[1]) == pytest.approx(tuple(np.quantile(rates, [0.025, 0.975])))
+    assert np.isnan(low[2]) and np.isnan(high[2])  # n = 0 everywhere
+    assert np.isnan(bootstrap_intervals(s, n, 0, seed=3, confidence=0.95)[0]).all()
 
 
 def test_bootstrap_is_seeded_and_deterministic():
