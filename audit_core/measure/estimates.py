@@ -255,6 +255,10 @@ class PairedUnits:
     category: np.ndarray  # index into COMPOSITION, -1 when the triple is incomplete
     canonical: int
 
+    def __repr__(self) -> str:
+        return f"PairedUnits({self.complete.shape[0]} units x {self.complete.shape[1]} contexts, " \
+               f"{int(self.complete.sum())} complete)"
+
 
 def paired_units(log: ResponseLog) -> PairedUnits:
     """Base/target/sham triples per context (all non-world axes), see the module docstring."""
