@@ -17,6 +17,8 @@ PAGES = {
                 url_path="protocol-explorer", default=True),
         st.Page("pages/supports.py", title="Minimal supports", icon=":material/join_inner:",
                 url_path="minimal-supports"),
+        st.Page("pages/measure.py", title="Measure response logs", icon=":material/analytics:",
+                url_path="measure-logs"),
     ],
     "Adaptive auditing": [
         st.Page("pages/replay.py", title="Replay", icon=":material/replay:", url_path="replay-run"),

@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "audit_core.cli.identify_cmd",
     "audit_core.cli.replay_cmd",
     "audit_core.cli.simulate_cmd",
+    "audit_core.cli.measure_cmd",
     "audit_core.cli.report_cmd",
 )
 
