@@ -91,6 +91,13 @@ class Estimate:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
+def _find_estimate(estimates: tuple[Estimate, ...], name: str) -> Estimate:
+    for e in estimates:
+        if e.name == name:
+            return e
+    raise KeyError(name)
+
+
 @dataclass(frozen=True)
 class ModelMeasure:
     """Pooled results of one model (or of all models): estimates and composition counts."""
@@ -108,10 +115,7 @@ class ModelMeasure:
         return f"ModelMeasure({self.model!r}, {self.n_units} units, {self.n_complete_paired} paired units)"
 
     def estimate(self, name: str) -> Estimate:
-        for e in self.estimates:
-            if e.name == name:
-                return e
-        raise KeyError(name)
+        return _find_estimate(self.estimates, name)
 
     def to_dict(self) -> dict[str, Any]:
         return {"model": self.model, "n_clusters": self.n_clusters, "n_units": self.n_units,
@@ -165,10 +169,7 @@ class TransitionMeasure:
         return f"TransitionMeasure({self.model!r}, {self.transition!r}, {self.n_clusters} clusters)"
 
     def estimate(self, name: str) -> Estimate:
-        for e in self.estimates:
-            if e.name == name:
-                return e
-        raise KeyError(name)
+        return _find_estimate(self.estimates, name)
 
     def to_dict(self) -> dict[str, Any]:
         return {"model": self.model, "transition": self.transition, "n_clusters": self.n_clusters,
