@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from audit_core.auditing import load_pool, paper_rows, run_study, sampling_frequency_vs_accuracy
+from types import SimpleNamespace
+
+from audit_core.auditing import load_pool, paper_params, paper_rows, run_study, sampling_frequency_vs_accuracy
+from audit_core.cli.simulate_cmd import build_params
 from audit_core.data.bundled import BUNDLED
 from audit_core.errors import InputError
 from audit_core.report import ReportChart, ReportTable, views
-from audit_core.sequential import AuditParams
 from pages import _shared
 
 POOLS = [k for k in ("gpqa:large", "gpqa:medium", "gpqa:small", "gpqa:none", "sdoh") if k in BUNDLED]
@@ -24,6 +26,13 @@ NULL_POOL = "gpqa:none"
 
 def row_label(row) -> str:
     return views.row_label(*row)
+
+
+def study_params(style: str, alpha: float, budget: int, q: float):
+    """The paper's study parameters (``paper_params``: 2 initial random cases on GPQA, 20 on SDoH)
+    with the page's settings, built exactly as ``python -m audit_core simulate --paper`` builds them
+    (a changed q moves both forecaster grids with it)."""
+    return build_params(style, SimpleNamespace(q=q, alpha=alpha, m=None, budget=budget, n_init=None))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -64,7 +73,7 @@ with top2:
         pool_key = st.selectbox("Pool", POOLS, format_func=lambda k: BUNDLED[k].title, key="sim_pool")
 style = BUNDLED[pool_key].style
 rows_available = paper_rows(style)
-defaults = AuditParams.for_style(style)
+defaults = paper_params(style)
 
 with st.form("simulation"):
     c2, c3, c4, c5, c6 = st.columns(5)
@@ -89,7 +98,7 @@ if run:
         st.error("Choose at least one row.")
     else:
         try:
-            params = AuditParams.for_style(style, alpha=alpha, budget=budget, q=q)
+            params = study_params(style, alpha=alpha, budget=budget, q=q)
             pool = pool_of(pool_key)
             bar = st.progress(0.0, text="Starting…")
 
@@ -110,7 +119,8 @@ def show_results(saved: dict) -> None:
     study, params = saved["study"], saved["params"]
     summary, _ = views.study_tables(study)
     st.caption(f"Last run: pool **{BUNDLED[saved['pool']].title}**, {saved['replicates']} replicates per row, "
-               f"budget {params.budget}, seed {saved['seed']}, q = {params.q}, α = {params.alpha}.")
+               f"budget {params.budget}, seed {saved['seed']}, q = {params.q}, α = {params.alpha}, m = {params.m}, "
+               f"{params.n_init} initial random cases of the adaptive auditor (as in the paper).")
     bars_spec, box_spec, freq_spec, adaptive_process = saved["specs"]
 
     type1 = None

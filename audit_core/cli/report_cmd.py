@@ -100,16 +100,15 @@ def _replay_section(args):
 
 
 def _simulation_section(args):
-    from audit_core.auditing import load_pool, paper_rows, run_study, sampling_frequency_vs_accuracy
+    from audit_core.auditing import load_pool, paper_params, paper_rows, run_study, sampling_frequency_vs_accuracy
     from audit_core.data.bundled import BUNDLED
     from audit_core.report import ReportChart, views
-    from audit_core.sequential import AuditParams
 
     if args.simulate not in BUNDLED:
         raise InputError(f"--simulate: expected a bundled pool ({', '.join(k for k in BUNDLED if k != 'recorded_run')}), "
                          f"got {args.simulate!r}")
     style = args.style or BUNDLED[args.simulate].style
-    params = AuditParams.for_style(style, budget=args.budget)
+    params = paper_params(style, budget=args.budget)  # as `simulate --paper` and the Simulate page
     pool = load_pool(args.simulate)
     rows = paper_rows(style)
     study = run_study(pool, rows, args.replicates, params, args.seed)

@@ -206,3 +206,21 @@ def test_cost_ratio_changes_the_optimal_cost():
     next(b for b in at.button if b.label == "Solve").click().run()
     assert not at.exception
     assert float(metric(at, "Optimal cost")) == 4  # scoring cells cost 3, generated 1 (DESIGN.md)
+
+
+def test_simulation_uses_the_paper_parameters_and_gives_the_engine_summary():
+    import pandas as pd
+
+    from audit_core.auditing import load_pool, paper_params, run_study
+    at = app("pages/simulate.py")
+    at = _run_small_study(at)
+    assert not at.exception, [e.value for e in at.exception]
+    params = paper_params("gpqa", budget=120)
+    assert params.n_init == 2  # the paper's GPQA study starts the adaptive auditor with 2 random cases
+    assert at.session_state["sim_result"]["params"] == params
+    rows = [("stratified", "LR"), ("adaptive", "SR-LR-UI")]
+    engine = run_study(load_pool("gpqa:large"), rows, 3, params, seed=0, n_jobs=1).summary
+    shown = at.dataframe[-1].value
+    columns = [c for c in engine.columns if c != "seconds_per_audit"]  # wall time differs run to run
+    pd.testing.assert_frame_equal(shown[columns].reset_index(drop=True), engine[columns].reset_index(drop=True))
+
