@@ -28,8 +28,9 @@ def raw_frame(key: str, _source, name: str) -> pd.DataFrame:
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def audit_data(key: str, _source, name: str, score: str, subgroups: tuple, order: str | None):
-    # The page always names the roles: no subgroups = none, no order column = file order.
-    return load_audit_csv(_source, name=name, score=score, subgroups=list(subgroups),
+    # The page always names the roles: an empty subgroup selection is () = no subgroups (None would
+    # ask the loader to auto-detect them again), no order column = file order.
+    return load_audit_csv(_source, name=name, score=score, subgroups=tuple(subgroups),
                           order=order if order else False)
 
 

@@ -224,3 +224,21 @@ def test_simulation_uses_the_paper_parameters_and_gives_the_engine_summary():
     columns = [c for c in engine.columns if c != "seconds_per_audit"]  # wall time differs run to run
     pd.testing.assert_frame_equal(shown[columns].reset_index(drop=True), engine[columns].reset_index(drop=True))
 
+
+def test_replay_without_subgroup_columns_means_no_subgroups():
+    from audit_core.data.bundled import BUNDLED
+    from audit_core.data.loader import load_audit_csv
+    from audit_core.sequential import AuditParams, replay
+    at = app("pages/replay.py")
+    assert list(at.session_state["report_sections"]["replay"].numbers["subgroup_columns"]) == ["category"]
+    at.multiselect(key="groups_bundled:recorded_run").set_value([]).run()
+    assert not at.exception and not at.error
+    section = at.session_state["report_sections"]["replay"]
+    assert list(section.numbers["subgroup_columns"]) == []
+    assert not any("subgroup column(s) auto-detected" in note for note in section.summary)
+    bundled = BUNDLED["recorded_run"]
+    data = load_audit_csv(bundled.path, subgroups=(), order=bundled.order)
+    engine = replay(data.scores, AuditParams.gpqa(), subgroups=None)
+    shown = at.dataframe[-1].value
+    assert len(shown) == len(engine.subgroup_table) == 1
+    assert int(shown["n"].iloc[0]) == engine.n and int(metric(at, "Cases replayed")) == engine.n
