@@ -171,7 +171,7 @@ lat = _shared.lattice_of(pc_key, estimand, pc)
 current_key = views.support_key(components) if not custom else ""
 lattice_chart_spec = cached_lattice_spec(pc_key, estimand, current_key, lat, component_names)
 
-left, right = st.columns([1.35, 1])
+left, right = st.columns([1.5, 1])
 with left:
     nonce = st.session_state.get("lattice_nonce", 0)
     chart_key = f"lattice_{nonce}"

@@ -54,9 +54,11 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame, selection_name: str = 
     points = alt.Chart(nodes).mark_point(filled=True, size=1500, stroke="#1b1b1b", cursor="pointer").encode(
         x=base_x, y=alt.Y("rank:Q", scale=y_scale, axis=None),
         color=colour,
+        # The legend sits under the plot so the diagram gets the column's whole width.
         shape=alt.Shape("status:N", title="verdict",
                         scale=alt.Scale(domain=["identified", "not identified"],
-                                        range=["diamond", "circle"])),
+                                        range=["diamond", "circle"]),
+                        legend=alt.Legend(orient="bottom", direction="horizontal", symbolSize=260)),
         strokeWidth=alt.condition("datum.current", alt.value(5), alt.value(1)),
         tooltip=tooltip,
     ).add_params(pick)
@@ -64,11 +66,14 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame, selection_name: str = 
         x=base_x, y=alt.Y("rank:Q", scale=y_scale, axis=None), text="n_collisions:Q",
         color=alt.condition("datum.n_collisions > 2", alt.value("white"), alt.value("black")),
         tooltip=tooltip)
-    labels = alt.Chart(nodes).mark_text(fontSize=14, dy=31).encode(
-        x=base_x, y=alt.Y("rank:Q", scale=y_scale, axis=None), text="label:N", tooltip=tooltip)
-    return (lines + points + counts + labels).properties(
+    label_enc = dict(x=base_x, y=alt.Y("rank:Q", scale=y_scale, axis=None), text="label:N")
+    # A white outline drawn under each support name keeps it readable where edges cross it.
+    halo = alt.Chart(nodes).mark_text(fontSize=14, dy=31, stroke="white", strokeWidth=4,
+                                      strokeJoin="round").encode(**label_enc)
+    labels = alt.Chart(nodes).mark_text(fontSize=14, dy=31).encode(**label_enc, tooltip=tooltip)
+    return (lines + points + counts + halo + labels).properties(
         title=alt.TitleParams(title, subtitle=[
-            "number in a node = cross-estimand collisions; diamond = τ identified",
+            "number in a node = cross-estimand collisions",
             "thick outline = current support; click a node to select it"] + ([legend] if legend else [])),
         height=470)
 
@@ -120,51 +125,87 @@ def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
         height=max(200, 44 * freq[y_axis].nunique()))
 
 
+TRAJECTORY_HEIGHT = 430
+LABEL_GAP_PX = 17  # vertical room of one 13-px end label
+
+
+def spread_labels(values, gap: float, low: float) -> list[float]:
+    """Label positions near ``values`` (same order) at least ``gap`` apart and not below ``low``:
+    pushed down from the top, then up again from ``low`` where the stack ran past it."""
+    order = sorted(range(len(values)), key=lambda i: -values[i])
+    placed: dict[int, float] = {}
+    previous = float("inf")
+    for i in order:
+        previous = min(values[i], previous - gap)
+        placed[i] = previous
+    floor = low
+    for i in reversed(order):
+        placed[i] = max(placed[i], floor)
+        floor = placed[i] + gap
+    return [placed[i] for i in range(len(values))]
+
+
 def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: float, m: int | None,
                      title: str = "E-process trajectories") -> alt.TopLevelMixin:
     """log₁₀ E_t per process.
 
     ``traj``: step, process, test ("model's null" / "auditor's null"), log10_e.
     ``stops``: process, test, step, log10_e (first crossing of 1/α; may be empty).
+    End-of-line names are stacked so they never overlap each other or a stop marker; each stop
+    marker carries its step, raised when stops are close together.
     """
-    stops = stops.assign(stop_label=[f"{p} stops at t = {t}" for p, t in zip(stops["process"], stops["step"])]) \
-        if len(stops) else stops
     processes = list(dict.fromkeys(traj["process"]))
+    last_step = int(traj["step"].max()) if len(traj) else 1
+    values = list(traj["log10_e"]) + [log10_threshold]
+    low, high = min(values), max(values)
+    gap = max(high - low, 1e-9) * LABEL_GAP_PX / TRAJECTORY_HEIGHT
     colour = alt.Color("process:N", title="process", sort=processes,
                        scale=alt.Scale(scheme="dark2"))
     dash = alt.StrokeDash("test:N", title="null tested",
                           scale=alt.Scale(domain=["model's null", "auditor's null"], range=[[1, 0], [7, 4]]))
     y = alt.Y("log10_e:Q", title="E-value, log₁₀ scale (log₁₀ E_t)")
-    x = alt.X("step:Q", title="annotated cases t")
+    # Room right of the last step for the stacked process names.
+    x = alt.X("step:Q", title="annotated cases t",
+              scale=alt.Scale(domain=[0, last_step * 1.16], nice=False))
     lines = alt.Chart(traj).mark_line(strokeWidth=2.6).encode(
         x=x, y=y, color=colour, strokeDash=dash, tooltip=["process", "step", alt.Tooltip("log10_e:Q", format=".3f")])
-    ends = traj.sort_values("step").groupby("process", sort=False).tail(1)
-    end_labels = alt.Chart(ends).mark_text(align="left", dx=6, fontSize=13).encode(
-        x=x, y=y, text="process:N", color=colour)
-    threshold = pd.DataFrame({"y": [log10_threshold], "label": [f"1/α = {10 ** log10_threshold:.4g}"]})
+    ends = traj.sort_values("step", kind="stable").groupby("process", sort=False).tail(1).copy()
+    ends["label_y"] = spread_labels(list(ends["log10_e"]), gap, low)
+    end_labels = alt.Chart(ends).mark_text(align="left", baseline="middle", dx=14, fontSize=13,
+                                           fontWeight="bold").encode(
+        x=alt.X("step:Q"), y=alt.Y("label_y:Q"), text="process:N", color=colour)
+    # 1/α and m are named in the subtitle, not written into the plot where curves and stops cross.
+    threshold = pd.DataFrame({"y": [log10_threshold]})
     rule = alt.Chart(threshold).mark_rule(color="#c00000", strokeDash=[4, 3], strokeWidth=2).encode(y="y:Q")
-    rule_text = alt.Chart(threshold).mark_text(color="#c00000", align="left", dy=-9, x=5, fontSize=14).encode(
-        y="y:Q", text="label:N")
-    layers = [lines, end_labels, rule, rule_text]
+    layers = [lines, end_labels, rule]
     if m is not None:
-        mark = pd.DataFrame({"x": [m], "label": [f"m = {m}: auditor's test starts"]})
-        layers.append(alt.Chart(mark).mark_rule(color="#555", strokeDash=[2, 2], strokeWidth=1.5).encode(x="x:Q"))
-        layers.append(alt.Chart(mark).mark_text(align="left", dx=4, y=12, fontSize=13, color="#333").encode(
-            x="x:Q", text="label:N"))
+        layers.append(alt.Chart(pd.DataFrame({"x": [m]})).mark_rule(
+            color="#555", strokeDash=[2, 2], strokeWidth=1.5).encode(x="x:Q"))
     if len(stops):
-        # A fixed diamond marks each stop (the line's own colour and end label say which process),
-        # so the colour legend keeps listing every process.
-        stop_x = alt.X("step:Q")
-        stop_y = alt.Y("log10_e:Q")
+        # A fixed diamond marks each stop (colour = process, so the legend keeps every process),
+        # labelled "process t = step" to its right; a label is raised above every earlier stop's
+        # label that it would run into (less than ~15% of the x axis to its left).
+        stops = stops.sort_values(["step", "log10_e"], kind="stable").reset_index(drop=True)
+        label_y: list[float] = []
+        for i, (step, value) in enumerate(zip(stops["step"], stops["log10_e"])):
+            below = [label_y[j] + gap for j in range(i) if step - stops["step"][j] < 0.15 * last_step]
+            label_y.append(max([float(value), *below]))
+        stops = stops.assign(stop_label=[f"{p} t = {t}" for p, t in zip(stops["process"], stops["step"])],
+                             label_y=label_y)
         layers.append(alt.Chart(stops).mark_point(shape="diamond", size=300, filled=True, stroke="black",
                                                   strokeWidth=1.2).encode(
-            x=stop_x, y=stop_y, color=colour, tooltip=["process", alt.Tooltip("step:Q", title="stop"), "test"]))
-        layers.append(alt.Chart(stops).mark_text(align="right", dx=-10, dy=-12, fontSize=13).encode(
-            x=stop_x, y=stop_y, text="stop_label:N"))
+            x=alt.X("step:Q"), y=alt.Y("log10_e:Q"), color=colour,
+            tooltip=["process", alt.Tooltip("step:Q", title="stop"), "test"]))
+        layers.append(alt.Chart(stops).mark_text(align="left", baseline="bottom", dx=9, dy=-6, fontSize=13,
+                                                 fontWeight="bold", color="#1b1b1b").encode(
+            x=alt.X("step:Q"), y=alt.Y("label_y:Q"), text="stop_label:N",
+            tooltip=["process", alt.Tooltip("step:Q", title="stop")]))
+    explained = [f"a test stops when its curve reaches the red dashed line 1/α = {10 ** log10_threshold:.4g} "
+                 "(◆ = its stopping point)"]
+    explained.append("solid = model's null, dashed = auditor's null"
+                     + (f"; dotted vertical line: m = {m}, the auditor's test starts" if m is not None else ""))
     return alt.layer(*layers).resolve_scale(color="shared").properties(
-        title=alt.TitleParams(title, subtitle="a test stops when its curve reaches the red 1/α line "
-                              "(◆ = stopping point); solid = model's null, dashed = auditor's null"),
-        height=430)
+        title=alt.TitleParams(title, subtitle=explained), height=TRAJECTORY_HEIGHT)
 
 
 def outcome_bars(summary: pd.DataFrame, title: str = "Audit outcomes per method") -> alt.TopLevelMixin:

@@ -129,3 +129,45 @@ def test_chart_builders_render_offline():
         html = render_html(Report("c", (ReportSection("k", "t", "s", charts=(
             ReportChart("c", charts.style(chart).to_dict()),)),)))
         assert html.count("<svg") == 1
+
+
+def test_spread_labels_keeps_labels_apart_and_in_order():
+    from audit_core.report.charts import spread_labels
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        values = list(rng.normal(0, 1, rng.integers(1, 8)).round(2))
+        gap, low = 0.3, min(values)
+        placed = spread_labels(values, gap, low)
+        assert min(placed) >= low - 1e-12
+        ordered = sorted(placed)
+        assert all(b - a >= gap - 1e-9 for a, b in zip(ordered, ordered[1:]))
+        for i in range(len(values)):  # a higher line never gets a lower label
+            for j in range(len(values)):
+                if values[i] > values[j]:
+                    assert placed[i] >= placed[j]
+    assert spread_labels([3.0, 1.0, -1.0], 0.5, -1.0) == [3.0, 1.0, -1.0]  # already apart: unchanged
+
+
+def test_trajectory_end_and_stop_labels_do_not_collide():
+    from audit_core.data.bundled import BUNDLED
+    from audit_core.data.loader import load_audit_csv
+    from audit_core.report import views
+    from audit_core.report.charts import LABEL_GAP_PX, TRAJECTORY_HEIGHT
+    from audit_core.sequential import MODEL_PROCESSES, AuditParams, replay
+    data = load_audit_csv(BUNDLED["sdoh"].path)
+    result = replay(data.scores, AuditParams.sdoh(), subgroups=data.subgroup_frame)
+    spec = views.trajectory_spec(result, MODEL_PROCESSES, "sdoh")
+    tables = [rows for rows in spec["datasets"].values() if rows and "label_y" in rows[0]]
+    ends = next(t for t in tables if "stop_label" not in t[0])
+    stops = next(t for t in tables if "stop_label" in t[0])
+    assert sorted(r["process"] for r in ends) == sorted(result.log_e)
+    traj = max(spec["datasets"].values(), key=len)  # the drawn (thinned) trajectories
+    values = [r["log10_e"] for r in traj] + [np.log10(20)]
+    gap = (max(values) - min(values)) * LABEL_GAP_PX / TRAJECTORY_HEIGHT
+    ys = sorted(r["label_y"] for r in ends)
+    assert all(b - a >= gap * 0.999 for a, b in zip(ys, ys[1:]))
+    # four model processes stop within the first 70 cases: their labels are stacked, one per line
+    assert len(stops) == sum(s is not None for s in result.stops.values())
+    early = sorted(r["label_y"] for r in stops if r["step"] < 100)
+    assert len(early) >= 2 and all(b - a >= gap * 0.999 for a, b in zip(early, early[1:]))
+    assert {r["stop_label"] for r in stops} == {f"{p} t = {s}" for p, s in result.stops.items() if s}
