@@ -68,7 +68,7 @@ with up_col:
 if upload is not None:
     log_key, data, data_name = upload.key, upload.data, upload.name
 else:
-    log_key, data, data_name = BUNDLED, EXAMPLE_PATH.read_bytes(), "example_response_log.csv (synthetic)"
+    log_key, data, data_name = BUNDLED, EXAMPLE_PATH.read_bytes(), measure_views.EXAMPLE_LOG_NAME
 log = response_log(log_key, data, data_name)
 
 with st.expander("Interval settings"):

@@ -49,11 +49,12 @@ def downloads(report: Report) -> None:
 sections = _shared.computed_sections()
 if not sections:
     st.info("Nothing computed yet in this session. Open a page to compute a result:")
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3, c4, c5 = st.columns(5)
     c1.page_link("pages/explorer.py", label="Protocol explorer", icon=":material/hub:")
     c2.page_link("pages/supports.py", label="Minimal supports", icon=":material/join_inner:")
-    c3.page_link("pages/replay.py", label="Replay", icon=":material/replay:")
-    c4.page_link("pages/simulate.py", label="Simulate", icon=":material/casino:")
+    c3.page_link("pages/measure.py", label="Measure response logs", icon=":material/analytics:")
+    c4.page_link("pages/replay.py", label="Replay", icon=":material/replay:")
+    c5.page_link("pages/simulate.py", label="Simulate", icon=":material/casino:")
 else:
     title = st.text_input("Report title", "Evaluation audit report", max_chars=200)
     st.markdown("**Sections** (the latest result of each page)")

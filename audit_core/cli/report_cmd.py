@@ -1,9 +1,10 @@
 """``report --out FILE``: the dashboard's report from the command line (HTML, Markdown, zip, JSON).
 
 Sections are the ones the dashboard builds (``audit_core.report.views``): identifiability of the
-chosen support (always), ``--synthesize`` minimal identifying supports, ``--replay CSV|KEY`` a
-recorded run, ``--simulate POOL`` a simulation study of the paper's rows. The format follows the
-``--out`` suffix (.html, .md, .zip, .json) unless ``--format`` is given.
+chosen support (always), ``--synthesize`` minimal identifying supports, ``--measure LOG|example``
+estimand-separated results of a model response log, ``--replay CSV|KEY`` a recorded run,
+``--simulate POOL`` a simulation study of the paper's rows. The format follows the ``--out``
+suffix (.html, .md, .zip, .json) unless ``--format`` is given.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ def register(subparsers) -> None:
     p.add_argument("--estimand", default="tau_full", help="estimand τ (default tau_full)")
     p.add_argument("--synthesize", action="store_true", help="add the minimal identifying supports")
     p.add_argument("--cost", metavar="KEY=N,...", help="synthesis cost per axis value or cell, e.g. generated=1,scoring=3")
+    p.add_argument("--measure", metavar="LOG|example",
+                   help="response log CSV (model, cluster, cell, response + oracle), or 'example' for the "
+                        "bundled synthetic log; cells follow --policies when given")
+    p.add_argument("--bootstrap", type=int, default=2000, metavar="B",
+                   help="cluster-bootstrap replicates of --measure (default 2000; 0 = Wilson intervals only)")
     p.add_argument("--replay", metavar="CSV|KEY", help="labelled CSV or bundled key (sdoh, gpqa:large, ..., recorded_run)")
     p.add_argument("--score", help="score column of --replay (auto-detected if omitted)")
     p.add_argument("--subgroup", action="append", metavar="COL", help="subgroup column of --replay (repeatable)")
@@ -36,7 +42,7 @@ def register(subparsers) -> None:
     p.add_argument("--simulate", metavar="POOL", help="pool of a simulation study: gpqa:large|medium|small|none|sdoh")
     p.add_argument("--replicates", type=int, default=20, help="replicates per row of --simulate (default 20)")
     p.add_argument("--budget", type=int, help="annotation budget of --simulate (default: the style's)")
-    p.add_argument("--seed", type=int, default=0, help="seed of --simulate (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of --simulate and of the --measure bootstrap (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON document describing what was written")
     p.set_defaults(func=run)
 
@@ -76,6 +82,21 @@ def _synthesis_section(args, pc, source):
     optima = views.optima_table(result, checks)
     spec = views.cell_frequency_spec(pc, result.supports, parse_cell_id) if result.supports else None
     return views.synthesis_section(result, optima, spec, args.estimand, source, cost, (), ())
+
+
+def _measurement_section(args):
+    from audit_core.identify import load_policy_class
+    from audit_core.measure import load_response_log, measure
+    from audit_core.measure.example import EXAMPLE_PATH
+    from audit_core.measure.views import EXAMPLE_LOG_NAME, measurement_section
+
+    layout = load_policy_class(args.policies) if args.policies else None
+    if args.measure == "example":
+        log = load_response_log(EXAMPLE_PATH.read_bytes(), name=EXAMPLE_LOG_NAME, policy_class=layout)
+    else:
+        log = load_response_log(args.measure, policy_class=layout)
+    result = measure(log, n_boot=args.bootstrap, seed=args.seed)
+    return measurement_section(result, "bootstrap" if args.bootstrap > 0 else "wilson")
 
 
 def _replay_section(args):
@@ -135,6 +156,8 @@ def run(args) -> int:
     sections = [section]
     if args.synthesize:
         sections.append(_synthesis_section(args, pc, source))
+    if args.measure:
+        sections.append(_measurement_section(args))
     if args.replay:
         sections.append(_replay_section(args))
     if args.simulate:

@@ -242,3 +242,24 @@ def test_replay_without_subgroup_columns_means_no_subgroups():
     shown = at.dataframe[-1].value
     assert len(shown) == len(engine.subgroup_table) == 1
     assert int(shown["n"].iloc[0]) == engine.n and int(metric(at, "Cases replayed")) == engine.n
+
+
+def test_report_offers_the_measurement_computed_in_the_session():
+    from audit_core.measure import load_response_log, measure
+    from audit_core.measure.example import EXAMPLE_PATH
+    from audit_core.report import Report, render_html
+    at = app("pages/report.py")
+    assert not at.checkbox  # nothing computed before the explorer's first run
+    at = app("pages/measure.py")
+    assert not at.exception
+    at.switch_page("pages/report.py").run()
+    assert not at.exception
+    labels = [c.label for c in at.checkbox]
+    assert any(label.startswith("Estimand-separated results of example_response_log.csv (synthetic)")
+               for label in labels), labels
+    section = at.session_state["report_sections"]["measure"]
+    engine = measure(load_response_log(EXAMPLE_PATH.read_bytes()), n_boot=2000, seed=0)
+    assert section.numbers["pooled"] == {k: v for k, v in engine.to_dict().items() if k != "units"}["pooled"]
+    html = render_html(Report("r", (section,)))
+    assert "Estimand-separated rates per model" in html and "Behavioural composition" in html
+    assert any(b.label == "HTML report" for b in at.get("download_button"))

@@ -39,3 +39,29 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
     lines = [line for line in capsys.readouterr().err.splitlines() if line]
     assert len(lines) == 2 and all(line.startswith("error: ") for line in lines)
     assert "missing.csv" in lines[1]
+
+
+def test_measure_section_from_the_example_log_and_from_a_file(tmp_path, capsys):
+    from audit_core.measure import load_response_log, measure
+    from audit_core.measure.example import EXAMPLE_PATH
+    out = tmp_path / "report.json"
+    assert main(["report", "--out", str(out), "--measure", "example", "--bootstrap", "200", "--seed", "3"]) == 0
+    doc = json.loads(out.read_text())
+    section = doc["sections"][1]
+    assert "synthetic" in section["title"]
+    engine = measure(load_response_log(EXAMPLE_PATH.read_bytes()), n_boot=200, seed=3).to_dict()
+    assert section["numbers"]["pooled"] == json.loads(json.dumps(engine["pooled"]))
+    assert section["parameters"]["bootstrap replicates"] == 200 and section["parameters"]["seed"] == 3
+    log = tmp_path / "log.csv"
+    log.write_bytes(EXAMPLE_PATH.read_bytes().replace(b"synthetic-model-A", b"model-from-file"))
+    html = tmp_path / "report.html"
+    assert main(["report", "--out", str(html), "--measure", str(log), "--bootstrap", "0"]) == 0
+    text = html.read_text(encoding="utf-8")
+    assert "Estimand-separated results of" in text and "model-from-file" in text
+    assert text.count("<svg") >= 4  # lattice, heat map, estimates, composition
+    capsys.readouterr()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("model,cluster,cell,response,oracle\nm,c,base:ABC:nowhere,A,TRUE\n")
+    assert main(["report", "--out", str(html), "--measure", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nowhere" in err[0]
