@@ -13,6 +13,10 @@ from audit_core.identify import ESTIMANDS, estimand_values
 from audit_core.report import ReportChart, views
 from pages import _shared
 
+# Up to this many equivalence classes / collisions are listed as wrapped text (long member and
+# cell lists do not fit a table column); more go into a scrollable table.
+MAX_LISTED_COLLISIONS = 12
+
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def cached_lattice_spec(pc_key: str, estimand: str, current: str, _lattice, component_names: tuple[str, ...]) -> dict:
@@ -181,7 +185,14 @@ with right:
     st.subheader("Equivalence classes")
     st.caption("Policies in one class answer every observed cell alike. A class holding both τ "
                "values is where the collisions are.")
-    st.dataframe(views.class_table(ident, tau), hide_index=True, width="stretch")
+    classes = views.class_table(ident, tau)
+    if len(classes) > MAX_LISTED_COLLISIONS:
+        st.dataframe(classes, hide_index=True, width="stretch")
+    else:  # wrapped text: member lists are too long for a narrow table column
+        st.markdown("\n".join(
+            f"- **Class {row['class']}** (τ = {row['τ values']}; {row['size']} "
+            f"polic{'y' if row['size'] == 1 else 'ies'}): {row['members']}"
+            for row in classes.to_dict(orient="records")))
     if ident.mixture_signatures:
         st.markdown("**Mixtures** occupy these classes (weights are not identifiable):")
         st.dataframe(views.mixture_table(ident), hide_index=True, width="stretch")
@@ -192,13 +203,26 @@ if not ident.collisions:
 else:
     st.caption("Each pair answers alike on the support; adding any one listed full-support cell "
                "would separate it.")
-    st.dataframe(views.collision_table(ident, tau), hide_index=True, width="stretch")
+    collisions = views.collision_table(ident, tau)
+    separating = "cells that would separate them"
+    if len(collisions) > MAX_LISTED_COLLISIONS:
+        st.dataframe(collisions, hide_index=True, width="stretch")
+    else:
+        # The cell lists are long; as wrapped text they stay readable on a projector.
+        st.dataframe(collisions.drop(columns=[separating]), hide_index=True, width="stretch")
+        st.markdown("\n".join(
+            f"- **{row['policy A']} ≡ {row['policy B']}** (τ {row['τ(A)']} vs {row['τ(B)']}): any one of "
+            f"{row['# separating cells']} cells separates them: "
+            + ", ".join(f"`{c}`" for c in row[separating].split(", "))
+            for row in collisions.to_dict(orient="records")))
 
 st.subheader("Leave one component out (from the full support)")
 st.caption("Collisions that appear when one component is dropped; a witness is a colliding pair, "
            "exclusive when no other removal produces it. The corollary is generated from the data.")
 loo = views.leave_one_out_table(lat)
-st.dataframe(loo.drop(columns=["corollary"]), hide_index=True, width="stretch")
+st.dataframe(loo.drop(columns=["corollary"]), hide_index=True, width="stretch",
+             column_config={"removed": st.column_config.TextColumn(width="small"),
+                            "collisions": st.column_config.NumberColumn(width="small")})
 st.markdown("\n".join(f"- **Without {r.removed}:** {r.corollary}" for r in loo.itertuples()))
 
 heat_spec = cached_heatmap_spec(pc_key, estimand, tuple(ident.cells), pc)

@@ -97,8 +97,9 @@ st.subheader("Estimates per model")
 _shared.show_chart(estimates_spec, key="measure_estimates_chart")
 table = measure_views.estimates_table(result)
 st.dataframe(table, hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(format="%.3f")
-                            for c in table.columns if c == "rate" or c.endswith((" low", " high"))})
+             column_config={**{c: st.column_config.NumberColumn(format="%.3f")
+                               for c in table.columns if c == "rate" or c.endswith((" low", " high"))},
+                            **{c: st.column_config.NumberColumn(width="small") for c in ("k", "n")}})
 _shared.csv_download(table, "measure_estimates.csv", key="measure_estimates_csv")
 
 st.subheader("Behavioural composition")

@@ -155,7 +155,11 @@ def show_results(saved: dict) -> None:
     st.subheader("Summary per row")
     st.caption("Rates are shares of replicates with their 95% Wilson intervals; stop = cases annotated "
                "until the decision (median and quartiles).")
-    st.dataframe(summary, hide_index=True, width="stretch")
+    # strategy and process are in "method"; rates to two decimals keep the wide table readable.
+    st.dataframe(summary, hide_index=True, width="stretch",
+                 column_config={"strategy": None, "process": None, "seconds_per_audit": None,
+                                **{c: st.column_config.NumberColumn(format="%.2f") for c in summary.columns
+                                   if c.startswith(("failure_found", "passed", "inconclusive"))}})
     _shared.csv_download(summary, "simulation_summary.csv")
 
     charts = [ReportChart("Audit outcomes per method", bars_spec), ReportChart("Stopping times", box_spec)]

@@ -129,11 +129,16 @@ def composition_chart(result: Measurement) -> alt.TopLevelMixin:
         x=alt.X("count:Q", stack="zero", title="paired base/target/sham units"),
         y=y,
         color=alt.Color("category:N", title="category", sort=list(COMPOSITION),
-                        scale=alt.Scale(domain=list(COMPOSITION), range=list(COMPOSITION_COLOURS))),
+                        scale=alt.Scale(domain=list(COMPOSITION), range=list(COMPOSITION_COLOURS)),
+                        legend=alt.Legend(orient="bottom", direction="horizontal")),  # bars keep the width
         order=alt.Order("order:Q"),
         tooltip=["model", "category", "count"])
     total = max(1, int(data.groupby("model")["count"].sum().max())) if len(data) else 1
-    text = alt.Chart(data[data["count"] >= 0.08 * total]).mark_text(
+    # Wide segments show letter and count, narrow ones the letter alone, so no segment is known by
+    # its colour only (slivers under 2% of the widest bar are left to the tooltip and the table).
+    data["tag"] = [tag if count >= 0.08 * total else tag.split(" ")[0]
+                   for tag, count in zip(data["tag"], data["count"])]
+    text = alt.Chart(data[data["count"] >= 0.02 * total]).mark_text(
         fontSize=13, color="white", fontWeight="bold").encode(x="mid:Q", y=y, text="tag:N")
     return (bars + text).properties(
         title=alt.TitleParams("Behavioural composition (mutually exclusive)",

@@ -220,11 +220,13 @@ def outcome_bars(summary: pd.DataFrame, title: str = "Audit outcomes per method"
     methods = list(dict.fromkeys(summary["method"]))
     enc_y = alt.Y("method:N", sort=methods, title="method (sampling · e-process)")
     bars = alt.Chart(data).mark_bar(stroke="white", strokeWidth=1).encode(
-        x=alt.X("rate:Q", stack="zero", title="share of replicates", axis=alt.Axis(format="%"),
+        x=alt.X("rate:Q", stack="zero", title="share of replicates",
+                axis=alt.Axis(format="%", values=[0, 0.25, 0.5, 0.75, 1.0]),
                 scale=alt.Scale(domain=[0, 1])),
         y=enc_y,
         color=alt.Color("outcome:N", title="outcome", sort=list(OUTCOME_ORDER),
-                        scale=alt.Scale(domain=list(OUTCOME_ORDER), range=list(OUTCOME_COLOURS))),
+                        scale=alt.Scale(domain=list(OUTCOME_ORDER), range=list(OUTCOME_COLOURS)),
+                        legend=alt.Legend(orient="bottom", direction="horizontal")),  # bars keep the width
         order=alt.Order("order:Q"),
         tooltip=["method", "outcome", alt.Tooltip("rate:Q", format=".0%")])
     text = alt.Chart(data[data["rate"] >= 0.08]).mark_text(
@@ -270,21 +272,77 @@ def subgroup_accuracy_chart(table: pd.DataFrame, q: float | None,
         height=max(200, 22 * len(order)))
 
 
+POINT_LABEL_PLOT = (560, 380)  # pixels assumed for label placement: the narrowest plot the pages draw
+POINT_LABEL_CHAR_PX = 6.8      # average width of a 12-px label character
+POINT_LABEL_LINE_PX = 15
+
+
+def place_point_labels(x, y, texts, x_domain, y_domain, obstacles_x=(), obstacles_y=(),
+                       plot=POINT_LABEL_PLOT) -> list[tuple[float, str] | None]:
+    """Greedy label placement for a scatter: per point, in the given order, ``(label y in data
+    units, "left" | "right")`` or None when every tried slot would overlap an earlier label or a
+    point of ``obstacles`` (all points of the chart).
+
+    A label goes right of its point (left when it would leave the plot), at the point's height or
+    one line above or below it; boxes are estimated in pixels of a ``plot`` (w, h) area."""
+    width, height = plot
+    (x0, x1), (y0, y1) = x_domain, y_domain
+    x_span, y_span = (x1 - x0) or 1.0, (y1 - y0) or 1.0
+    centres = [((xv - x0) / x_span * width, (y1 - yv) / y_span * height) for xv, yv in zip(x, y)]
+    # Every point is an obstacle too (a 7-px radius), so no label covers another point.
+    placed_boxes: list[tuple[float, float, float, float]] = [
+        (cx - 7, cy - 7, cx + 7, cy + 7) for cx, cy in (
+            ((xv - x0) / x_span * width, (y1 - yv) / y_span * height) for xv, yv in zip(obstacles_x, obstacles_y))]
+    out: list[tuple[float, str] | None] = []
+    for (px, py), yv, text in zip(centres, y, texts):
+        w = POINT_LABEL_CHAR_PX * len(str(text))
+        side = "right" if px + 8 + w <= width else "left"
+        left = px + 8 if side == "right" else px - 8 - w
+        choice = None
+        for shift in (0, -1, 1):
+            top = py - POINT_LABEL_LINE_PX / 2 + shift * POINT_LABEL_LINE_PX
+            box = (left, top, left + w, top + POINT_LABEL_LINE_PX)
+            if 0 <= left and left + w <= width and 0 <= top and top + POINT_LABEL_LINE_PX <= height and not any(
+                    box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed_boxes):
+                placed_boxes.append(box)
+                choice = (yv - shift * POINT_LABEL_LINE_PX / height * y_span, side)
+                break
+        out.append(choice)
+    return out
+
+
 def frequency_accuracy_chart(table: pd.DataFrame, title: str = "Sampling frequency vs accuracy",
                              subtitle: str = "", n_labels: int = 8, y_field: str = "share",
                              y_title: str = "share of audited cases", y_format: str = "%",
                              reference: float | None = None) -> alt.TopLevelMixin:
-    """``table``: subgroup, accuracy and ``y_field`` (how often the subgroup was sampled). The
-    ``n_labels`` least accurate subgroups are labelled (all are in the tooltip)."""
-    y = alt.Y(f"{y_field}:Q", title=y_title, axis=alt.Axis(format=y_format))
-    x = alt.X("accuracy:Q", title="subgroup accuracy", scale=alt.Scale(zero=False))
+    """``table``: subgroup, accuracy and ``y_field`` (how often the subgroup was sampled). Up to
+    ``n_labels`` of the least accurate subgroups are named next to their points, skipping a name
+    that would overlap another (every subgroup is in the tooltip)."""
+    acc = table["accuracy"].astype(float)
+    freq = table[y_field].astype(float)
+    pad = max(float(acc.max() - acc.min()), 0.05) * 0.04
+    x_domain = (float(acc.min()) - pad, float(acc.max()) + pad)
+    y_top = max(float(freq.max()), reference or 0.0)
+    y_domain = (min(0.0, float(freq.min())), y_top * 1.08 if y_top > 0 else 1.0)
+    x = alt.X("accuracy:Q", title="subgroup accuracy", scale=alt.Scale(domain=list(x_domain), nice=False),
+              axis=alt.Axis(tickCount=8, format=".2f"))
+    y = alt.Y(f"{y_field}:Q", title=y_title, axis=alt.Axis(format=y_format),
+              scale=alt.Scale(domain=list(y_domain), nice=False))
     points = alt.Chart(table).mark_point(filled=True, size=110, color="#1f4e79", shape="circle").encode(
         x=x, y=y, tooltip=["subgroup", alt.Tooltip("accuracy:Q", format=".3f"),
                            alt.Tooltip(f"{y_field}:Q", format=".3f", title=y_title)])
-    labelled = table.nsmallest(n_labels, "accuracy")
-    labels = alt.Chart(labelled).mark_text(align="left", dx=7, fontSize=12, color="#333").encode(
-        x=x, y=y, text="subgroup:N")
-    layers = [points, labels]
+    candidates = table.sort_values("accuracy", kind="stable").head(n_labels)
+    spots = place_point_labels(candidates["accuracy"].astype(float), candidates[y_field].astype(float),
+                               candidates["subgroup"], x_domain, y_domain, acc, freq)
+    rows = [{"accuracy": a, "label_y": spot[0], "side": spot[1], "subgroup": str(g)}
+            for a, g, spot in zip(candidates["accuracy"], candidates["subgroup"], spots) if spot is not None]
+    labelled = pd.DataFrame(rows, columns=["accuracy", "label_y", "side", "subgroup"])
+    layers = [points]
+    for side, align, dx in (("right", "left", 8), ("left", "right", -8)):
+        part = labelled[labelled["side"] == side]
+        if len(part):
+            layers.append(alt.Chart(part).mark_text(align=align, dx=dx, fontSize=12, color="#333").encode(
+                x=alt.X("accuracy:Q"), y=alt.Y("label_y:Q"), text="subgroup:N"))
     if reference is not None:
         layers.insert(0, alt.Chart(pd.DataFrame({"y": [reference]})).mark_rule(
             strokeDash=[5, 4], color="#777", strokeWidth=1.5).encode(y="y:Q"))

@@ -171,3 +171,28 @@ def test_trajectory_end_and_stop_labels_do_not_collide():
     early = sorted(r["label_y"] for r in stops if r["step"] < 100)
     assert len(early) >= 2 and all(b - a >= gap * 0.999 for a, b in zip(early, early[1:]))
     assert {r["stop_label"] for r in stops} == {f"{p} t = {s}" for p, s in result.stops.items() if s}
+
+
+def test_point_labels_overlap_neither_each_other_nor_points():
+    from audit_core.report.charts import (POINT_LABEL_CHAR_PX, POINT_LABEL_LINE_PX, POINT_LABEL_PLOT,
+                                          place_point_labels)
+    rng = np.random.default_rng(3)
+    x, y = rng.uniform(0, 1, 30), rng.uniform(0, 1, 30)
+    texts = [f"subgroup {i}" for i in range(30)]
+    spots = place_point_labels(x, y, texts, (0, 1), (0, 1), x, y)
+    width, height = POINT_LABEL_PLOT
+    boxes = []
+    for xv, text, spot in zip(x, texts, spots):
+        if spot is None:
+            continue
+        label_y, side = spot
+        w = POINT_LABEL_CHAR_PX * len(text)
+        left = xv * width + 8 if side == "right" else xv * width - 8 - w
+        top = (1 - label_y) * height - POINT_LABEL_LINE_PX / 2
+        assert 0 <= left and left + w <= width + 1e-9 and 0 <= top <= height
+        boxes.append((left, top, left + w, top + POINT_LABEL_LINE_PX))
+    assert 5 <= len(boxes) < 30  # crowded: some labels are dropped, the rest placed
+    overlap = lambda a, b: a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]  # noqa: E731
+    assert not any(overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    dots = [(xv * width - 7, (1 - yv) * height - 7, xv * width + 7, (1 - yv) * height + 7) for xv, yv in zip(x, y)]
+    assert not any(overlap(a, d) for a in boxes for d in dots)
