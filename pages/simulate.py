@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from types import SimpleNamespace
 
 from audit_core.auditing import load_pool, paper_params, paper_rows, run_study, sampling_frequency_vs_accuracy
-from audit_core.cli.simulate_cmd import build_params
 from audit_core.data.bundled import BUNDLED
 from audit_core.errors import InputError
 from audit_core.report import ReportChart, ReportTable, views
@@ -32,7 +30,7 @@ def study_params(style: str, alpha: float, budget: int, q: float):
     """The paper's study parameters (``paper_params``: 2 initial random cases on GPQA, 20 on SDoH)
     with the page's settings, built exactly as ``python -m audit_core simulate --paper`` builds them
     (a changed q moves both forecaster grids with it)."""
-    return build_params(style, SimpleNamespace(q=q, alpha=alpha, m=None, budget=budget, n_init=None))
+    return paper_params(style, q=q, alpha=alpha, budget=budget)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)

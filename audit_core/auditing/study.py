@@ -2,9 +2,11 @@
 
 Seeds: replicate ``r`` of a study seeded ``s`` draws its labels from
 ``SeedSequence(s, spawn_key=(r, 0))`` (shared by every row, so rows are compared on the same label
-realisation) and row ``j`` runs its strategy with ``SeedSequence(s, spawn_key=(r, 1, j))``. Each
-audit depends on nothing else, so a parallel run (``n_jobs`` worker processes) gives exactly the
-serial result. The stopping time of an audit is the number of annotations it used: the step of its
+realisation) and the row (strategy, process) runs its strategy with
+``SeedSequence(s, spawn_key=(r, 1, crc32("strategy|process")))``. Each audit depends on nothing
+else, neither on the other rows of the study nor on execution order: a row gives the same result
+alone as inside the paper's seven rows, and a parallel run (``n_jobs`` worker processes) gives
+exactly the serial result. The stopping time of an audit is the number of annotations it used: the step of its
 decision, or the budget (or pool size) when inconclusive, as in the paper's boxplots.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import zlib
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -37,23 +40,43 @@ GPQA_STUDY_POOLS = ("gpqa:large", "gpqa:medium", "gpqa:small", "gpqa:none")
 
 def paper_params(style: str | None, **overrides) -> AuditParams:
     """Parameters of the paper's study for a pool style: GPQA q .85, m 40, budget 250, 2 initial
-    cases; SDoH q .83, m 40, budget 400, 20 initial cases (``None`` overrides are ignored)."""
+    cases; SDoH q .83, m 40, budget 400, 20 initial cases (``None`` overrides are ignored).
+
+    A ``q`` other than the style's moves both forecaster grids by the same shift (δ and δ' are
+    kept), dropping grid points that would cross q, unless grids are given explicitly.
+    """
     style = style or "gpqa"
     if style == "gpqa" and overrides.get("n_init") is None:
         overrides["n_init"] = GPQA_STUDY_N_INIT
+    base = AuditParams.for_style(style)
+    q = overrides.get("q")
+    if q is not None and q != base.q:
+        shift = q - base.q
+        if overrides.get("grid_mod") is None:
+            overrides["grid_mod"] = tuple(round(g + shift, 10) for g in base.grid_mod if 0.0 < g + shift < q)
+        if overrides.get("grid_aud") is None:
+            overrides["grid_aud"] = tuple(round(g + shift, 10) for g in base.grid_aud if q < g + shift < 1.0)
+        if not overrides["grid_mod"] or not overrides["grid_aud"]:
+            raise InputError(f"q = {q}: the {style} forecaster grids shifted to this q leave no point on one "
+                             "side of it; choose q further from 0 and 1")
     return AuditParams.for_style(style, **overrides)
 
 
-def replicate_seeds(seed: int, replicate: int, row: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
-    """(label seed, strategy seed) of one audit; independent of execution order."""
+def row_seed_key(strategy: str, process: str) -> int:
+    """A stable integer for a row, so its strategy seed does not depend on the row's position."""
+    return zlib.crc32(f"{strategy}|{process}".encode("utf-8"))
+
+
+def replicate_seeds(seed: int, replicate: int, row: tuple[str, str]) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
+    """(label seed, strategy seed) of one audit; independent of execution order and other rows."""
     return (np.random.SeedSequence(seed, spawn_key=(replicate, 0)),
-            np.random.SeedSequence(seed, spawn_key=(replicate, 1, row)))
+            np.random.SeedSequence(seed, spawn_key=(replicate, 1, row_seed_key(*row))))
 
 
 def _one(pool: Pool, rows, params: AuditParams, config: AuditorConfig, seed: int,
          replicate: int, row: int) -> dict:
     strategy, process = rows[row]
-    label_seed, run_seed = replicate_seeds(seed, replicate, row)
+    label_seed, run_seed = replicate_seeds(seed, replicate, rows[row])
     labels = draw_labels(pool, np.random.default_rng(label_seed))
     run = run_audit(pool, strategy, process, params, seed=run_seed, config=config, labels=labels)
     return _record(run, replicate, row)

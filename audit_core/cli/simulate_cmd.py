@@ -78,19 +78,8 @@ def register(subparsers) -> None:
 
 
 def build_params(style: str, args) -> AuditParams:
-    """The paper's parameters for the style with the command-line overrides. A new ``--q`` moves
-    both forecaster grids by the same shift (delta and delta' are kept), so they stay on their sides."""
-    base = paper_params(style)
-    grids = {}
-    if args.q is not None and args.q != base.q:
-        shift = args.q - base.q
-        grids["grid_mod"] = tuple(round(g + shift, 10) for g in base.grid_mod if 0.0 < g + shift < args.q)
-        grids["grid_aud"] = tuple(round(g + shift, 10) for g in base.grid_aud if args.q < g + shift < 1.0)
-        if not grids["grid_mod"] or not grids["grid_aud"]:
-            raise InputError(f"--q {args.q}: the {style} forecaster grids shifted to this q leave no point on "
-                             "one side of it; choose q further from 0 and 1")
-    return paper_params(style, q=args.q, alpha=args.alpha, m=args.m, budget=args.budget, n_init=args.n_init,
-                        **grids)
+    """The paper's parameters for the style with the command-line overrides (see ``paper_params``)."""
+    return paper_params(style, q=args.q, alpha=args.alpha, m=args.m, budget=args.budget, n_init=args.n_init)
 
 
 def _study_payload(pool, args, strategies, processes, config, progress) -> dict:

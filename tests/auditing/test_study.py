@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from audit_core.auditing import (
@@ -26,9 +27,23 @@ def _row(study, strategy, process):
 
 
 def test_seeds_are_fixed_per_replicate_and_row():
-    a, b = replicate_seeds(5, 3, 2)
-    assert a.spawn_key == (3, 0) and b.spawn_key == (3, 1, 2)
-    assert np.random.default_rng(replicate_seeds(5, 3, 2)[1]).random() == np.random.default_rng(b).random()
+    a, b = replicate_seeds(5, 3, ("adaptive", "SR-LR-UI"))
+    assert a.spawn_key == (3, 0) and b.spawn_key[:2] == (3, 1)
+    again = replicate_seeds(5, 3, ("adaptive", "SR-LR-UI"))[1]
+    assert np.random.default_rng(again).random() == np.random.default_rng(b).random()
+    other = replicate_seeds(5, 3, ("adaptive", "LR-UI"))[1]
+    assert other.spawn_key != b.spawn_key
+
+
+def test_a_row_alone_equals_the_same_row_inside_the_paper_rows(pools):
+    """The strategy seed follows the row's name, not its position in the study."""
+    params = GPQA.replace(budget=60)
+    alone = run_study(pools["gpqa:medium"], [("adaptive", "SR-LR-UI")], 4, params, seed=3, n_jobs=1)
+    inside = run_study(pools["gpqa:medium"], list(PAPER_ROWS), 4, params, seed=3, n_jobs=1)
+    cols = ["replicate", "decision", "n_annotated", "cases"]
+    a = alone.results[cols].reset_index(drop=True)
+    b = inside.results[(inside.results["strategy"] == "adaptive") & (inside.results["process"] == "SR-LR-UI")]
+    pd.testing.assert_frame_equal(a, b[cols].reset_index(drop=True))
 
 
 def test_parallel_equals_serial_and_same_seed_same_table(pools):

@@ -73,7 +73,7 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
         (["--pool", "gpqa:large", "--strategy", "lucky"], "--strategy"),
         (["--pool", "gpqa:large", "--process", "AUD-LR"], "--process"),
         (["--pool", "gpqa:large", "--replicates", "0"], "--replicates"),
-        (["--pool", "gpqa:large", "--q", "0.99"], "--q"),
+        (["--pool", "gpqa:large", "--q", "0.99"], "q = 0.99"),
         (["--pool", "sdoh", "--strategy", "informed", "--process", "LR", "--suspect", "Astrology"], "suspect"),
     ]
     for argv, needle in cases:
