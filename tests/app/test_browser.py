@@ -42,6 +42,14 @@ def chromium_path() -> str | None:
     return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
 
 
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.status == 200
+    except OSError:  # not listening yet
+        return False
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -60,13 +68,7 @@ def server():
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
+        while not _healthy(url):
             if process.poll() is not None or time.monotonic() > deadline:
                 log.seek(0)
                 pytest.fail("streamlit server did not become healthy:\n" + log.read().decode(errors="replace"))
@@ -113,7 +115,7 @@ def wait_metric(page, label: str, expected: str, timeout: float = 30.0) -> None:
             if value == expected:
                 return
         except Exception:  # element re-rendering between reads
-            pass
+            value = None
         page.wait_for_timeout(250)
     raise AssertionError(f"metric {label!r} is {value!r}, expected {expected!r}")
 
