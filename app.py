@@ -2,7 +2,7 @@
 
 `streamlit run app.py` opens the protocol explorer on the bundled frozen policy class. This file
 only sets up the page, the shared sidebar and the router; each page lives in ``pages/`` and every
-number on a page comes from ``audit_core``.
+number on a page comes from ``audit_core.analyses``.
 """
 
 import streamlit as st
@@ -10,6 +10,7 @@ import streamlit as st
 from pages import _shared
 
 _shared.configure_page()
+_shared.keep_widget_state()  # before any page: choices made on other pages survive the switch
 
 PAGES = {
     "Identifiability": [

@@ -1,23 +1,27 @@
-"""Shared UI bits for every page: page setup, sidebar, cached engine calls, uploads, charts, report.
+"""UI pieces every page shares: set-up, sidebar and glossary, verdicts, errors, uploads that
+outlive their page, widget state that outlives its page, charts, downloads, report sections.
 
-Pages stay thin: they pick inputs with widgets, call the cached wrappers below (which call
-``audit_core``), and draw the results. No statistic is computed here or in the pages.
+Pages stay thin: they pick inputs with widgets, call one ``audit_core.analyses`` use case through
+:mod:`pages._cache`, and draw the fields of its result. No statistic is computed here.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
-from typing import Any, Callable
 
 import pandas as pd
 import streamlit as st
 
+from audit_core.analyses import Source, Verdict, content_key
 from audit_core.errors import InputError
 from audit_core.report import ReportSection, safe_csv_bytes
+from pages import _cache
 
 APP_TITLE = "Evaluation Audit Workbench"
 SECTIONS_KEY = "report_sections"
+KEPT_KEYS = "_kept_widget_keys"
+UPLOADS_KEY = "_accepted_uploads"
+UPLOAD_ERRORS_KEY = "_upload_errors"
 
 
 # ------------------------------------------------------------------------------ page & sidebar
@@ -38,7 +42,8 @@ def sidebar() -> None:
         sections = computed_sections()
         if sections:
             st.markdown("**Computed in this session** (available on *Report*):")
-            st.markdown("\n".join(f"- {s.title}" for s in sections.values()))
+            for s in sections.values():
+                st.text(f"• {s.title}")
         else:
             st.caption("Results you compute appear on the *Report* page.")
 
@@ -48,53 +53,112 @@ def page_header(title: str, intro: str) -> None:
     st.caption(intro)
 
 
+def show_verdict(verdict: Verdict) -> None:
+    """The one-line verdict every page opens with (plain text: user names are never Markdown)."""
+    box = {"good": st.success, "bad": st.warning}.get(verdict.tone, st.info)
+    icon = {"good": ":material/check_circle:", "bad": ":material/report:"}.get(verdict.tone, ":material/info:")
+    box(verdict.text + (f"\n\n{verdict.caveat}" if verdict.caveat else ""), icon=icon)
+
+
+def show_source(source: Source) -> None:
+    """Which data this page is showing, always in view."""
+    st.caption(f"Active data: {source.description}" + ("" if source.bundled else
+                                                       " (uploaded; it stays until you replace or remove it)"))
+
+
+# ------------------------------------------------------------------------ state that outlives
+
+def kept(key: str) -> str:
+    """A widget key whose value survives page switches (``app.py`` re-asserts it every run;
+    Streamlit drops a widget's value when its page is not rendered)."""
+    st.session_state.setdefault(KEPT_KEYS, set()).add(key)
+    return key
+
+
+def keep_widget_state() -> None:
+    """Re-assign every kept widget value, so switching pages does not reset it."""
+    for key in st.session_state.get(KEPT_KEYS, ()):
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
 # ------------------------------------------------------------------------------------- errors
 
-def show_input_error(exc: InputError, what: str) -> None:
-    """The one error box for bad input; the caller keeps using its previous data."""
-    st.error(f"Could not use {what}: {exc}. The page keeps the previous data.", icon=":material/error:")
+def show_input_error(exc: InputError, what: str, keeps: str | None = None) -> None:
+    """The one error box for bad input; ``keeps`` says what stays on screen."""
+    tail = f" {keeps}" if keeps else ""
+    st.error(f"Could not use {what}: {exc}.{tail}", icon=":material/error:")
 
+
+# ------------------------------------------------------------------------------------ uploads
 
 @dataclass(frozen=True)
 class Upload:
-    """An accepted upload: its display name, its bytes and a content key for caching."""
+    """An accepted upload: its display name, its bytes and its content key."""
 
     name: str
     data: bytes
     key: str
 
 
-def accept_upload(label: str, state_key: str, types: list[str], validate: Callable[[bytes, str], Any],
-                  help: str | None = None) -> Upload | None:
-    """File uploader that only replaces the stored upload when ``validate`` accepts the new file.
+def _on_upload_change(kind: str, widget_key: str) -> None:
+    # The user removed the file (the x in the uploader): forget it. A page switch resets the
+    # widget without calling this, so the accepted upload stays.
+    if st.session_state.get(widget_key) is None:
+        st.session_state.setdefault(UPLOADS_KEY, {}).pop(kind, None)
 
-    ``validate(data, name)`` raises :class:`InputError` for a bad file: the error is shown once
-    and the previously accepted upload (kept in session state under ``state_key``) stays active.
-    Returns the accepted upload, or None when nothing has been accepted (or the user cleared it).
+
+def accepted_upload(kind: str) -> Upload | None:
+    return st.session_state.get(UPLOADS_KEY, {}).get(kind)
+
+
+UPLOAD_WIDGETS = {"policy_class": "policy_upload__widget", "response_log": "measure_upload__widget",
+                  "run": "replay_upload__widget"}
+
+
+def upload_source(kind: str, label: str, types: list[str], help: str | None = None,
+                  policy: Source | None = None) -> Source | None:
+    """File uploader whose last good file outlives the widget and the page.
+
+    A new file replaces the accepted one only when the engine loads it; otherwise one error says
+    so and the accepted file (if any) stays active. Returns the source of the accepted upload.
     """
-    file = st.file_uploader(label, type=types, key=f"{state_key}__widget", help=help)
-    if file is None:
-        st.session_state.pop(state_key, None)
-        return None
-    data = file.getvalue()
-    key = hashlib.sha256(data).hexdigest()[:16]
-    accepted: Upload | None = st.session_state.get(state_key)
-    if accepted is None or accepted.key != key:
-        try:
-            validate(data, file.name)
-        except InputError as exc:
-            show_input_error(exc, f"`{file.name}`")
-            return accepted
-        accepted = Upload(file.name, data, key)
-        st.session_state[state_key] = accepted
-    return accepted
+    widget_key = UPLOAD_WIDGETS.get(kind, f"{kind}_upload__widget")
+    file = st.file_uploader(label, type=types, key=widget_key, help=help, on_change=_on_upload_change,
+                            args=(kind, widget_key))
+    uploads = st.session_state.setdefault(UPLOADS_KEY, {})
+    accepted: Upload | None = uploads.get(kind)
+    if file is not None:
+        data = file.getvalue()
+        key = content_key(data)
+        if accepted is None or accepted.key != key:
+            try:
+                load_upload(kind, Upload(file.name, data, key), policy)
+            except InputError as exc:
+                keeps = (f"Still showing your earlier file {accepted.name}." if accepted else
+                         "Nothing was replaced.")
+                show_input_error(exc, "this file", keeps)
+            else:
+                accepted = uploads[kind] = Upload(file.name, data, key)
+    return None if accepted is None else load_upload(kind, accepted, policy)
+
+
+def load_upload(kind: str, upload: Upload, policy: Source | None = None) -> Source:
+    policy_key = policy.key if policy is not None else ""
+    return _cache.source(kind, upload.key if not policy_key else f"{upload.key}+{policy_key}", upload.data,
+                         upload.name, policy_key, policy)
+
+
+def bundled_source(kind: str, key: str | None = None) -> Source:
+    """The bundled source of a kind (``key``: which bundled dataset, for runs and pools)."""
+    return _cache.source(kind, f"bundled:{key or kind}", key, None)
 
 
 # ------------------------------------------------------------------------------------- charts
 
-def show_chart(spec: dict, *, key: str | None = None, on_select: Any = "ignore") -> Any:
+def show_chart(spec: dict, *, key: str | None = None, on_select=None):
     """Draw a Vega-Lite spec full width without Streamlit's theme (report and app look alike)."""
-    return st.vega_lite_chart(spec, width="stretch", theme=None, key=key, on_select=on_select)
+    return st.vega_lite_chart(spec, width="stretch", theme=None, key=key, on_select=on_select or "ignore")
 
 
 def csv_download(frame: pd.DataFrame, file_name: str, label: str = "Download CSV", key: str | None = None) -> None:
@@ -112,61 +176,3 @@ def register_section(section: ReportSection) -> None:
 
 def computed_sections() -> dict[str, ReportSection]:
     return st.session_state.get(SECTIONS_KEY, {})
-
-
-
-
-# --------------------------------------------------------------- identifiability engine (cached)
-# cache_resource returns the engine's frozen result objects without copying; arguments starting
-# with "_" are not hashed, so each wrapper is keyed by the policy-class key plus plain values.
-
-FROZEN_KEY = "frozen"
-POLICY_UPLOAD_KEY = "policy_upload"
-
-
-@st.cache_resource(show_spinner=False)
-def frozen_class():
-    from audit_core.identify import frozen_policy_class
-    return frozen_policy_class()
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def uploaded_class(key: str, _data: bytes, name: str):
-    from audit_core.identify import load_policy_class
-    return load_policy_class(_data, name=name)
-
-
-def validate_policy_upload(data: bytes, name: str) -> None:
-    """Raise InputError for a policy-class file the engine cannot load."""
-    uploaded_class(hashlib.sha256(data).hexdigest()[:16], data, name)
-
-
-def current_policy_class():
-    """``(key, PolicyClass, description)`` of the class chosen on the explorer (frozen by default)."""
-    upload: Upload | None = st.session_state.get(POLICY_UPLOAD_KEY)
-    if upload is not None and st.session_state.get("policy_source", "frozen") == "upload":
-        return upload.key, uploaded_class(upload.key, upload.data, upload.name), f"uploaded file {upload.name}"
-    return FROZEN_KEY, frozen_class(), "frozen seven-policy class (data/frozen_policies.json)"
-
-
-@st.cache_resource(show_spinner=False, max_entries=512)
-def identification(pc_key: str, components: tuple[str, ...], estimand: str,
-                   cells: tuple[str, ...] | None, _pc):
-    from audit_core.identify import identify
-    if cells is not None:  # an explicit cell list replaces the component support
-        return identify(_pc, estimand=estimand, cells=list(cells))
-    return identify(_pc, components=list(components), estimand=estimand)
-
-
-@st.cache_resource(show_spinner=False, max_entries=32)
-def lattice_of(pc_key: str, estimand: str, _pc):
-    from audit_core.identify import lattice
-    return lattice(_pc, estimand=estimand)
-
-
-@st.cache_resource(show_spinner=False, max_entries=64)
-def synthesis(pc_key: str, estimand: str, cost: tuple[tuple[str, float], ...],
-              must_include: tuple[str, ...], exclude: tuple[str, ...], _pc):
-    from audit_core.identify import minimum_supports
-    return minimum_supports(_pc, estimand=estimand, cost=dict(cost) or None,
-                            must_include=must_include, exclude=exclude, enumerate_all=True)

@@ -2,30 +2,23 @@
 
 Paper 000 (Theorem 1): τ is point-identified on a support O iff no two policies with different τ
 give the same responses on every cell of O. The toggles, the estimand and a custom cell list live
-in the URL (``?components=target,sham&estimand=tau_full``), so a link reproduces the view.
+in the URL (``?components=target,sham&estimand=tau_full``), so a link reproduces the view on the
+bundled class; an uploaded class cannot travel in a link.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from audit_core.identify import ESTIMANDS, estimand_values
-from audit_core.report import ReportChart, views
-from pages import _shared
+from audit_core.errors import InputError
+from audit_core.analyses import ESTIMANDS
+from audit_core.views.identify import components_of_key
+from pages import _cache, _shared
 
 # Up to this many equivalence classes / collisions are listed as wrapped text (long member and
 # cell lists do not fit a table column); more go into a scrollable table.
 MAX_LISTED_COLLISIONS = 12
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def cached_lattice_spec(pc_key: str, estimand: str, current: str, _lattice, component_names: tuple[str, ...]) -> dict:
-    return views.lattice_spec(_lattice, component_names, estimand, current)
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def cached_heatmap_spec(pc_key: str, estimand: str, support: tuple[str, ...], _pc) -> dict:
-    return views.heatmap_spec(_pc, estimand_values(_pc, estimand), support)
+FROZEN, UPLOAD = "frozen", "upload"
 
 
 # ------------------------------------------------------------------------------ URL <-> state
@@ -45,7 +38,7 @@ def sync_from_url(pc_key: str, component_names: tuple[str, ...], estimands: list
         chosen = set(component_names) if raw is None else {c for c in raw.split(",") if c and c != "none"}
         unknown = chosen - set(component_names)
         if unknown:
-            st.warning(f"Ignored unknown component(s) in the link: {', '.join(sorted(unknown))}.")
+            st.warning("Ignored unknown component(s) in the link: " + ", ".join(sorted(unknown)) + ".")
         cells = tuple(c for c in url[2].split(",") if c) if url[2] else None
         if url[1] in estimands:
             st.session_state["estimand"] = url[1]
@@ -70,12 +63,9 @@ def on_lattice_pick(chart_key: str, component_names: tuple[str, ...]) -> None:
     """Lattice click: the toggles follow the clicked node (callback runs before the rerun)."""
     state = st.session_state.get(chart_key) or {}
     picked = (state.get("selection") or {}).get("pick") or []
-    if not picked:
+    if not picked or picked[0].get("key") is None:
         return
-    key = picked[0].get("key")
-    if key is None:
-        return
-    chosen = set(views.components_of_key(key))
+    chosen = set(components_of_key(picked[0]["key"]))
     for name in component_names:
         st.session_state[f"cmp_{name}"] = name in chosen
     st.session_state["custom_cells"] = None
@@ -87,6 +77,34 @@ def clear_custom_cells() -> None:
     st.session_state["custom_cells"] = None
 
 
+def back_to_toggles(component_names: tuple[str, ...]) -> None:
+    """Leave a custom cell list for the component toggles, on the full support."""
+    st.session_state["custom_cells"] = None
+    for name in component_names:
+        st.session_state[f"cmp_{name}"] = True
+
+
+def policy_class_source():
+    """The class chosen here (kept across pages): the frozen class or the accepted upload."""
+    source_col, upload_col = st.columns([1.1, 3.4])
+    with source_col:
+        choice = st.radio("Policy class", [FROZEN, UPLOAD], key=_shared.kept("policy_source"),
+                          format_func={FROZEN: "Frozen seven-policy class", UPLOAD: "Uploaded JSON / CSV"}.get,
+                          help="The frozen class is the paper's reference class; upload your own in the JSON "
+                               "or long-CSV format of docs/formats.md.")
+    with upload_col:
+        if choice == UPLOAD:
+            source = _shared.upload_source("policy_class", "Policy-class file (JSON, or CSV with policy,cell,response)",
+                                           ["json", "csv"])
+            if source is not None:
+                return source
+            st.info("No valid file yet: showing the frozen class.")
+        else:
+            st.caption("Policies: ideal semantic updater, target inertia, any-edit reactor, fixed-label "
+                       "responder, mapping-conditional shortcut, generated-only failure, scoring-only success.")
+    return _shared.bundled_source("policy_class")
+
+
 # ------------------------------------------------------------------------------------- page
 
 _shared.page_header(
@@ -95,107 +113,85 @@ _shared.page_header(
     "they answer every observed cell alike; a collision is an equivalent pair with different τ. "
     "τ is identified exactly when there is no collision (paper 000, Theorem 1).")
 
-source_col, upload_col, estimand_col = st.columns([1.1, 2, 1.4])
-with source_col:
-    st.radio("Policy class", ["frozen", "upload"], key="policy_source", horizontal=False,
-             format_func={"frozen": "Frozen seven-policy class", "upload": "Uploaded JSON / CSV"}.get,
-             help="The frozen class is the paper's reference class; upload your own in the JSON or "
-                  "long-CSV format of DESIGN.md section 5.")
-with upload_col:
-    if st.session_state.get("policy_source") == "upload":
-        accepted = _shared.accept_upload("Policy-class file (JSON, or CSV with policy,cell,response)",
-                                         _shared.POLICY_UPLOAD_KEY, ["json", "csv"],
-                                         _shared.validate_policy_upload)
-        if accepted is None:
-            st.info("No valid file yet: showing the frozen class.")
-    else:
-        st.caption("Policies: ideal semantic updater, target inertia, any-edit reactor, fixed-label "
-                   "responder, mapping-conditional shortcut, generated-only failure, scoring-only success.")
-
-pc_key, pc, pc_label = _shared.current_policy_class()
+policy = policy_class_source()
+pc = policy.value
 component_names = tuple(pc.component_names)
 estimands = [e for e in ESTIMANDS if e != "file" or pc.tau is not None]
-sync_from_url(pc_key, component_names, estimands)
+sync_from_url(policy.key, component_names, estimands)
 if st.session_state.get("estimand") not in estimands:
     st.session_state["estimand"] = estimands[0]
 
+estimand_col, toggles_col = st.columns([1.1, 3.4])
 with estimand_col:
-    estimand = st.selectbox("Estimand τ", estimands, key="estimand",
+    estimand = st.selectbox("Estimand τ", estimands, key=_shared.kept("estimand"),
                             help="The behavioural property the protocol should measure.")
-    st.caption(ESTIMANDS[estimand])
-
-st.markdown("**Support components** (each widens one axis of the observed cells)")
-toggle_cols = st.columns(max(len(component_names), 1))
-for col, name in zip(toggle_cols, component_names):
-    with col:
-        st.toggle(name, key=f"cmp_{name}", on_change=clear_custom_cells,
-                  help=f"Adds the cells with "
-                       + " and ".join(f"{axis} ∈ {{{', '.join(v)}}}" for axis, v in pc.components[name].items()))
+    st.caption(ESTIMANDS[estimand] if policy.bundled or estimand == "file" else
+               f"{estimand} on the uploaded class.")
+with toggles_col:
+    st.markdown("**Support components** (each widens one axis of the observed cells)")
+    toggle_cols = st.columns(max(len(component_names), 1))
+    for col, name in zip(toggle_cols, component_names):
+        with col:
+            st.toggle(name, key=_shared.kept(f"cmp_{name}"), on_change=clear_custom_cells,
+                      help="Adds the cells with "
+                           + " and ".join(f"{axis} ∈ {{{', '.join(v)}}}" for axis, v in pc.components[name].items()))
 components = tuple(n for n in component_names if st.session_state.get(f"cmp_{n}"))
 custom = st.session_state.get("custom_cells")
-write_url(pc_key, components, estimand, custom)
+if policy.bundled:
+    write_url(policy.key, components, estimand, custom)
+else:
+    st.session_state["explorer_url"] = (policy.key, (st.query_params.get("components"),
+                                                     st.query_params.get("estimand"), st.query_params.get("cells")))
+    st.caption("Links carry the toggles of the bundled class only: an uploaded class cannot travel in a link.")
 
 try:
-    ident = _shared.identification(pc_key, components, estimand, custom, pc)
-except Exception as exc:  # InputError from a custom cell list in a hand-edited link
-    from audit_core.errors import InputError
-    if not isinstance(exc, InputError):
-        raise
-    _shared.show_input_error(exc, "the cell list in the link")
+    view = _cache.explore_support(policy.key, components, estimand, custom, policy)
+except InputError as exc:  # a custom cell list from a hand-edited link
+    _shared.show_input_error(exc, "the cell list in the link", "Showing the component toggles instead.")
     st.session_state["custom_cells"] = custom = None
-    ident = _shared.identification(pc_key, components, estimand, None, pc)
+    view = _cache.explore_support(policy.key, components, estimand, None, policy)
+ident = view.identification
 
+_shared.show_verdict(view.verdict)
+_shared.show_source(policy)
 if custom:
     info, button = st.columns([4, 1])
     info.info(f"Showing a custom support of {len(custom)} cells (opened from *Minimal supports*): "
               + ", ".join(custom))
-    button.button("Back to component toggles", on_click=clear_custom_cells)
-    support_label = f"custom {len(custom)}-cell support"
-else:
-    support_label = views.support_name(components)
+    button.button("Back to component toggles", on_click=back_to_toggles, args=(component_names,))
 
-n_cells = len(ident.cells)
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("Cells in support", n_cells, help=f"Observed cells out of {len(pc.cells)} in the full support.")
+m1.metric("Cells in support", len(ident.cells), help=f"Observed cells out of {len(pc.cells)} in the full support.")
 m2.metric("Equivalence classes", ident.n_classes,
           help="Groups of policies that give identical responses on every observed cell.")
 m3.metric("Collisions", ident.n_collisions,
           help="Pairs of policies with different τ that the support cannot tell apart.")
-verdict = "identified" if ident.identified else "not identified"
-m4.metric("Verdict", verdict, help="τ is identified iff there are no collisions.")
-if ident.identified:
-    st.success(f"**{estimand} is identified** on {support_label}: every pair of policies with "
-               "different τ answers some observed cell differently.", icon=":material/check_circle:")
-else:
-    st.warning(f"**{estimand} is not identified** on {support_label}: {ident.n_collisions} pair(s) of "
-             "policies with different τ look identical on every observed cell.", icon=":material/cancel:")
-
-tau = dict(zip(pc.names, estimand_values(pc, estimand).astype(int).tolist()))
-lat = _shared.lattice_of(pc_key, estimand, pc)
-current_key = views.support_key(components) if not custom else ""
-lattice_chart_spec = cached_lattice_spec(pc_key, estimand, current_key, lat, component_names)
+m4.metric("Verdict", "identified" if ident.identified else "not identified",
+          help="τ is identified iff there are no collisions.")
+if view.inside is not None or view.repair is not None:
+    st.page_link("pages/supports.py", label="Costs and constraints: open Minimal supports",
+                 icon=":material/join_inner:")
 
 left, right = st.columns([1.5, 1])
 with left:
     nonce = st.session_state.get("lattice_nonce", 0)
     chart_key = f"lattice_{nonce}"
-    _shared.show_chart(lattice_chart_spec, key=chart_key,
+    _shared.show_chart(view.lattice_chart, key=chart_key,
                        on_select=lambda: on_lattice_pick(chart_key, component_names))
 with right:
     st.subheader("Equivalence classes")
     st.caption("Policies in one class answer every observed cell alike. A class holding both τ "
                "values is where the collisions are.")
-    classes = views.class_table(ident, tau)
+    classes = view.class_table
     if len(classes) > MAX_LISTED_COLLISIONS:
         st.dataframe(classes, hide_index=True, width="stretch")
     else:  # wrapped text: member lists are too long for a narrow table column
-        st.markdown("\n".join(
-            f"- **Class {row['class']}** (τ = {row['τ values']}; {row['size']} "
-            f"polic{'y' if row['size'] == 1 else 'ies'}): {row['members']}"
-            for row in classes.to_dict(orient="records")))
+        for row in classes.to_dict(orient="records"):
+            st.text(f"Class {row['class']} (τ = {row['τ values']}; {row['size']} "
+                    f"polic{'y' if row['size'] == 1 else 'ies'}): {row['members']}")
     if ident.mixture_signatures:
         st.markdown("**Mixtures** occupy these classes (weights are not identifiable):")
-        st.dataframe(views.mixture_table(ident), hide_index=True, width="stretch")
+        st.dataframe(view.mixture_table, hide_index=True, width="stretch")
 
 st.subheader("Collisions")
 if not ident.collisions:
@@ -203,32 +199,26 @@ if not ident.collisions:
 else:
     st.caption("Each pair answers alike on the support; adding any one listed full-support cell "
                "would separate it.")
-    collisions = views.collision_table(ident, tau)
+    collisions = view.collision_table
     separating = "cells that would separate them"
     if len(collisions) > MAX_LISTED_COLLISIONS:
         st.dataframe(collisions, hide_index=True, width="stretch")
     else:
         # The cell lists are long; as wrapped text they stay readable on a projector.
         st.dataframe(collisions.drop(columns=[separating]), hide_index=True, width="stretch")
-        st.markdown("\n".join(
-            f"- **{row['policy A']} ≡ {row['policy B']}** (τ {row['τ(A)']} vs {row['τ(B)']}): any one of "
-            f"{row['# separating cells']} cells separates them: "
-            + ", ".join(f"`{c}`" for c in row[separating].split(", "))
-            for row in collisions.to_dict(orient="records")))
+        for row in collisions.to_dict(orient="records"):
+            st.text(f"{row['policy A']} ≡ {row['policy B']} (τ {row['τ(A)']} vs {row['τ(B)']}): any one of "
+                    f"{row['# separating cells']} cells separates them: {row[separating]}")
 
 st.subheader("Leave one component out (from the full support)")
 st.caption("Collisions that appear when one component is dropped; a witness is a colliding pair, "
            "exclusive when no other removal produces it. The corollary is generated from the data.")
-loo = views.leave_one_out_table(lat)
+loo = view.leave_one_out_table
 st.dataframe(loo.drop(columns=["corollary"]), hide_index=True, width="stretch",
              column_config={"removed": st.column_config.TextColumn(width="small"),
                             "collisions": st.column_config.NumberColumn(width="small")})
-st.markdown("\n".join(f"- **Without {r.removed}:** {r.corollary}" for r in loo.itertuples()))
+for r in loo.itertuples():
+    st.text(f"Without {r.removed}: {r.corollary}")
 
-heat_spec = cached_heatmap_spec(pc_key, estimand, tuple(ident.cells), pc)
-_shared.show_chart(heat_spec)
-
-_shared.register_section(views.identification_section(
-    ident, lat, tau, estimand, support_label, pc_label, components, custom,
-    charts=(ReportChart("Support lattice (Hasse diagram)", lattice_chart_spec),
-            ReportChart("Policy × cell responses", heat_spec))))
+_shared.show_chart(view.heatmap_chart)
+_shared.register_section(view.section)

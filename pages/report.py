@@ -62,7 +62,7 @@ else:
     for key, section in sections.items():
         n_charts, n_tables = len(section.charts), len(section.tables)
         label = (f"{section.title} ({n_charts} chart{'s' * (n_charts != 1)}, "
-                 f"{n_tables} table{'s' * (n_tables != 1)})")
+                 f"{n_tables} table{'s' * (n_tables != 1)}) · data: {section.source}")
         if st.checkbox(label, value=True, key=f"report_pick_{key}", help=f"Data source: {section.source}"):
             chosen.append(section)
     if chosen:

@@ -1,9 +1,9 @@
 """Minimal supports: the cheapest cell sets that still identify τ (paper 000, protocol synthesis).
 
 A support identifies τ iff it contains at least one distinguishing cell of every pair of policies
-with different τ (a weighted minimum hitting set, solved with OR-Tools CP-SAT by
-``audit_core.identify.minimum_supports``). This page only collects costs and constraints, shows
-the solver's answer and re-checks each optimum with ``identify``.
+with different τ (a weighted minimum hitting set, solved with OR-Tools CP-SAT). This page only
+collects costs and constraints and draws what ``audit_core.analyses.check_supports`` returned;
+the form keeps its values across pages, so the result on screen always matches the form.
 """
 
 from __future__ import annotations
@@ -11,102 +11,113 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from audit_core.identify import ESTIMANDS, parse_cell_id
-from audit_core.report import views
-from pages import _shared
+from audit_core.errors import InputError
+from audit_core.analyses import ESTIMANDS
+from pages import _cache, _shared
+
+REQUEST_KEY = "synthesis_request"
 
 _shared.page_header(
     "Minimal supports",
     "Find the cheapest sets of cells that still identify τ: every pair of policies with different τ "
     "must differ on at least one chosen cell. Costs, required and forbidden cells are yours to set.")
 
-pc_key, pc, pc_label = _shared.current_policy_class()
+# The class chosen on the explorer (kept in session state there), else the frozen class.
+upload = _shared.accepted_upload("policy_class")
+policy = (_shared.load_upload("policy_class", upload)
+          if upload is not None and st.session_state.get("policy_source") == "upload"
+          else _shared.bundled_source("policy_class"))
+_shared.show_source(policy)
+pc = policy.value
 estimands = [e for e in ESTIMANDS if e != "file" or pc.tau is not None]
 axes = list(pc.axes)
+if st.session_state.get("syn_estimand") not in estimands:
+    st.session_state["syn_estimand"] = (st.session_state.get("estimand") if st.session_state.get("estimand")
+                                        in estimands else estimands[0])
+# Editors cannot be restored through session state: they start from the last submitted values.
+last = st.session_state.get(REQUEST_KEY)
+last_costs = dict(last[1]) if last and last[0] == policy.key else {}
 
 with st.form("synthesis"):
     c1, c2 = st.columns([1, 1.4])
     with c1:
-        estimand = st.selectbox("Estimand τ", estimands, help="; ".join(f"{k}: {v}" for k, v in ESTIMANDS.items()),
-                                index=estimands.index(st.session_state.get("estimand", estimands[0]))
-                                if st.session_state.get("estimand") in estimands else 0)
-        mode = st.radio("Costs", ["axis", "cell"], horizontal=True,
+        estimand = st.selectbox("Estimand τ", estimands, key=_shared.kept("syn_estimand"),
+                                help="; ".join(f"{k}: {v}" for k, v in ESTIMANDS.items()))
+        mode = st.radio("Costs", ["axis", "cell"], horizontal=True, key=_shared.kept("syn_mode"),
                         format_func={"axis": "per value of one axis", "cell": "per cell"}.get,
                         help="Per axis value: a cell costs the value of its chosen axis (e.g. candidate "
                              "scoring three times a generated choice). Per cell: edit each cell's cost.")
-        cost_axis = st.selectbox("Axis that sets the cost", axes,
-                                 index=axes.index("readout") if "readout" in axes else len(axes) - 1)
+        if st.session_state.get("syn_axis") not in axes:
+            st.session_state["syn_axis"] = "readout" if "readout" in axes else axes[-1]
+        cost_axis = st.selectbox("Axis that sets the cost", axes, key=_shared.kept("syn_axis"))
         values = list(pc.axes[cost_axis])
         if len(values) == 2:
             ratio = st.slider(f"Cost of '{values[1]}' relative to '{values[0]}'", 1.0, 10.0, 1.0, 0.5,
-                              help="1 = every cell costs the same.")
+                              key=_shared.kept(f"syn_ratio_{cost_axis}"), help="1 = every cell costs the same.")
             axis_cost = {values[0]: 1.0, values[1]: float(ratio)}
         else:
-            edited = st.data_editor(pd.DataFrame({"value": values, "cost": [1.0] * len(values)}),
+            edited = st.data_editor(pd.DataFrame({"value": values,
+                                                  "cost": [last_costs.get(v, 1.0) for v in values]}),
                                     disabled=["value"], hide_index=True, key="axis_costs")
             axis_cost = dict(zip(edited["value"], edited["cost"].astype(float)))
+        time_limit = st.number_input("Time limit (seconds)", 0.5, 600.0, 10.0, 0.5, key=_shared.kept("syn_time"),
+                                     help="Limit of each CP-SAT phase; a support found by then is reported "
+                                          "with its status.")
     with c2:
-        cell_costs = st.data_editor(pd.DataFrame({"cell": list(pc.cells), "cost": [1.0] * len(pc.cells)}),
+        cell_costs = st.data_editor(pd.DataFrame({"cell": list(pc.cells),
+                                                  "cost": [last_costs.get(c, 1.0) for c in pc.cells]}),
                                     disabled=["cell"], hide_index=True, height=210, key="cell_costs")
         st.caption("Per-cell costs above are used when Costs = per cell.")
-        must = st.multiselect("Cells that must be included", list(pc.cells))
-        exclude = st.multiselect("Cells that may not be used", list(pc.cells))
+        must = st.multiselect("Cells that must be included", list(pc.cells), key=_shared.kept("syn_must"))
+        exclude = st.multiselect("Cells that may not be used", list(pc.cells), key=_shared.kept("syn_exclude"))
     submitted = st.form_submit_button("Solve", type="primary", icon=":material/play_arrow:")
 
 if mode == "axis":
     cost = tuple(sorted(axis_cost.items()))
 else:
     cost = tuple(sorted(zip(cell_costs["cell"], cell_costs["cost"].astype(float))))
-request = (estimand, cost, tuple(must), tuple(exclude))
-if submitted or "synthesis_request" not in st.session_state:
-    st.session_state["synthesis_request"] = request
-estimand, cost, must, exclude = st.session_state["synthesis_request"]
+request = (policy.key, cost, estimand, tuple(must), tuple(exclude), float(time_limit))
+if submitted or last is None or last[0] != policy.key:
+    st.session_state[REQUEST_KEY] = request
+_, cost, estimand, must, exclude, time_limit = st.session_state[REQUEST_KEY]
+if st.session_state[REQUEST_KEY] != request:
+    st.caption("The result below is for the last solved settings; press **Solve** to use the form's.")
 
 try:
     with st.spinner("Solving with CP-SAT…"):
-        result = _shared.synthesis(pc_key, estimand, cost, must, exclude, pc)
-except Exception as exc:
-    from audit_core.errors import InputError
-    if not isinstance(exc, InputError):
-        raise
-    _shared.show_input_error(exc, "these constraints")
+        search = _cache.check_supports(policy.key, estimand, cost, must, exclude, time_limit, policy)
+except InputError as exc:
+    _shared.show_input_error(exc, "these constraints", "Change them and press Solve again.")
     st.stop()
+result = search.synthesis
 
+_shared.show_verdict(search.verdict)
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Solver status", result.status,
-          help="OPTIMAL: proven minimum. FEASIBLE: a support was found but not proven cheapest.")
+          help="OPTIMAL: proven minimum. FEASIBLE: a support was found but not proven cheapest. "
+               "NOT_IDENTIFIABLE: some pair with different τ differs on no cell.")
 m2.metric("Optimal cost", "–" if result.cost is None else f"{result.cost:g}")
 m3.metric("Cells in an optimum", "–" if result.size is None else result.size)
-m4.metric("Optimal supports", result.n_optimal,
-          help="How many different supports reach the optimal cost.")
-if result.complete:
-    st.success(f"All optimal supports are listed ({result.n_optimal}); enumeration was proven complete.")
-elif result.status in ("OPTIMAL", "FEASIBLE"):
+m4.metric("Optimal supports", result.n_optimal, help="How many different supports reach the optimal cost.")
+if result.supports and not result.complete:
     st.warning("The list of optimal supports may be incomplete (enumeration not proven complete).")
-else:
-    st.error(f"No identifying support under these constraints (status {result.status}).")
 if result.unseparable_pairs:
     st.error("These pairs differ on no cell and can never be separated: "
              + "; ".join(f"{a} ≡ {b}" for a, b in result.unseparable_pairs))
-st.caption("Mandatory cells (in every identifying support): "
-           + (", ".join(result.mandatory_cells) if result.mandatory_cells else "none."))
+st.caption("Cells in every identifying support of the class (whatever the constraints): "
+           + (", ".join(result.mandatory_cells) if result.mandatory_cells else "none") + ". "
+           + ("Required by you: " + ", ".join(must) + ". " if must else "")
+           + ("Excluded by you: " + ", ".join(exclude) + "." if exclude else ""))
 
 if result.supports:
-    checks = [_shared.identification(pc_key, (), estimand, tuple(s), pc) for s in result.supports]
-    optima = views.optima_table(result, checks)
-    all_ok = all(c.identified for c in checks)
-    (st.success if all_ok else st.error)(
-        f"Check with identify(): {sum(c.identified for c in checks)} of {len(checks)} optimal supports "
-        "identify τ.")
-    freq_spec = views.cell_frequency_spec(pc, result.supports, parse_cell_id)
-
+    optima = search.optima_table
     left, right = st.columns([1, 1.2])
     with left:
         st.subheader("All optimal supports")
         st.dataframe(optima, hide_index=True, width="stretch", height=380)
         _shared.csv_download(optima, "optimal_supports.csv")
     with right:
-        _shared.show_chart(freq_spec)
+        _shared.show_chart(search.frequency_chart)
 
     pick = st.selectbox("Support to open in the explorer", optima["#"],
                         format_func=lambda i: f"#{i}: {optima['cells'][i - 1]}")
@@ -114,5 +125,4 @@ if result.supports:
         st.switch_page("pages/explorer.py", query_params={
             "components": "none", "estimand": estimand, "cells": ",".join(result.supports[pick - 1])})
 
-    _shared.register_section(views.synthesis_section(result, optima, freq_spec, estimand, pc_label,
-                                                     dict(cost), must, exclude))
+_shared.register_section(search.section)

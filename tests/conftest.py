@@ -1,10 +1,2 @@
-"""Shared pytest setup: the repository root is importable, and tests run from it."""
-
-import os
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-os.chdir(ROOT)
+"""Shared pytest set-up. The package is importable from the repository root (``python -m pytest``
+puts the working directory on ``sys.path``) or installed with ``pip install -e .``."""

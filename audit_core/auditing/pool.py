@@ -16,8 +16,8 @@ import numpy as np
 
 from audit_core.data.bundled import BUNDLED
 from audit_core.errors import InputError
+from audit_core.presets import BUNDLED_POOLS
 
-BUNDLED_POOLS = ("gpqa:large", "gpqa:medium", "gpqa:small", "gpqa:none", "sdoh")
 
 
 @dataclass(frozen=True, repr=False)

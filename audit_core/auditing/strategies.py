@@ -37,30 +37,12 @@ import numpy as np
 from audit_core.auditing.model import NeuralEnsemble, OnlineEnsemble, RefitEnsemble
 from audit_core.auditing.pool import Pool
 from audit_core.errors import InputError
+from audit_core.presets import AUDITOR_FOR, PAPER_ROWS, SDOH_PAPER_ROWS, paper_rows  # noqa: F401 (re-exported)
 from audit_core.sequential import MODEL_PROCESSES, AuditParams, DualTest
 
 STRATEGY_NAMES = ("stratified", "pre-learned", "oracle", "informed", "adaptive")
 SCENARIOS = ("pool", "bank")
 LEARNERS = ("online", "refit", "neural")
-
-# The paper's seven rows (Figure 2): LR with three fixed strategies, then the four model-null
-# processes with the adaptive auditor. The SDoH study replaces the oracle by the informed prior.
-PAPER_ROWS: tuple[tuple[str, str], ...] = (
-    ("stratified", "LR"), ("pre-learned", "LR"), ("oracle", "LR"),
-    ("adaptive", "LR"), ("adaptive", "LR-UI"), ("adaptive", "SR-LR"), ("adaptive", "SR-LR-UI"),
-)
-SDOH_PAPER_ROWS: tuple[tuple[str, str], ...] = tuple(
-    ("informed", p) if s == "oracle" else (s, p) for s, p in PAPER_ROWS)
-
-# Auditor's-null partner of each model process: fixed-alternative tests with AUD-LR, UI ones with
-# AUD-LR-UI, so that a row compares like with like.
-AUDITOR_FOR = {"LR": "AUD-LR", "SR-LR": "AUD-LR", "LR-UI": "AUD-LR-UI", "SR-LR-UI": "AUD-LR-UI"}
-
-
-def paper_rows(style: str | None) -> tuple[tuple[str, str], ...]:
-    """The seven paper rows for a pool style (``sdoh`` uses the informed prior)."""
-    return SDOH_PAPER_ROWS if style == "sdoh" else PAPER_ROWS
-
 
 @dataclass(frozen=True)
 class AuditorConfig:

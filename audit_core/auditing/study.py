@@ -28,39 +28,10 @@ from audit_core.auditing.strategies import (
     AUDITOR_FOR, AuditorConfig, AuditRun, check_row, draw_labels, paper_rows, run_audit,
 )
 from audit_core.errors import InputError
-from audit_core.sequential import AUDIT_PASSED, FAILURE_FOUND, INCONCLUSIVE, AuditParams, wilson_interval
+from audit_core.presets import GPQA_STUDY_N_INIT, GPQA_STUDY_POOLS, paper_params  # noqa: F401 (re-exported)
+from audit_core.sequential import DEFAULT_MODEL_PROCESS, AUDIT_PASSED, FAILURE_FOUND, INCONCLUSIVE, AuditParams, wilson_interval
 
 Progress = Callable[[int, int], None]
-
-# The paper's GPQA-style study starts the adaptive auditor with 2 random cases (appendix B.3);
-# AuditParams.gpqa() keeps the engine's neutral default of 0.
-GPQA_STUDY_N_INIT = 2
-GPQA_STUDY_POOLS = ("gpqa:large", "gpqa:medium", "gpqa:small", "gpqa:none")
-
-
-def paper_params(style: str | None, **overrides) -> AuditParams:
-    """Parameters of the paper's study for a pool style: GPQA q .85, m 40, budget 250, 2 initial
-    cases; SDoH q .83, m 40, budget 400, 20 initial cases (``None`` overrides are ignored).
-
-    A ``q`` other than the style's moves both forecaster grids by the same shift (δ and δ' are
-    kept), dropping grid points that would cross q, unless grids are given explicitly.
-    """
-    style = style or "gpqa"
-    if style == "gpqa" and overrides.get("n_init") is None:
-        overrides["n_init"] = GPQA_STUDY_N_INIT
-    base = AuditParams.for_style(style)
-    q = overrides.get("q")
-    if q is not None and q != base.q:
-        shift = q - base.q
-        if overrides.get("grid_mod") is None:
-            overrides["grid_mod"] = tuple(round(g + shift, 10) for g in base.grid_mod if 0.0 < g + shift < q)
-        if overrides.get("grid_aud") is None:
-            overrides["grid_aud"] = tuple(round(g + shift, 10) for g in base.grid_aud if q < g + shift < 1.0)
-        if not overrides["grid_mod"] or not overrides["grid_aud"]:
-            raise InputError(f"q = {q}: the {style} forecaster grids shifted to this q leave no point on one "
-                             "side of it; choose q further from 0 and 1")
-    return AuditParams.for_style(style, **overrides)
-
 
 def row_seed_key(strategy: str, process: str) -> int:
     """A stable integer for a row, so its strategy seed does not depend on the row's position."""
@@ -212,7 +183,7 @@ def run_study(pool: Pool, rows=None, replicates: int = 100, params: AuditParams 
 
 
 def sampling_frequency_vs_accuracy(study_or_runs, pool: Pool, strategy: str = "adaptive",
-                                   process: str = "SR-LR-UI") -> tuple[pd.DataFrame, float]:
+                                   process: str = DEFAULT_MODEL_PROCESS) -> tuple[pd.DataFrame, float]:
     """How often each stratum was annotated versus its accuracy (paper 001 Figure 3, top left).
 
     ``study_or_runs``: a :class:`Study` (its ``strategy`` / ``process`` row is used) or a list of

@@ -8,6 +8,7 @@ identified, 2 bad input (one line on stderr naming the problem).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -45,6 +46,15 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         module.register(subparsers)
     return parser
+
+
+@contextlib.contextmanager
+def flag(name: str):
+    """Name the command-line flag in an engine message: ``--policies: data.csv: ...``."""
+    try:
+        yield
+    except InputError as exc:
+        raise InputError(f"{name}: {exc}") from None
 
 
 def emit(payload: Any, as_json: bool, render_text: Callable[[Any], str]) -> None:

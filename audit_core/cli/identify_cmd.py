@@ -8,21 +8,17 @@ from __future__ import annotations
 
 import argparse
 
-from audit_core.cli import emit
+from audit_core import analyses
+from audit_core.analyses import Source
+from audit_core.cli import emit, flag
 from audit_core.errors import InputError
-from audit_core.identify import (
-    ESTIMANDS,
-    PolicyClass,
-    frozen_policy_class,
-    identify,
-    lattice,
-    load_policy_class,
-    minimum_supports,
-)
+from audit_core.identify import ESTIMANDS, PolicyClass
 
 
-def _policy_class(path: str | None) -> PolicyClass:
-    return frozen_policy_class() if path is None else load_policy_class(path)
+def policy_source(path: str | None) -> Source:
+    """The frozen class, or the class in ``--policies FILE``."""
+    with flag("--policies"):
+        return analyses.policy_source(path)
 
 
 def _names(text: str | None) -> list[str] | None:
@@ -83,10 +79,10 @@ def register(subparsers) -> None:
 
 
 def run_identify(args: argparse.Namespace) -> int:
-    pc = _policy_class(args.policies)
+    policy = policy_source(args.policies)
     cells = _names(args.cells) if args.cells is not None else None
-    result = identify(pc, _names(args.components), args.estimand, cells=cells)
-    emit(result.to_dict(), args.json, lambda d: _identify_text(d, pc))
+    result = analyses.identify_support(policy, _names(args.components), args.estimand, cells=cells)
+    emit(result.to_dict(), args.json, lambda d: _identify_text(d, policy.value))
     return 0 if result.identified else 1
 
 
@@ -109,7 +105,7 @@ def _identify_text(d: dict, pc: PolicyClass) -> str:
 
 
 def run_lattice(args: argparse.Namespace) -> int:
-    result = lattice(_policy_class(args.policies), args.estimand)
+    result = analyses.support_lattice(policy_source(args.policies), args.estimand)
     emit(result.to_dict(), args.json, _lattice_text)
     return 0
 
@@ -129,14 +125,14 @@ def _lattice_text(d: dict) -> str:
 
 
 def run_synthesize(args: argparse.Namespace) -> int:
-    pc = _policy_class(args.policies)
-    if args.time_limit <= 0:
-        raise InputError("--time-limit must be positive")
-    result = minimum_supports(
-        pc, args.estimand, cost=parse_cost(args.cost), must_include=_names(args.include) or (),
+    policy = policy_source(args.policies)
+    if not args.time_limit > 0:  # also refuses nan
+        raise InputError("--time-limit must be a positive number of seconds")
+    search = analyses.check_supports(
+        policy, args.estimand, cost=parse_cost(args.cost), must_include=_names(args.include) or (),
         exclude=_names(args.exclude) or (), enumerate_all=args.all, time_limit=args.time_limit,
     )
-    emit(result.to_dict(), args.json, _synthesis_text)
+    emit(search.synthesis.to_dict(), args.json, _synthesis_text)
     return 0
 
 

@@ -6,9 +6,9 @@
 
 from __future__ import annotations
 
+from audit_core import analyses
 from audit_core.cli import emit
-from audit_core.identify import load_policy_class
-from audit_core.measure import load_response_log, measure
+from audit_core.cli.identify_cmd import policy_source
 
 
 def register(subparsers) -> None:
@@ -28,9 +28,9 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    layout = load_policy_class(args.policies) if args.policies else None
-    log = load_response_log(args.log, policy_class=layout)
-    result = measure(log, n_boot=args.bootstrap, seed=args.seed, confidence=args.confidence)
+    layout = policy_source(args.policies) if args.policies else None
+    log = analyses.response_log_source(args.log, policy=layout)
+    result = analyses.measure_log(log, n_boot=args.bootstrap, seed=args.seed, confidence=args.confidence).result
     payload = result.to_dict()
     if not args.json and not args.units:
         payload = {**payload, "units": []}

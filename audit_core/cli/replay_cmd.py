@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import argparse
 
+from audit_core import analyses
 from audit_core.cli import emit
-from audit_core.data.loader import load_audit_csv
 from audit_core.errors import InputError
-from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, PROCESS_NAMES, AuditParams, replay
-from audit_core.sequential.params import STYLES, WEIGHT_SCHEMES
+from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, STYLES
+from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, PROCESS_NAMES, AuditParams
+from audit_core.sequential.params import WEIGHT_SCHEMES
 
 _MAX_SUBGROUP_ROWS = 20
 
@@ -36,7 +37,7 @@ def register(subparsers) -> None:
     parser.add_argument("--file-order", action="store_true", help="replay in file order even if an order column exists")
     parser.add_argument("--subgroup", action="append", metavar="COL",
                         help="subgroup column for the per-subgroup table (repeat or comma-separate)")
-    parser.add_argument("--style", choices=STYLES, default="gpqa", help="default parameters (DESIGN.md section 3)")
+    parser.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE, help="default parameters (DESIGN.md section 3)")
     parser.add_argument("--q", type=float, help="performance threshold q")
     parser.add_argument("--alpha", type=float, help="level; stop when E >= 1/alpha")
     parser.add_argument("--m", type=int, help="auditor's budget m (its null is tested from step m)")
@@ -46,8 +47,8 @@ def register(subparsers) -> None:
     parser.add_argument("--weights", choices=WEIGHT_SCHEMES, help="changepoint weights of the SR processes")
     parser.add_argument("--grid-mod", type=_grid, help="forecaster grid below q, e.g. 0.6,0.7,0.8")
     parser.add_argument("--grid-aud", type=_grid, help="forecaster grid above q, e.g. 0.88,0.91,0.94")
-    parser.add_argument("--model-process", choices=MODEL_PROCESSES, default="SR-LR-UI")
-    parser.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default="AUD-LR-UI")
+    parser.add_argument("--model-process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS)
+    parser.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default=DEFAULT_AUDITOR_PROCESS)
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.set_defaults(func=run)
 
@@ -71,10 +72,10 @@ def run(args) -> int:
         subgroups = [c.strip() for item in args.subgroup for c in item.split(",") if c.strip()]
     if args.file_order and args.order:
         raise InputError("replay: give either --order COL or --file-order, not both")
-    data = load_audit_csv(args.file, score=args.score, subgroups=subgroups,
-                          order=False if args.file_order else args.order)
-    result = replay(data.scores, params, subgroups=data.subgroup_frame,
-                    model_process=args.model_process, auditor_process=args.auditor_process)
+    view = analyses.replay_run(analyses.run_source(args.file, check=False), score=args.score, subgroups=subgroups,
+                               order=False if args.file_order else args.order, params=params,
+                               model_process=args.model_process, auditor_process=args.auditor_process)
+    data, result = view.data, view.result
     payload = result.to_dict()
     payload["file"] = str(args.file)
     payload["columns"] = {"score": data.score, "order": data.order, "subgroups": list(data.subgroups), "id": data.id}

@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import sys
 
-from audit_core.auditing import (
-    GPQA_STUDY_POOLS, STRATEGY_NAMES, AuditorConfig, load_pool, paper_params, paper_rows, run_study,
-    sampling_frequency_vs_accuracy,
-)
-from audit_core.cli import emit
+from audit_core import analyses
+from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
+from audit_core.cli import emit, flag
 from audit_core.errors import InputError
+from audit_core.presets import (
+    ALL_GPQA_POOLS, DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, GPQA_STUDY_POOLS, paper_params, paper_rows,
+)
 from audit_core.sequential import MODEL_PROCESSES, AuditParams
 
-ALL_GPQA = "gpqa:all"
+ALL_GPQA = ALL_GPQA_POOLS
 
 
 def _names(text: str | None, allowed, what: str) -> list[str] | None:
@@ -43,7 +44,7 @@ def study_rows(strategies, processes, style, paper: bool) -> tuple[tuple[str, st
     if paper or (strategies is None and processes is None):
         return paper_rows(style)
     strategies = strategies or ["adaptive"]
-    processes = processes or ["SR-LR-UI"]
+    processes = processes or [DEFAULT_MODEL_PROCESS]
     return tuple((s, p) for s in strategies for p in processes)
 
 
@@ -83,17 +84,17 @@ def build_params(style: str, args) -> AuditParams:
 
 
 def _study_payload(pool, args, strategies, processes, config, progress) -> dict:
-    style = pool.style or args.style or "gpqa"
+    style = pool.value.style or args.style or DEFAULT_STYLE
     rows = study_rows(strategies, processes, style, args.paper)
-    study = run_study(pool, rows, args.replicates, build_params(style, args), seed=args.seed, progress=progress,
-                      n_jobs=args.jobs, config=config)
-    payload = study.to_dict()
-    if ("adaptive", "SR-LR-UI") in study.rows and len(pool.stratum_names) > 2:
-        table, rho = sampling_frequency_vs_accuracy(study, pool)
+    view = analyses.simulate_study(pool, rows, args.replicates, build_params(style, args), seed=args.seed,
+                                   progress=progress, n_jobs=args.jobs, config=config)
+    payload = view.study.to_dict()
+    if view.sampling is not None:
         payload["sampling_frequency"] = {
-            "strategy": "adaptive", "process": "SR-LR-UI", "spearman_rho": round(rho, 4),
+            "strategy": "adaptive", "process": view.sampling.process,
+            "spearman_rho": round(view.sampling.spearman_rho, 4),
             "subgroups": [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in rec.items()}
-                          for rec in table.to_dict(orient="records")]}
+                          for rec in view.sampling.table.to_dict(orient="records")]}
     return payload
 
 
@@ -111,12 +112,16 @@ def run(args) -> int:
             sys.stderr.write(f"\r{done}/{total} audits")
             if done == total:
                 sys.stderr.write("\n")
+    if args.jobs < 1:
+        raise InputError(f"--jobs: must be at least 1, got {args.jobs}")
     if args.pool != ALL_GPQA:
-        pool = load_pool(args.pool, score=args.score, subgroups=args.subgroup, features=features, suspects=suspects)
+        with flag("--pool"):
+            pool = analyses.pool_source(args.pool, score=args.score, subgroups=args.subgroup, features=features,
+                                        suspects=suspects)
         emit(_study_payload(pool, args, strategies, processes, config, progress), args.json, render_text)
         return 0
     # All four GPQA-style settings: one flat "rows" list, each row naming its setting.
-    payloads = {key: _study_payload(load_pool(key, suspects=suspects), args, strategies, processes, config,
+    payloads = {key: _study_payload(analyses.pool_source(key, suspects=suspects), args, strategies, processes, config,
                                     progress) for key in GPQA_STUDY_POOLS}
     first = payloads[GPQA_STUDY_POOLS[0]]
     combined = {**first, "pool": ALL_GPQA, "seconds": round(sum(p["seconds"] for p in payloads.values()), 3),
@@ -146,6 +151,6 @@ def render_text(payload: dict) -> str:
     out.append(f"\n{payload['seconds']:.1f} s; rates with 95% Wilson intervals; stop = annotations used")
     freq = payload.get("sampling_frequency")
     if freq:
-        out.append(f"adaptive SR-LR-UI sampling frequency vs subgroup accuracy: Spearman rho = "
+        out.append(f"adaptive {freq['process']} sampling frequency vs subgroup accuracy: Spearman rho = "
                    f"{freq['spearman_rho']:.2f} (paper, SDoH: -0.84)")
     return "\n".join(out)

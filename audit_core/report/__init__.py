@@ -3,8 +3,8 @@
 Public API: :class:`Report`, :class:`ReportSection`, :class:`ReportTable`, :class:`ReportChart`,
 :func:`render_html`, :func:`render_markdown`, :func:`markdown_zip`, :func:`render_json`,
 :func:`package_versions`, :func:`json_safe`, :func:`safe_csv_bytes`, :func:`escape_html`,
-:func:`escape_markdown`, :func:`chart_svg`, :func:`chart_png`. Chart builders live in
-:mod:`audit_core.report.charts` (imports Altair, so it is not loaded here).
+:func:`escape_markdown`, :func:`chart_svg`, :func:`chart_png`. Tables and chart specs live in
+:mod:`audit_core.views` (imports Altair, so it is not loaded here).
 """
 
 from audit_core.report.document import (

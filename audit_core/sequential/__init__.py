@@ -14,13 +14,14 @@ from audit_core.sequential.likelihood import clip_alternative, log_likelihood_ra
 from audit_core.sequential.params import AuditParams
 from audit_core.sequential.replay import Replay, replay, subgroup_table
 from audit_core.sequential.processes import (
-    AUDITOR_PROCESSES, MODEL_PROCESSES, PROCESS_NAMES, PROCESS_SPECS, EProcess, aud_lr_log_evalues,
+    AUDITOR_PROCESSES, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, PROCESS_NAMES, PROCESS_SPECS, EProcess, aud_lr_log_evalues,
     aud_lr_ui_log_evalues, log_evalues, lr_log_evalues, lr_ui_log_evalues, make_process,
     process_log_evalues, sr_lr_log_evalues, sr_lr_ui_log_evalues,
 )
 
 __all__ = [
-    "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "DECISIONS", "DualTest", "EProcess",
+    "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "DECISIONS", "DEFAULT_AUDITOR_PROCESS",
+    "DEFAULT_MODEL_PROCESS", "DualTest", "EProcess",
     "EWAForecaster", "FAILURE_FOUND", "INCONCLUSIVE", "MODEL_PROCESSES", "PROCESS_NAMES",
     "PROCESS_SPECS", "Replay", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
     "dual_decision", "ewaf_forecasts", "first_crossing", "log_evalues", "log_likelihood_ratio",

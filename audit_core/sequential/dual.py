@@ -14,7 +14,9 @@ import numpy as np
 
 from audit_core.errors import InputError
 from audit_core.sequential.params import AuditParams
-from audit_core.sequential.processes import AUDITOR_PROCESSES, MODEL_PROCESSES, make_process
+from audit_core.sequential.processes import (
+    AUDITOR_PROCESSES, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, make_process,
+)
 
 FAILURE_FOUND = "failure mode found"
 AUDIT_PASSED = "audit passed"
@@ -58,7 +60,7 @@ class DualTest:
     vice versa. Fixed-alternative processes (LR, SR-LR, AUD-LR) ignore it.
     """
 
-    def __init__(self, params: AuditParams, model_process: str = "SR-LR-UI", auditor_process: str = "AUD-LR-UI"):
+    def __init__(self, params: AuditParams, model_process: str = DEFAULT_MODEL_PROCESS, auditor_process: str = DEFAULT_AUDITOR_PROCESS):
         check_roles(model_process, auditor_process)
         self.params = params
         self.model = make_process(model_process, params)

@@ -58,6 +58,9 @@ PROCESS_SPECS: dict[str, ProcessSpec] = {
 PROCESS_NAMES = tuple(PROCESS_SPECS)
 MODEL_PROCESSES = PROCESS_NAMES[:4]
 AUDITOR_PROCESSES = PROCESS_NAMES[4:]
+# The dual test's default pair: the most powerful of each side in paper 001's studies.
+DEFAULT_MODEL_PROCESS = "SR-LR-UI"
+DEFAULT_AUDITOR_PROCESS = "AUD-LR-UI"
 
 
 def process_spec(name: str) -> ProcessSpec:

@@ -21,7 +21,9 @@ from audit_core.sequential.dual import (
 from audit_core.sequential.intervals import wilson_interval
 from audit_core.sequential.likelihood import check_scores
 from audit_core.sequential.params import AuditParams
-from audit_core.sequential.processes import MODEL_PROCESSES, PROCESS_NAMES, log_evalues
+from audit_core.sequential.processes import (
+    DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, PROCESS_NAMES, log_evalues,
+)
 
 ALL_CASES = "(all)"
 
@@ -108,8 +110,8 @@ def subgroup_table(scores: np.ndarray, subgroups=None, confidence: float = 0.95)
     return table[columns + ["n", "correct", "accuracy", "ci_low", "ci_high"]]
 
 
-def replay(scores, params: AuditParams, subgroups=None, model_process: str = "SR-LR-UI",
-           auditor_process: str = "AUD-LR-UI") -> Replay:
+def replay(scores, params: AuditParams, subgroups=None, model_process: str = DEFAULT_MODEL_PROCESS,
+           auditor_process: str = DEFAULT_AUDITOR_PROCESS) -> Replay:
     """All six processes over the recorded scores, their first crossings, the dual decision of
     ``model_process`` vs ``auditor_process`` and the per-subgroup table."""
     check_roles(model_process, auditor_process)

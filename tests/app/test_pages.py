@@ -178,7 +178,7 @@ def test_user_strings_are_escaped_in_the_report():
     at.selectbox(key="replay_source").set_value("upload").run()
     at.file_uploader(key="replay_upload__widget").upload("evil.csv", csv, "text/csv").run()
     assert not at.exception and not at.error
-    at.multiselect(key="groups_upload:" + at.session_state["replay_upload"].key).set_value(["grp"]).run()
+    at.multiselect(key="groups_upload:" + at.session_state["_accepted_uploads"]["run"].key).set_value(["grp"]).run()
     assert not at.exception
     from audit_core.report import Report, render_html, render_markdown, safe_csv_bytes
     section = at.session_state["report_sections"]["replay"]
@@ -217,7 +217,7 @@ def test_simulation_uses_the_paper_parameters_and_gives_the_engine_summary():
     assert not at.exception, [e.value for e in at.exception]
     params = paper_params("gpqa", budget=120)
     assert params.n_init == 2  # the paper's GPQA study starts the adaptive auditor with 2 random cases
-    assert at.session_state["sim_result"]["params"] == params
+    assert at.session_state["sim_result"].params == params
     rows = [("stratified", "LR"), ("adaptive", "SR-LR-UI")]
     engine = run_study(load_pool("gpqa:large"), rows, 3, params, seed=0, n_jobs=1).summary
     shown = at.dataframe[-1].value

@@ -15,7 +15,7 @@ from audit_core.report import (
     Report, ReportChart, ReportSection, ReportTable, escape_markdown, json_safe, markdown_zip,
     neutralise_cell, render_html, render_json, render_markdown, safe_csv_bytes,
 )
-from audit_core.report import charts
+from audit_core.views import charts
 
 XSS = "<script>alert(1)</script>"
 
@@ -132,7 +132,7 @@ def test_chart_builders_render_offline():
 
 
 def test_spread_labels_keeps_labels_apart_and_in_order():
-    from audit_core.report.charts import spread_labels
+    from audit_core.views.charts import spread_labels
     rng = np.random.default_rng(7)
     for _ in range(200):
         values = list(rng.normal(0, 1, rng.integers(1, 8)).round(2))
@@ -151,8 +151,8 @@ def test_spread_labels_keeps_labels_apart_and_in_order():
 def test_trajectory_end_and_stop_labels_do_not_collide():
     from audit_core.data.bundled import BUNDLED
     from audit_core.data.loader import load_audit_csv
-    from audit_core.report import views
-    from audit_core.report.charts import LABEL_GAP_PX, TRAJECTORY_HEIGHT
+    from audit_core.views import sequential as views
+    from audit_core.views.charts import LABEL_GAP_PX, TRAJECTORY_HEIGHT
     from audit_core.sequential import MODEL_PROCESSES, AuditParams, replay
     data = load_audit_csv(BUNDLED["sdoh"].path)
     result = replay(data.scores, AuditParams.sdoh(), subgroups=data.subgroup_frame)
@@ -174,7 +174,7 @@ def test_trajectory_end_and_stop_labels_do_not_collide():
 
 
 def test_point_labels_overlap_neither_each_other_nor_points():
-    from audit_core.report.charts import (POINT_LABEL_CHAR_PX, POINT_LABEL_LINE_PX, POINT_LABEL_PLOT,
+    from audit_core.views.charts import (POINT_LABEL_CHAR_PX, POINT_LABEL_LINE_PX, POINT_LABEL_PLOT,
                                           place_point_labels)
     rng = np.random.default_rng(3)
     x, y = rng.uniform(0, 1, 30), rng.uniform(0, 1, 30)

@@ -1,4 +1,4 @@
-"""Altair chart builders shared by the dashboard pages and the exported report.
+"""Altair chart builders shared by every view module (dashboard pages and exported reports alike).
 
 Each builder takes a tidy DataFrame whose columns are listed in its docstring and returns a
 configured Altair chart (``.to_dict()`` gives the Vega-Lite spec the report renders offline). The
@@ -8,7 +8,6 @@ axis titles and legends everywhere, and every colour doubled by a shape, dash, l
 
 from __future__ import annotations
 
-from typing import Sequence
 
 import altair as alt
 import pandas as pd
@@ -347,3 +346,12 @@ def frequency_accuracy_chart(table: pd.DataFrame, title: str = "Sampling frequen
         layers.insert(0, alt.Chart(pd.DataFrame({"y": [reference]})).mark_rule(
             strokeDash=[5, 4], color="#777", strokeWidth=1.5).encode(y="y:Q"))
     return alt.layer(*layers).properties(title=alt.TitleParams(title, subtitle=subtitle or None), height=380)
+
+
+def chart_spec(chart: alt.TopLevelMixin) -> dict:
+    """Styled Vega-Lite spec that fills its container's width (the report fixes the width)."""
+    spec = style(chart).to_dict()
+    spec.setdefault("width", "container")
+    # Fit the width only: the height stays the plot's own, so titles and rotated labels add to it.
+    spec["autosize"] = {"type": "fit-x", "contains": "padding"}
+    return spec

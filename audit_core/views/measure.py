@@ -10,7 +10,7 @@ import pandas as pd
 
 from audit_core.measure.estimates import ALL_MODELS, COMPOSITION, Measurement
 from audit_core.report.document import ReportChart, ReportSection, ReportTable
-from audit_core.report.views import chart_spec
+from audit_core.views.charts import chart_spec
 
 # The estimates compared in the chart, left to right: static -> conditional -> joint -> full support.
 CHART_ESTIMATES = ("base_accuracy", "target_follow", "sham_stay", "local_given_base", "local_paired", "tau_full")
@@ -155,7 +155,8 @@ def composition_spec(result: Measurement) -> dict:
     return chart_spec(composition_chart(result))
 
 
-def measurement_section(result: Measurement, interval: str = "bootstrap") -> ReportSection:
+def measurement_section(result: Measurement, interval: str = "bootstrap", verdict: str = "",
+                        charts: tuple[dict, dict] | None = None) -> ReportSection:
     """Report section: estimates, composition, both charts and the full JSON numbers."""
     pooled = result.pooled
     local = pooled.estimate("local_given_base")
@@ -169,12 +170,14 @@ def measurement_section(result: Measurement, interval: str = "bootstrap") -> Rep
     return ReportSection(
         key="measure", title=f"Estimand-separated results of {result.source}", source=result.source,
         parameters={"bootstrap replicates": result.n_boot, "seed": result.seed, "confidence": result.confidence},
-        summary=(f"{who}: base accuracy {rate(base)}; local response given base-correct {rate(local)}; "
+        summary=(*((verdict,) if verdict else ()),
+                 f"{who}: base accuracy {rate(base)}; local response given base-correct {rate(local)}; "
                  f"full-support response {rate(tau)} on complete model-cluster units.",
                  *result.notes),
         tables=(ReportTable("Estimates per model", estimates_table(result)),
                 ReportTable("Behavioural composition (paired units)", composition_table(result)),
                 ReportTable("Paired estimates per oracle transition", transitions_table(result))),
-        charts=(ReportChart("Estimand-separated rates per model", estimates_spec(result, interval)),
-                ReportChart("Behavioural composition", composition_spec(result))),
+        charts=(ReportChart("Estimand-separated rates per model",
+                            charts[0] if charts else estimates_spec(result, interval)),
+                ReportChart("Behavioural composition", charts[1] if charts else composition_spec(result))),
         numbers={k: v for k, v in result.to_dict().items() if k != "units"})

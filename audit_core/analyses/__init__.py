@@ -1,0 +1,42 @@
+"""Use cases: one function per thing a user does, shared by every page and every CLI command.
+
+Each function loads nothing itself (a :class:`Source` comes in), names the engine calls it makes,
+and returns one frozen result holding the engine result, its display tables, its chart specs, its
+:class:`~audit_core.report.ReportSection` and a one-line :class:`Verdict`. Pages draw these fields;
+CLI commands print them; nothing is assembled twice.
+
+* :mod:`.sources`: bundled or uploaded inputs as :class:`Source` (one call per kind).
+* :mod:`.identify`: :func:`identify_support`, :func:`explore_support`, :func:`support_lattice`, :func:`check_supports`.
+* :mod:`.measure`: :func:`measure_log`.
+* :mod:`.replay`: :func:`replay_run`.
+* :mod:`.simulate`: :func:`simulate_study`.
+"""
+
+from audit_core.analyses.common import Verdict
+from audit_core.identify import ESTIMANDS
+from audit_core.presets import (
+    BUNDLED, BUNDLED_POOLS, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_RUN, NULL_POOL, STYLES,
+    paper_params, paper_rows,
+)
+from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParams
+from audit_core.analyses.identify import (
+    SupportExploration, SupportSearch, check_supports, explore_support, identify_support, support_lattice,
+)
+from audit_core.analyses.measure import LogMeasurement, measure_log
+from audit_core.analyses.replay import RunReplay, replay_run
+from audit_core.analyses.simulate import StudySimulation, simulate_study
+from audit_core.analyses.sources import (
+    RunTable, Source, content_key, policy_source, pool_source, response_log_source, run_source,
+)
+
+# The choices a page offers (estimands, processes, styles, bundled data, paper presets) are
+# re-exported here, so pages import the use-case layer and nothing below it.
+__all__ = [
+    "AUDITOR_PROCESSES", "AuditParams", "BUNDLED", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS",
+    "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "ESTIMANDS", "MODEL_PROCESSES", "NULL_POOL", "STYLES",
+    "paper_params", "paper_rows",
+    "LogMeasurement", "RunReplay", "RunTable", "Source", "StudySimulation", "SupportExploration",
+    "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "measure_log",
+    "policy_source", "pool_source", "replay_run", "response_log_source", "run_source",
+    "simulate_study", "support_lattice",
+]

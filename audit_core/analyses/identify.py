@@ -1,0 +1,222 @@
+"""Identifiability use cases (paper 000): explore one support, the lattice, minimal supports.
+
+* :func:`explore_support`: classes and collisions on a support (Theorem 1: τ is identified iff no
+  two policies with different τ answer every observed cell alike), the cheapest identifying
+  support inside it, or the cheapest cells to add when τ is not identified.
+* :func:`support_lattice`: every subset of components and the leave-one-out witnesses.
+* :func:`check_supports`: the cheapest identifying supports under costs and constraints
+  (weighted minimum hitting set on CP-SAT), each re-checked with ``identify``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import pandas as pd
+
+from audit_core.analyses.common import Verdict, plural
+from audit_core.analyses.sources import Source
+from audit_core.identify import (
+    Identification, Lattice, Synthesis, estimand_values, identify, lattice, minimum_supports,
+)
+from audit_core.report.document import ReportChart, ReportSection
+from audit_core.views import identify as views
+
+# CP-SAT budget of the suggestions shown with every toggle (cheapest support inside, repair).
+SUGGESTION_TIME_LIMIT = 2.0
+
+
+@dataclass(frozen=True)
+class SupportExploration:
+    """One support of a policy class, explained.
+
+    Attributes
+    ----------
+    identification : the engine's :class:`~audit_core.identify.Identification` on the support.
+    lattice : the component lattice of the class for the estimand.
+    tau : τ of every deterministic policy (name → 0/1).
+    support_label : "target + sham", "base only" or "custom 2-cell support".
+    inside : cheapest identifying support using only the support's cells (when τ is identified
+        and a suggestion was asked for), else None.
+    repair : cheapest identifying support containing the support's cells (when τ is not
+        identified and some support identifies it), else None; ``added_cells`` lists what it adds.
+    class_table, collision_table, mixture_table, leave_one_out_table : display tables.
+    lattice_chart, heatmap_chart : Vega-Lite specs.
+    section : the report section; verdict : the one-line verdict.
+    """
+
+    source: Source
+    estimand: str
+    components: tuple[str, ...]
+    custom_cells: tuple[str, ...] | None
+    identification: Identification = field(repr=False)
+    lattice: Lattice = field(repr=False)
+    tau: dict = field(repr=False)
+    support_label: str
+    inside: Synthesis | None = field(repr=False)
+    repair: Synthesis | None = field(repr=False)
+    class_table: pd.DataFrame = field(repr=False)
+    collision_table: pd.DataFrame = field(repr=False)
+    mixture_table: pd.DataFrame = field(repr=False)
+    leave_one_out_table: pd.DataFrame = field(repr=False)
+    lattice_chart: dict = field(repr=False)
+    heatmap_chart: dict = field(repr=False)
+    section: ReportSection = field(repr=False)
+    verdict: Verdict
+
+    @property
+    def added_cells(self) -> tuple[str, ...]:
+        """Cells the cheapest repair adds to the support (empty without a repair)."""
+        if self.repair is None or not self.repair.supports:
+            return ()
+        have = set(self.identification.cells)
+        return tuple(c for c in self.repair.supports[0] if c not in have)
+
+
+def identify_support(policy: Source, components: Sequence[str] | None = None, estimand: str = "tau_full",
+                     cells: Sequence[str] | None = None) -> Identification:
+    """Is τ identified on the support (components, default all; or explicit ``cells``)? The
+    pipeline gate: only ``identify``, no lattice and no suggestions."""
+    if cells is not None:
+        return identify(policy.value, estimand=estimand, cells=list(cells))
+    return identify(policy.value, components=None if components is None else list(components), estimand=estimand)
+
+
+def support_lattice(policy: Source, estimand: str = "tau_full") -> Lattice:
+    """All 2^k component supports with classes and collisions, and leave-one-out witnesses."""
+    return lattice(policy.value, estimand=estimand)
+
+
+def _components(policy: Source, components: Sequence[str] | None) -> tuple[str, ...]:
+    return tuple(policy.value.component_names) if components is None else tuple(components)
+
+
+def _suggestions(pc, estimand: str, ident: Identification) -> tuple[Synthesis | None, Synthesis | None]:
+    """(cheapest identifying support inside the support, cheapest one containing it)."""
+    cells = set(ident.cells)
+    if ident.identified:
+        outside = tuple(c for c in pc.cells if c not in cells)
+        return minimum_supports(pc, estimand, exclude=outside, enumerate_all=False,
+                                time_limit=SUGGESTION_TIME_LIMIT), None
+    repair = minimum_supports(pc, estimand, must_include=tuple(ident.cells), enumerate_all=False,
+                              time_limit=SUGGESTION_TIME_LIMIT)
+    return None, (repair if repair.supports and not repair.unseparable_pairs else None)
+
+
+def _explore_verdict(estimand: str, label: str, ident: Identification, inside, repair, added) -> Verdict:
+    if ident.identified:
+        text = (f"{estimand} is identified on {label}: {plural(ident.n_classes, 'equivalence class', 'equivalence classes')}, "
+                "no collision.")
+        if inside is not None and inside.supports and len(inside.supports[0]) < len(ident.cells):
+            text += (f" {plural(len(inside.supports[0]), 'cell')} of its {len(ident.cells)} already identify it: "
+                     + ", ".join(inside.supports[0]) + ".")
+        return Verdict("good", text)
+    pairs = plural(ident.n_collisions, "colliding pair")
+    if repair is not None and added:
+        return Verdict("bad", f"{estimand} is not identified on {label}: {pairs}. Adding "
+                              + ", ".join(added) + " separates all of them.")
+    return Verdict("bad", f"{estimand} is not identified on {label}: {pairs}, and no support of this "
+                          "class separates them all.")
+
+
+def explore_support(policy: Source, components: Sequence[str] | None = None, estimand: str = "tau_full",
+                    cells: Sequence[str] | None = None, lattice_result: Lattice | None = None,
+                    suggest: bool = True) -> SupportExploration:
+    """Classes, collisions, lattice, suggestions, tables, charts and report section of a support.
+
+    ``components`` (default all) pick the support unless ``cells`` lists explicit cell ids.
+    ``lattice_result`` reuses a lattice already computed for this class and estimand.
+    """
+    pc = policy.value
+    components = _components(policy, components)
+    custom = tuple(cells) if cells else None
+    ident = identify(pc, estimand=estimand, cells=list(custom)) if custom else \
+        identify(pc, components=list(components), estimand=estimand)
+    lat = lattice_result if lattice_result is not None else support_lattice(policy, estimand)
+    tau_values = estimand_values(pc, estimand)
+    tau = dict(zip(pc.names, tau_values.astype(int).tolist()))
+    label = f"custom {len(custom)}-cell support" if custom else views.support_name(components)
+    inside, repair = _suggestions(pc, estimand, ident) if suggest else (None, None)
+    added = () if repair is None else tuple(c for c in repair.supports[0] if c not in set(ident.cells))
+    verdict = _explore_verdict(estimand, label, ident, inside, repair, added)
+    current = views.support_key(components) if not custom else ""
+    lattice_chart = views.lattice_spec(lat, pc.component_names, estimand, current)
+    heatmap_chart = views.heatmap_spec(pc, tau_values, ident.cells)
+    section = views.identification_section(
+        ident, lat, tau, estimand, label, policy.description, components, custom,
+        (ReportChart("Support lattice (Hasse diagram)", lattice_chart),
+         ReportChart("Policy × cell responses", heatmap_chart)), verdict=verdict.text)
+    return SupportExploration(
+        source=policy, estimand=estimand, components=components, custom_cells=custom, identification=ident,
+        lattice=lat, tau=tau, support_label=label, inside=inside, repair=repair,
+        class_table=views.class_table(ident, tau), collision_table=views.collision_table(ident, tau),
+        mixture_table=views.mixture_table(ident), leave_one_out_table=views.leave_one_out_table(lat), lattice_chart=lattice_chart,
+        heatmap_chart=heatmap_chart, section=section, verdict=verdict)
+
+
+@dataclass(frozen=True)
+class SupportSearch:
+    """The cheapest identifying supports of a class under costs and constraints.
+
+    Attributes
+    ----------
+    synthesis : the engine's :class:`~audit_core.identify.Synthesis`.
+    checks : ``identify`` on every listed optimum (the re-check shown next to it).
+    optima_table : every optimum with its re-check; frequency_chart : how often each cell is used
+        by the optima (None without optima); section; verdict.
+    """
+
+    source: Source
+    estimand: str
+    cost: Mapping[str, float] | None
+    must_include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    synthesis: Synthesis
+    checks: tuple[Identification, ...] = field(repr=False)
+    optima_table: pd.DataFrame = field(repr=False)
+    frequency_chart: dict | None = field(repr=False)
+    section: ReportSection = field(repr=False)
+    verdict: Verdict
+
+    @property
+    def all_identify(self) -> bool:
+        return all(c.identified for c in self.checks)
+
+
+def _search_verdict(estimand: str, result: Synthesis, checks) -> Verdict:
+    if result.unseparable_pairs:
+        pairs = "; ".join(f"{a} ≡ {b}" for a, b in result.unseparable_pairs)
+        return Verdict("bad", f"No support identifies {estimand}: {plural(len(result.unseparable_pairs), 'pair')} "
+                              f"with different τ answer every cell alike ({pairs}).")
+    if not result.supports:
+        return Verdict("bad", f"No identifying support was found for {estimand} under these constraints "
+                              f"(solver status {result.status}).")
+    ok = sum(c.identified for c in checks)
+    proven = "proven cheapest" if result.status == "OPTIMAL" else f"not proven cheapest (status {result.status})"
+    listed = (f"all {result.n_optimal} optimal supports listed" if result.complete
+              else f"{result.n_optimal} optimal supports listed, the list may be incomplete")
+    return Verdict("good" if ok == len(checks) else "bad",
+                   f"The cheapest identifying support of {estimand} costs {result.cost:g} with "
+                   f"{plural(result.size, 'cell')} ({proven}); {listed}; {ok} of {len(checks)} re-checked "
+                   "as identifying.")
+
+
+def check_supports(policy: Source, estimand: str = "tau_full", cost: Mapping[str, float] | None = None,
+                   must_include: Sequence[str] = (), exclude: Sequence[str] = (), enumerate_all: bool = True,
+                   time_limit: float = 10.0) -> SupportSearch:
+    """Minimum-cost identifying supports (``minimum_supports``), each re-checked by ``identify``."""
+    pc = policy.value
+    result = minimum_supports(pc, estimand=estimand, cost=dict(cost) if cost else None,
+                              must_include=tuple(must_include), exclude=tuple(exclude),
+                              enumerate_all=enumerate_all, time_limit=time_limit)
+    checks = tuple(identify(pc, estimand=estimand, cells=list(s)) for s in result.supports)
+    optima = views.optima_table(result, checks)
+    chart = views.cell_frequency_spec(pc, result.supports) if result.supports else None
+    verdict = _search_verdict(estimand, result, checks)
+    section = views.synthesis_section(result, optima, chart, estimand, policy.description,
+                                      dict(cost) if cost else None, tuple(must_include), tuple(exclude),
+                                      verdict=verdict.text)
+    return SupportSearch(source=policy, estimand=estimand, cost=dict(cost) if cost else None,
+                         must_include=tuple(must_include), exclude=tuple(exclude), synthesis=result, checks=checks,
+                         optima_table=optima, frequency_chart=chart, section=section, verdict=verdict)

@@ -1,0 +1,115 @@
+"""Replay use case (paper 001 section 3.2): every e-process over a recorded annotation run.
+
+Scores are replayed in annotation order (the run's order column when there is one). The dual test
+stops at the first step where the model's e-process (failure mode found) or the auditor's (audit
+passed) reaches 1/α.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import pandas as pd
+
+from audit_core.analyses.common import Verdict
+from audit_core.analyses.sources import ColumnRoles, Source
+from audit_core.data.loader import AuditData, load_audit_frame
+from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
+from audit_core.report.document import ReportSection
+from audit_core.sequential import AUDIT_PASSED, FAILURE_FOUND, MODEL_PROCESSES, AuditParams, Replay, replay
+from audit_core.views import sequential as views
+
+CAVEATS = {
+    FAILURE_FOUND: ("The model's e-process reached 1/α: with probability at least 1 − α no such crossing "
+                    "happens when every subgroup is at or above q, whatever the sampling and stopping."),
+    AUDIT_PASSED: ("The auditor's e-process reached 1/α: the auditor's strategy would have found a subgroup "
+                   "below q by step m with probability at most α. It is a statement about this strategy, "
+                   "not a proof that no subgroup is below q."),
+}
+INCONCLUSIVE_CAVEAT = ("Neither e-process reached 1/α within the run: the data neither show a failure mode nor "
+                       "pass the audit. More labels can be added; the guarantees hold at any stopping time.")
+
+
+@dataclass(frozen=True)
+class RunReplay:
+    """A replayed run.
+
+    Attributes
+    ----------
+    data : the typed run (:class:`~audit_core.data.loader.AuditData`; notes in ``data.notes``).
+    result : the engine's :class:`~audit_core.sequential.Replay`.
+    roles : the score, subgroup and order columns used.
+    decision_table, subgroup_table : display tables.
+    trajectory_chart, subgroup_chart, frequency_chart : Vega-Lite specs.
+    section; verdict.
+    """
+
+    source: Source
+    roles: ColumnRoles
+    data: AuditData = field(repr=False)
+    result: Replay = field(repr=False)
+    decision_table: pd.DataFrame = field(repr=False)
+    subgroup_table: pd.DataFrame = field(repr=False)
+    trajectory_chart: dict = field(repr=False)
+    subgroup_chart: dict = field(repr=False)
+    frequency_chart: dict = field(repr=False)
+    section: ReportSection = field(repr=False)
+    verdict: Verdict
+
+
+def _weakest(result: Replay) -> str:
+    table = result.subgroup_table
+    columns = [c for c in result.subgroup_columns if c in table.columns]
+    if not columns or len(table) < 2:
+        return ""
+    row = table.sort_values(["accuracy", "n"], ascending=[True, False], kind="stable").iloc[0]
+    name = " · ".join(str(row[c]) for c in columns)
+    return f", weakest subgroup {name} (accuracy {row['accuracy']:.3f}, n = {int(row['n'])})"
+
+
+def _verdict(result: Replay) -> Verdict:
+    dual = result.dual
+    pair = f"{dual['model_process']} vs {dual['auditor_process']}"
+    if dual["decision"] == FAILURE_FOUND:
+        return Verdict("bad", f"Failure mode found at case {dual['stop']} of {result.n}{_weakest(result)} "
+                              f"({pair}, q = {result.params.q}, α = {result.params.alpha}).", CAVEATS[FAILURE_FOUND])
+    if dual["decision"] == AUDIT_PASSED:
+        return Verdict("good", f"Audit passed at case {dual['stop']} of {result.n} ({pair}, q = {result.params.q}, "
+                               f"α = {result.params.alpha}).", CAVEATS[AUDIT_PASSED])
+    return Verdict("neutral", f"Inconclusive after {result.n} cases: neither e-process reached 1/α = "
+                              f"{1 / result.params.alpha:g} ({pair}){_weakest(result)}.", INCONCLUSIVE_CAVEAT)
+
+
+def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str] | None = None,
+               order: str | bool | None = None, params: AuditParams | None = None,
+               model_process: str = DEFAULT_MODEL_PROCESS,
+               auditor_process: str = DEFAULT_AUDITOR_PROCESS) -> RunReplay:
+    """Type the run with the chosen roles, then ``replay`` it through the six e-processes.
+
+    ``score``/``subgroups``/``order`` of None take the bundled dataset's roles, or are detected
+    in a file (the loader notes what it chose); ``subgroups=()`` means none; ``order=False``
+    means file order.
+    ``params`` default to the run's style.
+    """
+    table = source.value
+    if source.bundled:  # the bundled dataset's roles; a file's are detected (and noted) by the loader
+        roles = table.defaults
+        score = score or roles.score
+        subgroups = tuple(roles.subgroups) if subgroups is None else subgroups
+        order = roles.order if order is None else order
+    data = load_audit_frame(table.frame, name=source.name, score=score,
+                            subgroups=None if subgroups is None else tuple(subgroups), order=order)
+    params = params if params is not None else AuditParams.for_style(table.style)
+    result = replay(data.scores, params, subgroups=data.subgroup_frame, model_process=model_process,
+                    auditor_process=auditor_process)
+    used = ColumnRoles(data.score, tuple(data.subgroups), data.order)
+    verdict = _verdict(result)
+    trajectory, subgroup_chart, frequency = views.replay_specs(result, MODEL_PROCESSES, source.name)
+    shown, _ = views.subgroup_view(result)
+    section = views.replay_section(result, MODEL_PROCESSES, source.name, source.description, used.to_dict(),
+                                   data.notes, (trajectory, subgroup_chart, frequency), verdict=verdict.text)
+    return RunReplay(source=source, roles=used, data=data, result=result,
+                     decision_table=views.decision_table(result, MODEL_PROCESSES), subgroup_table=shown,
+                     trajectory_chart=trajectory, subgroup_chart=subgroup_chart, frequency_chart=frequency,
+                     section=section, verdict=verdict)

@@ -1,0 +1,175 @@
+"""Inputs as :class:`Source` objects: the bundled example of each kind, or the user's own file.
+
+One call per kind loads a source from bytes, a path or a bundled key, checks it (InputError for a
+bad file, with one clear message) and gives it a content key, so the pages can cache by content
+and keep the user's last good source, and the CLI reads files exactly as the pages do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import pandas as pd
+
+from audit_core.data.bundled import BUNDLED
+from audit_core.data.csvio import read_bytes, read_csv_frame
+from audit_core.data.loader import ColumnGuess, detect_columns, load_audit_frame
+from audit_core.errors import InputError
+from audit_core.presets import BUNDLED_POOLS, DEFAULT_STYLE, EXAMPLE_RESPONSE_LOG
+
+FROZEN_CLASS = "frozen"
+FROZEN_DESCRIPTION = "frozen seven-policy class of paper 000 (data/frozen_policies.json)"
+EXAMPLE_LOG_DESCRIPTION = ("bundled SYNTHETIC response log: two made-up models x 24 clusters x 36 cells "
+                           "(data/example_response_log.csv)")
+
+SourceData = bytes | str | Path
+
+
+@dataclass(frozen=True)
+class Source:
+    """A loaded input and where it came from.
+
+    Attributes
+    ----------
+    kind : "policy_class", "response_log", "run" (a labelled run) or "pool".
+    key : content key, ``bundled:<key>`` for bundled data, else 16 hex digits of the SHA-256 of the
+        bytes: the same file always gets the same key.
+    name : display name (a file name; bundled data say they are synthetic).
+    description : one line saying what the source is, for captions and report sections.
+    value : the engine object (PolicyClass, ResponseLog, :class:`RunTable`, Pool).
+    bundled : True for the bundled example data.
+    """
+
+    kind: str
+    key: str
+    name: str
+    description: str
+    value: Any = field(repr=False, compare=False)
+    bundled: bool = False
+
+    def __repr__(self) -> str:
+        return f"Source({self.kind}, {self.name!r}, key={self.key})"
+
+
+def content_key(data: bytes) -> str:
+    """The content key of uploaded bytes (16 hex digits of their SHA-256)."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _read(data: SourceData, name: str | None) -> tuple[bytes, str]:
+    raw, display = read_bytes(data, name)
+    return raw, display
+
+
+# ------------------------------------------------------------------------------ policy classes
+
+def policy_source(data: SourceData | None = None, name: str | None = None) -> Source:
+    """The frozen seven-policy class (``data=None``) or a policy-class file (JSON or long CSV)."""
+    from audit_core.identify import frozen_policy_class, load_policy_class
+    if data is None:
+        return Source("policy_class", f"bundled:{FROZEN_CLASS}", "frozen seven-policy class", FROZEN_DESCRIPTION,
+                      frozen_policy_class(), bundled=True)
+    raw, display = _read(data, name)
+    pc = load_policy_class(raw, name=display)
+    return Source("policy_class", content_key(raw), display, f"policy-class file {display}", pc)
+
+
+# ------------------------------------------------------------------------------- response logs
+
+def response_log_source(data: SourceData | None = None, name: str | None = None,
+                        policy: Source | None = None) -> Source:
+    """The bundled synthetic response log (``data=None`` or ``"example"``) or a response-log CSV;
+    ``policy`` (a policy-class source) supplies the cell layout, default the frozen 36 cells."""
+    from audit_core.measure import load_response_log
+    from audit_core.measure.example import EXAMPLE_PATH
+    layout = None if policy is None or policy.bundled else policy.value
+    if data is None or (isinstance(data, str) and data == EXAMPLE_RESPONSE_LOG):
+        display = "example_response_log.csv (synthetic)"
+        log = load_response_log(EXAMPLE_PATH.read_bytes(), name=display, policy_class=layout)
+        return Source("response_log", f"bundled:{EXAMPLE_RESPONSE_LOG}", display, EXAMPLE_LOG_DESCRIPTION, log,
+                      bundled=True)
+    raw, display = _read(data, name)
+    log = load_response_log(raw, name=display, policy_class=layout)
+    key = content_key(raw) if policy is None or policy.bundled else f"{content_key(raw)}+{policy.key}"
+    return Source("response_log", key, display, f"response log {display}", log)
+
+
+# -------------------------------------------------------------------------------- labelled runs
+
+@dataclass(frozen=True)
+class ColumnRoles:
+    """Which column plays which role in a labelled run (None / () where none)."""
+
+    score: str | None
+    subgroups: tuple[str, ...]
+    order: str | None
+
+    def to_dict(self) -> dict:
+        return {"score column": self.score, "subgroup columns": list(self.subgroups), "order column": self.order}
+
+
+@dataclass(frozen=True)
+class RunTable:
+    """A labelled run as read (text columns), with the roles to offer by default.
+
+    ``defaults`` are the bundled dataset's roles, or the roles :func:`detect_columns` found;
+    ``detected`` is the detection itself; ``style`` the parameter style to start from.
+    """
+
+    frame: pd.DataFrame = field(repr=False)
+    defaults: ColumnRoles
+    detected: ColumnGuess
+    style: str
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(str(c) for c in self.frame.columns)
+
+    def __repr__(self) -> str:
+        return f"RunTable({len(self.frame)} rows, columns={len(self.frame.columns)}, defaults={self.defaults})"
+
+
+def run_source(data: SourceData, name: str | None = None, check: bool = True) -> Source:
+    """A labelled run: a bundled key (``recorded_run``, ``sdoh``, ``gpqa:large``, ...) or a file.
+
+    The table is read once; roles are chosen later (:func:`audit_core.analyses.replay_run`).
+    ``check``: when a score column is detected, type the file with the detected roles now, so a
+    bad file is refused before it replaces a good one.
+    """
+    if isinstance(data, str) and data in BUNDLED:
+        dataset = BUNDLED[data]
+        frame = read_csv_frame(str(dataset.path), name=dataset.path.name)
+        roles = ColumnRoles(dataset.score, tuple(dataset.subgroups), dataset.order)
+        table = RunTable(frame, roles, detect_columns(frame), dataset.style)
+        return Source("run", f"bundled:{data}", dataset.path.name, f"bundled {data}: {dataset.title}", table,
+                      bundled=True)
+    raw, display = _read(data, name)
+    frame = read_csv_frame(raw, name=display)
+    guess = detect_columns(frame)
+    if check and guess.score is not None:
+        # A file whose detected columns do not load is refused now, while the last good file is
+        # still there; without a detectable score column the user picks the columns.
+        load_audit_frame(frame, name=display)
+    table = RunTable(frame, ColumnRoles(guess.score, tuple(guess.subgroups), guess.order), guess, DEFAULT_STYLE)
+    return Source("run", content_key(raw), display, f"file {display}", table)
+
+
+# --------------------------------------------------------------------------------------- pools
+
+def pool_source(spec: SourceData, score: str | None = None, subgroups: Sequence[str] | None = None,
+                features: Sequence[str] | None = None, suspects: Sequence[str] | None = None) -> Source:
+    """A simulation pool: a bundled key (``gpqa:large`` ... ``sdoh``) or a labelled CSV."""
+    from audit_core.auditing import load_pool
+    if isinstance(spec, str) and spec in BUNDLED_POOLS:
+        pool = load_pool(spec, suspects=suspects)
+        dataset = BUNDLED[spec]
+        return Source("pool", f"bundled:{spec}", dataset.title, f"bundled pool {spec}: {dataset.description}",
+                      pool, bundled=True)
+    if isinstance(spec, bytes):
+        raise InputError("pool: give a bundled key or a file path")
+    pool = load_pool(spec, score=score, subgroups=subgroups, features=features, suspects=suspects)
+    raw, display = _read(spec, None)
+    return Source("pool", content_key(raw), display, f"pool file {display}", pool)

@@ -1,0 +1,88 @@
+"""Presets and defaults, in one place for the pages, the command line and the engine.
+
+* Parameter styles: ``gpqa`` and ``sdoh`` (the defaults of each live on
+  :meth:`AuditParams.gpqa` / :meth:`AuditParams.sdoh`); :func:`paper_params` adds what paper 001's
+  studies used on top of them.
+* The dual test's default pair of processes (:data:`DEFAULT_MODEL_PROCESS`,
+  :data:`DEFAULT_AUDITOR_PROCESS`) and each model process's auditor partner (:data:`AUDITOR_FOR`).
+* The paper's seven method rows (:func:`paper_rows`).
+* Bundled data: which keys are simulation pools, which pool has no failure mode, which recorded
+  run the Replay page opens on (the datasets themselves: :data:`audit_core.data.bundled.BUNDLED`).
+"""
+
+from __future__ import annotations
+
+from audit_core.data.bundled import BUNDLED
+from audit_core.errors import InputError
+from audit_core.sequential.params import STYLES, AuditParams
+from audit_core.sequential.processes import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
+
+DEFAULT_STYLE = "gpqa"
+
+# The paper's seven rows (Figure 2): LR with three fixed strategies, then the four model-null
+# processes with the adaptive auditor. The SDoH study replaces the oracle by the informed prior.
+PAPER_ROWS: tuple[tuple[str, str], ...] = (
+    ("stratified", "LR"), ("pre-learned", "LR"), ("oracle", "LR"),
+    ("adaptive", "LR"), ("adaptive", "LR-UI"), ("adaptive", "SR-LR"), ("adaptive", "SR-LR-UI"),
+)
+SDOH_PAPER_ROWS: tuple[tuple[str, str], ...] = tuple(
+    ("informed", p) if s == "oracle" else (s, p) for s, p in PAPER_ROWS)
+
+# Auditor's-null partner of each model process: fixed-alternative tests with AUD-LR, UI ones with
+# AUD-LR-UI, so that a row compares like with like.
+AUDITOR_FOR = {"LR": "AUD-LR", "SR-LR": "AUD-LR", "LR-UI": "AUD-LR-UI", "SR-LR-UI": "AUD-LR-UI"}
+
+# Bundled keys that are simulation pools, in the order the pages list them.
+BUNDLED_POOLS = ("gpqa:large", "gpqa:medium", "gpqa:small", "gpqa:none", "sdoh")
+GPQA_STUDY_POOLS = ("gpqa:large", "gpqa:medium", "gpqa:small", "gpqa:none")
+ALL_GPQA_POOLS = "gpqa:all"  # the four GPQA-style settings at once
+NULL_POOL = "gpqa:none"      # every subgroup at or above q: the model's null is true
+DEFAULT_RUN = "recorded_run"  # the recorded run the Replay page opens on
+EXAMPLE_RESPONSE_LOG = "example"  # the bundled synthetic response log
+
+# The paper's GPQA-style study starts the adaptive auditor with 2 random cases (appendix B.3);
+# AuditParams.gpqa() keeps the engine's neutral default of 0.
+GPQA_STUDY_N_INIT = 2
+
+
+def paper_rows(style: str | None) -> tuple[tuple[str, str], ...]:
+    """The seven paper rows for a pool style (``sdoh`` uses the informed prior)."""
+    return SDOH_PAPER_ROWS if style == "sdoh" else PAPER_ROWS
+
+
+def paper_params(style: str | None, **overrides) -> AuditParams:
+    """Parameters of the paper's study for a pool style: GPQA q .85, m 40, budget 250, 2 initial
+    cases; SDoH q .83, m 40, budget 400, 20 initial cases (``None`` overrides are ignored).
+
+    A ``q`` other than the style's moves both forecaster grids by the same shift (δ and δ' are
+    kept), dropping grid points that would cross q, unless grids are given explicitly.
+    """
+    style = style or DEFAULT_STYLE
+    if style == "gpqa" and overrides.get("n_init") is None:
+        overrides["n_init"] = GPQA_STUDY_N_INIT
+    base = AuditParams.for_style(style)
+    q = overrides.get("q")
+    if q is not None and q != base.q:
+        shift = q - base.q
+        if overrides.get("grid_mod") is None:
+            overrides["grid_mod"] = tuple(round(g + shift, 10) for g in base.grid_mod if 0.0 < g + shift < q)
+        if overrides.get("grid_aud") is None:
+            overrides["grid_aud"] = tuple(round(g + shift, 10) for g in base.grid_aud if q < g + shift < 1.0)
+        if not overrides["grid_mod"] or not overrides["grid_aud"]:
+            raise InputError(f"q = {q}: the {style} forecaster grids shifted to this q leave no point on one "
+                             "side of it; choose q further from 0 and 1")
+    return AuditParams.for_style(style, **overrides)
+
+
+def style_of(bundled_key: str | None) -> str:
+    """The parameter style of a bundled dataset (the default style for anything else)."""
+    dataset = BUNDLED.get(bundled_key) if bundled_key else None
+    return dataset.style if dataset else DEFAULT_STYLE
+
+
+__all__ = [
+    "ALL_GPQA_POOLS", "AUDITOR_FOR", "BUNDLED", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS",
+    "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "DEFAULT_STYLE", "EXAMPLE_RESPONSE_LOG",
+    "GPQA_STUDY_N_INIT", "GPQA_STUDY_POOLS", "NULL_POOL", "PAPER_ROWS", "SDOH_PAPER_ROWS", "STYLES",
+    "paper_params", "paper_rows", "style_of",
+]

@@ -1,0 +1,70 @@
+"""Views of simulation studies (:class:`~audit_core.auditing.Study`): outcome bars, stopping
+times, sampling frequency, Type-I error and the report section. Nothing here computes a statistic."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import pandas as pd
+
+from audit_core.report.document import ReportChart, ReportSection, ReportTable
+from audit_core.views.charts import (
+    OUTCOME_ORDER, chart_spec, frequency_accuracy_chart, outcome_bars, stop_boxplot,
+)
+
+RATE_COLUMNS = {"failure_found": OUTCOME_ORDER[0], "passed": OUTCOME_ORDER[1], "inconclusive": OUTCOME_ORDER[2]}
+
+
+def row_label(strategy: str, process: str) -> str:
+    return f"{strategy} · {process}"
+
+
+def study_tables(study) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(summary with a ``method`` column first, per-replicate results with ``method``)."""
+    summary = study.summary.copy()
+    summary.insert(0, "method", [row_label(s, p) for s, p in zip(summary["strategy"], summary["process"])])
+    results = study.results.copy()
+    results["method"] = [row_label(s, p) for s, p in zip(results["strategy"], results["process"])]
+    return summary, results
+
+
+def study_specs(study) -> tuple[dict, dict]:
+    """(stacked outcome rates, stopping-time box plots) as in paper 001 Figures 2 and 3."""
+    summary, results = study_tables(study)
+    long = summary.melt(id_vars=["method"], value_vars=list(RATE_COLUMNS), var_name="rate_of", value_name="rate")
+    long["outcome"] = long["rate_of"].map(RATE_COLUMNS)
+    return (chart_spec(outcome_bars(long[["method", "outcome", "rate"]])),
+            # n_annotated = cases annotated until the decision, or the budget when inconclusive
+            chart_spec(stop_boxplot(results[["method"]].assign(stop=results["n_annotated"]))))
+
+
+def sampling_frequency_spec(table: pd.DataFrame, rho: float, process: str) -> dict:
+    """The engine's ``sampling_frequency_vs_accuracy`` table as a scatter with the ρ it returned."""
+    return chart_spec(frequency_accuracy_chart(
+        table, title=f"Sampling frequency vs accuracy (adaptive · {process})",
+        subtitle=f"dashed line = sampled in proportion to the pool; Spearman ρ = {rho:.2f}",
+        y_field="frequency", y_title="sampling frequency (share / pool share)", y_format=".1f", reference=1.0))
+
+
+def type_one_error_table(study, alpha: float) -> pd.DataFrame:
+    """On a pool without failure mode: each row's 'failure mode found' rate is its observed
+    Type-I error; shown with the summary's Wilson interval and α."""
+    summary, _ = study_tables(study)
+    table = summary[["method", "failure_found", "failure_found_low", "failure_found_high"]].rename(columns={
+        "failure_found": "observed Type-I error", "failure_found_low": "95% CI low",
+        "failure_found_high": "95% CI high"})
+    table["α"] = alpha
+    return table.reset_index(drop=True)
+
+
+def study_section(study, title: str, source: str, parameters: dict[str, Any],
+                  charts: Sequence[ReportChart], key: str = "simulate",
+                  extra_tables: Sequence[ReportTable] = (), verdict: str = "") -> ReportSection:
+    summary, _ = study_tables(study)
+    return ReportSection(
+        key=key, title=title, source=source, parameters=parameters,
+        summary=(*((verdict,) if verdict else ()), *(f"{r.method}: failure found {r.failure_found:.0%}, passed {r.passed:.0%}, "
+                      f"inconclusive {r.inconclusive:.0%}, median stop {r.stop_median:g}"
+                      for r in summary.itertuples())),
+        tables=(*extra_tables, ReportTable("Summary per row", summary)), charts=tuple(charts),
+        numbers=study.to_dict())

@@ -1,0 +1,181 @@
+"""Views of identifiability results: tables, Altair specs and report sections.
+
+Built from :class:`~audit_core.identify.Identification`, :class:`~audit_core.identify.Lattice` and
+:class:`~audit_core.identify.Synthesis`; nothing here computes a statistic, it only arranges what
+the engine returned so a number looks the same on a page, in the CLI's report and in a download.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from audit_core.identify import parse_cell_id
+from audit_core.report.document import ReportChart, ReportSection, ReportTable
+from audit_core.views.charts import chart_spec, frequency_heatmap, hasse_chart, response_heatmap
+
+EMPTY_SUPPORT_KEY = "∅"
+
+
+def support_name(components: Sequence[str]) -> str:
+    """Name of a component support used everywhere: "base only" or "target + sham"."""
+    return " + ".join(components) if components else "base only"
+
+
+def support_key(components: Sequence[str]) -> str:
+    """Selection key of a lattice node ("∅" for the base support)."""
+    return "+".join(components) if components else EMPTY_SUPPORT_KEY
+
+
+def components_of_key(key: str) -> list[str]:
+    return [] if key == EMPTY_SUPPORT_KEY else key.split("+")
+
+
+def abbreviations(names: Sequence[str]) -> dict[str, str]:
+    """One capital letter per component when the initials are unique, else the full names."""
+    initials = [n[:1].upper() for n in names]
+    if len(set(initials)) == len(initials) and all(initials):
+        return dict(zip(names, initials))
+    return {n: n for n in names}
+
+
+def _cell_count(cells) -> int:
+    return cells if isinstance(cells, (int, np.integer)) else len(cells)
+
+
+def lattice_spec(lat, component_names: Sequence[str], estimand: str, current: str | None) -> dict:
+    """Hasse diagram of ``lattice()``: rank = number of components, ``current`` node outlined."""
+    short = abbreviations(component_names)
+    rows = []
+    for node in lat.supports:
+        comps = tuple(node.components)
+        rows.append({"key": support_key(comps), "label": "base" if not comps else "+".join(short[c] for c in comps),
+                     "rank": len(comps), "n_collisions": int(node.n_collisions), "n_classes": int(node.n_classes),
+                     "cells": _cell_count(node.cells), "identified": bool(node.identified),
+                     "status": "identified" if node.identified else "not identified", "members": set(comps)})
+    nodes = pd.DataFrame(rows)
+    # Nodes of one rank spread evenly around x = 0, in the engine's order (rank, then name).
+    nodes["x"] = nodes.groupby("rank").cumcount().astype(float)
+    nodes["x"] = 1.6 * (nodes["x"] - nodes.groupby("rank")["x"].transform("mean"))
+    nodes["current"] = nodes["key"] == current
+    x_of = dict(zip(nodes["key"], nodes["x"]))
+    edges = pd.DataFrame([{"x": x_of[lo["key"]], "y": lo["rank"], "x2": x_of[up["key"]], "y2": up["rank"]}
+                          for lo in rows for up in rows
+                          if up["rank"] == lo["rank"] + 1 and lo["members"] <= up["members"]],
+                         columns=["x", "y", "x2", "y2"])
+    legend = ", ".join(f"{v} = {k}" for k, v in short.items() if v != k)
+    return chart_spec(hasse_chart(nodes.drop(columns=["members"]), edges,
+                                  title=f"Support lattice for {estimand}", legend=legend))
+
+
+def heatmap_spec(pc, tau: np.ndarray, support: Sequence[str]) -> dict:
+    """Policy × cell responses of the deterministic policies, support cells outlined."""
+    labels = [f"{name} (τ={int(t)})" for name, t in zip(pc.names, tau)]
+    codebook = list(pc.codebook)
+    inside = set(support)
+    long = pd.DataFrame([{"policy": labels[i], "cell": cell, "response": codebook[int(pc.responses[i, j])] or "(empty)",
+                          "in_support": cell in inside,
+                          "support": "in support" if cell in inside else "outside support"}
+                         for i in range(len(pc.names)) for j, cell in enumerate(pc.cells)])
+    return chart_spec(response_heatmap(long, title=f"Policy × cell responses ({len(inside)} of "
+                                                   f"{len(pc.cells)} cells observed)",
+                                       cell_title=f"cell ({':'.join(pc.axes)})"))
+
+
+def class_table(ident, tau: dict[str, int]) -> pd.DataFrame:
+    return pd.DataFrame([{"class": i + 1,
+                          "τ values": ", ".join(str(v) for v in sorted({tau[m] for m in members if m in tau})),
+                          "size": len(members), "members": ", ".join(members)}
+                         for i, members in enumerate(ident.classes)],
+                        columns=["class", "τ values", "size", "members"])
+
+
+def mixture_table(ident) -> pd.DataFrame:
+    return pd.DataFrame([{"mixture": k, "classes occupied": ", ".join(str(i + 1) for i in v)}
+                         for k, v in ident.mixture_signatures.items()], columns=["mixture", "classes occupied"])
+
+
+def collision_table(ident, tau: dict[str, int]) -> pd.DataFrame:
+    return pd.DataFrame([{"policy A": a, "policy B": b, "τ(A)": tau.get(a), "τ(B)": tau.get(b),
+                          "cells that would separate them": ", ".join(ident.separating_cells.get((a, b), ())),
+                          "# separating cells": len(ident.separating_cells.get((a, b), ()))}
+                         for a, b in ident.collisions],
+                        columns=["policy A", "policy B", "τ(A)", "τ(B)", "cells that would separate them",
+                                 "# separating cells"])
+
+
+def leave_one_out_table(lat) -> pd.DataFrame:
+    return pd.DataFrame([{"removed": row.removed, "collisions": row.n_collisions,
+                          "witnesses": "; ".join(f"{a} ≡ {b}" for a, b in row.witnesses),
+                          "exclusive witnesses": "; ".join(f"{a} ≡ {b}" for a, b in row.exclusive_witnesses),
+                          "corollary": row.corollary} for row in lat.leave_one_out],
+                        columns=["removed", "collisions", "witnesses", "exclusive witnesses", "corollary"])
+
+
+def lattice_table(lat) -> pd.DataFrame:
+    return pd.DataFrame([{"support": support_name(node.components), "cells": _cell_count(node.cells),
+                          "classes": node.n_classes, "collisions": node.n_collisions,
+                          "identified": node.identified} for node in lat.supports])
+
+
+def identification_section(ident, lat, tau: dict[str, int], estimand: str, support_label: str, source: str,
+                           components: Sequence[str], custom_cells: Sequence[str] | None,
+                           charts: Sequence[ReportChart], verdict: str = "") -> ReportSection:
+    status = "identified" if ident.identified else "not identified"
+    return ReportSection(
+        key="explorer", title=f"Identifiability of {estimand} on {support_label}", source=source,
+        parameters={"estimand": estimand, "components": list(components), "custom cells": list(custom_cells or ())},
+        summary=(*((verdict,) if verdict else ()),
+                 f"{len(ident.cells)} cells observed; {ident.n_classes} equivalence classes; "
+                 f"{ident.n_collisions} cross-estimand collisions; {estimand} {status}.",
+                 *(f"Without {row.removed}: {row.corollary}" for row in lat.leave_one_out)),
+        tables=(ReportTable("Equivalence classes", class_table(ident, tau)),
+                ReportTable("Collisions", collision_table(ident, tau)),
+                ReportTable("Lattice of component supports", lattice_table(lat)),
+                ReportTable("Leave one component out", leave_one_out_table(lat))),
+        charts=tuple(charts),
+        numbers={"identification": ident.to_dict(), "lattice": lat.to_dict()})
+
+
+def optima_table(result, checks: Sequence) -> pd.DataFrame:
+    """Every optimal support with the re-check by ``identify`` (collisions, identifies τ)."""
+    return pd.DataFrame({"#": range(1, len(result.supports) + 1),
+                         "cells": [", ".join(s) for s in result.supports],
+                         "size": [len(s) for s in result.supports],
+                         "collisions": [c.n_collisions for c in checks],
+                         "identifies τ": ["yes" if c.identified else "NO" for c in checks]})
+
+
+def cell_frequency_spec(pc, supports: Sequence[Sequence[str]]) -> dict:
+    """Heat map of how many optimal supports use each cell: x = the axis with most values, y = the rest."""
+    counts = pd.Series([cell for s in supports for cell in s], dtype=object).value_counts()
+    axes = list(pc.axes)
+    parsed = pd.DataFrame([parse_cell_id(c, pc.axes) for c in pc.cells])
+    x_axis = max(axes, key=lambda a: len(pc.axes[a]))
+    y_axes = [a for a in axes if a != x_axis]
+    y_name = " × ".join(y_axes) if y_axes else "cell"
+    freq = pd.DataFrame({x_axis: parsed[x_axis],
+                         y_name: parsed[y_axes].agg(":".join, axis=1) if y_axes else "all",
+                         "count": [int(counts.get(c, 0)) for c in pc.cells]})
+    freq["share"] = freq["count"] / max(len(supports), 1)
+    return chart_spec(frequency_heatmap(freq, x_axis, y_name))
+
+
+def synthesis_section(result, optima: pd.DataFrame, freq_spec: dict | None, estimand: str, source: str,
+                      cost: dict | None, must_include: Sequence[str], exclude: Sequence[str],
+                      verdict: str = "") -> ReportSection:
+    return ReportSection(
+        key="supports", title=f"Minimal identifying supports for {estimand}", source=source,
+        parameters={"estimand": estimand, "cost": cost or "1 per cell", "must include": list(must_include),
+                    "exclude": list(exclude)},
+        summary=(*((verdict,) if verdict else ()),
+                 f"Status {result.status}; optimal cost {result.cost}; {result.size} cells; "
+                 f"{result.n_optimal} optimal supports (complete list: {result.complete}); "
+                 f"{(optima['identifies τ'] == 'yes').sum()} of {len(optima)} re-checked as identifying.",),
+        tables=(ReportTable("All optimal supports", optima),),
+        charts=(ReportChart("Cell frequency among optimal supports", freq_spec),) if freq_spec else (),
+        numbers=result.to_dict())
+
+

@@ -1,0 +1,75 @@
+"""Every ``st.cache_*`` wrapper of the dashboard, keyed by one content key per source.
+
+Sources (parsed input files) are cached with ``cache_resource``: they are frozen objects the
+engine never changes, and an upload is parsed once however many pages use it. Analyses (engine
+result + tables + charts + report section) are cached with ``cache_data``, which hands every
+session its own copy, so nothing one session holds can change what another sees. Every cache is
+bounded in entries and in time, so big uploads leave memory after their sessions close.
+Arguments starting with ``_`` are not hashed: each wrapper is keyed by the source's content key
+plus plain values.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import streamlit as st
+
+from audit_core import analyses
+from audit_core.analyses import Source
+
+SOURCE_ENTRIES, ANALYSIS_ENTRIES, TTL = 16, 64, 3600
+
+
+@st.cache_resource(show_spinner=False, max_entries=SOURCE_ENTRIES, ttl=TTL)
+def source(kind: str, key: str, _data: bytes | str | None, name: str | None, policy_key: str = "",
+           _policy: Source | None = None) -> Source:
+    """The source of ``kind`` whose content key is ``key`` (bundled when ``_data`` is None or a
+    bundled key). ``policy_key``/``_policy``: the policy class that lays out a response log."""
+    if kind == "policy_class":
+        return analyses.policy_source(_data, name)
+    if kind == "response_log":
+        return analyses.response_log_source(_data, name, policy=_policy)
+    if kind == "run":
+        return analyses.run_source(_data, name)
+    if kind == "pool":
+        return analyses.pool_source(_data)
+    raise ValueError(f"unknown source kind {kind!r}")
+
+
+@st.cache_resource(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
+def support_lattice(policy_key: str, estimand: str, _policy: Source):
+    return analyses.support_lattice(_policy, estimand)
+
+
+@st.cache_data(show_spinner=False, max_entries=512, ttl=TTL)
+def explore_support(policy_key: str, components: tuple[str, ...], estimand: str,
+                    cells: tuple[str, ...] | None, _policy: Source):
+    return analyses.explore_support(_policy, components, estimand, cells,
+                                    lattice_result=support_lattice(policy_key, estimand, _policy))
+
+
+@st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
+def check_supports(policy_key: str, estimand: str, cost: tuple[tuple[str, float], ...],
+                   must_include: tuple[str, ...], exclude: tuple[str, ...], time_limit: float, _policy: Source):
+    return analyses.check_supports(_policy, estimand, dict(cost) or None, must_include, exclude,
+                                   time_limit=time_limit)
+
+
+@st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
+def measure_log(log_key: str, n_boot: int, seed: int, confidence: float, interval: str, _log: Source):
+    return analyses.measure_log(_log, n_boot=n_boot, seed=seed, confidence=confidence, interval=interval)
+
+
+@st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
+def replay_run(run_key: str, score: str, subgroups: tuple[str, ...], order: str | None, params_key: str,
+               model_process: str, auditor_process: str, _run: Source, _params):
+    # The page always names the roles: () = no subgroups, no order column = file order.
+    return analyses.replay_run(_run, score=score, subgroups=subgroups, order=order or False, params=_params,
+                               model_process=model_process, auditor_process=auditor_process)
+
+
+def simulate_study(pool: Source, rows: Sequence[tuple[str, str]], replicates: int, params, seed: int,
+                   mode: str, progress) -> analyses.StudySimulation:
+    """Not cached: a study runs when its button is pressed and the page keeps the result."""
+    return analyses.simulate_study(pool, rows, replicates, params, seed, mode=mode, progress=progress)

@@ -1,0 +1,85 @@
+"""The layering of the package, read from the import statements of every module.
+
+Engine areas import only downward; the engine never imports Streamlit, the CLI, the use-case
+layer or the views; views never import the use-case layer; pages import only the use-case layer,
+views, report and errors (plus Streamlit and their own page-side modules).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ENGINE = ("errors", "data", "identify", "sequential", "auditing", "measure", "report", "presets")
+ABOVE_ENGINE = ("audit_core.analyses", "audit_core.views", "audit_core.cli")
+PAGE_ALLOWED = ("audit_core.analyses", "audit_core.views", "audit_core.report", "audit_core.errors")
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def modules_of(area: str) -> list[Path]:
+    base = ROOT / "audit_core" / area
+    return sorted(base.rglob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
+
+
+def _starts(name: str, prefixes) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "audit_core").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_audit_core_never_imports_streamlit(path):
+    assert not any(_starts(n, ("streamlit", "pages")) for n in imported_modules(path))
+
+
+@pytest.mark.parametrize("area", ENGINE)
+def test_engine_imports_nothing_above_it(area):
+    for path in modules_of(area):
+        bad = sorted(n for n in imported_modules(path) if _starts(n, ABOVE_ENGINE))
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_views_never_import_the_use_case_layer_or_cli():
+    for path in modules_of("views"):
+        bad = sorted(n for n in imported_modules(path) if _starts(n, ("audit_core.analyses", "audit_core.cli")))
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_use_case_layer_never_imports_the_cli():
+    for path in modules_of("analyses"):
+        assert not any(_starts(n, ("audit_core.cli",)) for n in imported_modules(path)), path
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"],
+                         ids=lambda p: p.name)
+def test_pages_import_only_the_use_case_layer_views_report_and_errors(path):
+    engine = sorted(n for n in imported_modules(path)
+                    if _starts(n, ("audit_core",)) and n != "audit_core" and not _starts(n, PAGE_ALLOWED))
+    assert not engine, f"{path.name} imports {engine}"
+
+
+def test_the_layering_test_sees_a_violation(tmp_path):
+    # The parser must find a violation where there is one (guards against a vacuous test).
+    sample = tmp_path / "page.py"
+    sample.write_text("import streamlit as st\nfrom audit_core.data.loader import load_audit_csv\n")
+    found = imported_modules(sample)
+    assert "audit_core.data.loader" in found and not _starts("audit_core.data.loader", PAGE_ALLOWED)
+
+
+def test_cli_commands_reach_the_engine_through_the_use_case_layer():
+    # Commands that compute something assemble nothing themselves: they import analyses.
+    for name in ("identify_cmd", "measure_cmd", "replay_cmd", "simulate_cmd", "report_cmd"):
+        names = imported_modules(ROOT / "audit_core" / "cli" / f"{name}.py")
+        assert "audit_core.analyses" in names or "audit_core" in names, name
+        assert not any(_starts(n, ("audit_core.views",)) for n in names), name
