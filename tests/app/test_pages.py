@@ -132,9 +132,32 @@ def test_report_download_after_explorer():
     labels = [b.label for b in at.get("download_button")]
     assert "HTML report" in labels and "JSON (every number)" in labels
     button = next(b for b in at.get("download_button") if b.label == "HTML report")
-    assert button.proto.url  # the document was handed to the media store
-    button.click().run()
+    assert button.proto.deferred_file_id  # built when clicked, not on every rerun
+    report = at.session_state["report_document"][1]
+    at.run()  # another rerun keeps the same document and timestamp (one rendering per selection)
+    assert at.session_state["report_document"][1] is report
+    from audit_core.report import render_html
+    assert "Identifiability of tau_full" in render_html(report)
+
+
+def test_report_editing_orders_sections_and_carries_commentary_and_author():
+    at = app()
+    at.switch_page("pages/measure.py").run()
+    at.switch_page("pages/report.py").run()
+    keys = list(at.session_state["report_sections"])
+    assert keys[:2] == ["explorer", "measure"]
+    at.number_input(key="report_pos_measure").set_value(1).run()
+    at.number_input(key="report_pos_explorer").set_value(2).run()
+    at.text_input(key="report_author").input("A. Auditor <script>").run()
+    at.text_area(key="report_note_measure").input("Base accuracy is high; *local response* is not.").run()
     assert not at.exception
+    report = at.session_state["report_document"][1]
+    assert [s.key for s in report.sections] == ["measure", "explorer"]
+    assert report.sections[0].commentary.startswith("Base accuracy is high")
+    from audit_core.report import render_html, render_markdown
+    html = render_html(report)
+    assert "A. Auditor &lt;script&gt;" in html and "<script>" not in html.split("</style>")[1].split("vega-lite")[0]
+    assert "\\*local response\\*" in render_markdown(report)
 
 
 def _run_small_study(at: AppTest) -> AppTest:
