@@ -26,10 +26,76 @@ UPLOAD_ERRORS_KEY = "_upload_errors"
 
 # ------------------------------------------------------------------------------ page & sidebar
 
+GLOSSARY = {
+    "τ (estimand)": "The behavioural property a protocol should measure, one value per policy (e.g. τ_full = 1 "
+                    "when a policy answers every cell as the ideal semantic updater does).",
+    "support": "The set of cells (world × mapping × readout) a protocol observes; components widen it.",
+    "collision": "Two policies with different τ that give the same response on every observed cell. τ is "
+                 "identified exactly when there is none (paper 000, Theorem 1).",
+    "LR / SR-LR": "The model's-null e-processes with a fixed alternative q − δ; SR-LR mixes over changepoints.",
+    "LR-UI / SR-LR-UI": "The same with a forecast alternative learnt from past scores (predictable, so valid).",
+    "AUD-LR / AUD-LR-UI": "The auditor's-null e-processes, from step m on, with alternative q + δ′ or a forecast.",
+    "q": "The accuracy threshold: a subgroup below q is a failure mode.",
+    "δ, δ′": "Distances of the fixed alternatives below and above q.",
+    "η": "Learning rate of the forecaster of the -UI processes.",
+    "m": "The auditor's budget: its null is tested from step m on.",
+    "1/α": "The threshold: a process whose e-value reaches 1/α rejects its null at level α, at any "
+           "stopping time and under adaptive sampling.",
+}
+PRESENT_PARAM = "present"
+_PRESENTATION_CSS = """<style>
+section[data-testid="stSidebar"], div[data-testid="stSidebarCollapsedControl"], [data-testid="stToolbar"],
+header[data-testid="stHeader"] {display: none !important;}
+.block-container {padding-top: 1rem !important; max-width: 100% !important;}
+html, body, [data-testid="stMarkdownContainer"] p, [data-testid="stText"], label, .stCaption {font-size: 1.12rem !important;}
+h1 {font-size: 2.4rem !important;} [data-testid="stMetricValue"] {font-size: 2.3rem !important;}
+[data-testid="stMetricLabel"] p {font-size: 1.1rem !important;}
+label[data-baseweb="checkbox"] div[role="switch"], [data-testid="stToggle"] div[role="checkbox"] {outline: 2px solid #1f4e79;}
+[data-testid="stAlert"] p {font-size: 1.2rem !important; font-weight: 600;}
+</style>"""
+
+
+def _favicon():
+    """A local favicon drawn at start-up (a named icon would be fetched from a font server)."""
+    from PIL import Image, ImageDraw
+    image = Image.new("RGBA", (64, 64), (31, 78, 121, 255))
+    draw = ImageDraw.Draw(image)
+    draw.line([(14, 34), (27, 47), (50, 18)], fill="white", width=8)
+    return image
+
+
 def configure_page() -> None:
-    """Wide layout and the app's title; called once by ``app.py`` before the router."""
-    st.set_page_config(page_title=APP_TITLE, page_icon=":material/fact_check:", layout="wide",
+    """Wide layout, the app's title and a local icon; called once by ``app.py`` before the router."""
+    st.set_page_config(page_title=APP_TITLE, page_icon=_favicon(), layout="wide",
                        initial_sidebar_state="expanded")
+
+
+def presenting() -> bool:
+    """Presentation mode is on (kept in the URL as ``?present=1``, so a link opens in it)."""
+    return st.query_params.get(PRESENT_PARAM) == "1"
+
+
+def _set_presenting() -> None:
+    if st.session_state.get("presentation_toggle"):
+        st.query_params[PRESENT_PARAM] = "1"
+    elif PRESENT_PARAM in st.query_params:
+        del st.query_params[PRESENT_PARAM]
+
+
+def presentation_switch() -> None:
+    """The presentation-mode toggle (top of every page, since the sidebar is hidden in the mode)."""
+    st.session_state["presentation_toggle"] = presenting()
+    st.toggle("Presentation mode", key="presentation_toggle", on_change=_set_presenting,
+              help="Hides the sidebar and toolbar, enlarges type and keeps itself in the URL.")
+    if presenting():
+        st.html(_PRESENTATION_CSS)
+
+
+def glossary() -> None:
+    """The terms every page uses, defined once."""
+    with st.expander("Glossary"):
+        for term, meaning in GLOSSARY.items():
+            st.markdown(f"**{term}**: {meaning}")
 
 
 def sidebar() -> None:
@@ -46,11 +112,18 @@ def sidebar() -> None:
                 st.text(f"• {s.title}")
         else:
             st.caption("Results you compute appear on the *Report* page.")
+        glossary()
 
 
 def page_header(title: str, intro: str) -> None:
-    st.title(title)
+    head, switch = st.columns([5, 1])
+    with head:
+        st.title(title)
+    with switch:
+        presentation_switch()
     st.caption(intro)
+    if presenting():
+        glossary()  # the sidebar, which holds it otherwise, is hidden
 
 
 def show_verdict(verdict: Verdict) -> None:

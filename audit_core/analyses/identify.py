@@ -212,7 +212,8 @@ def check_supports(policy: Source, estimand: str = "tau_full", cost: Mapping[str
                               enumerate_all=enumerate_all, time_limit=time_limit)
     checks = tuple(identify(pc, estimand=estimand, cells=list(s)) for s in result.supports)
     optima = views.optima_table(result, checks)
-    chart = views.cell_frequency_spec(pc, result.supports) if result.supports else None
+    chart = (views.cell_frequency_spec(pc, result.supports, must_include, exclude) if result.supports
+             else None)
     verdict = _search_verdict(estimand, result, checks)
     section = views.synthesis_section(result, optima, chart, estimand, policy.description,
                                       dict(cost) if cost else None, tuple(must_include), tuple(exclude),

@@ -91,7 +91,7 @@ def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses"
                y=alt.Y("policy:N", sort=policies, title="policy"))
     rect = alt.Chart(long).mark_rect().encode(
         **enc,
-        color=alt.Color("response:N", title="response", scale=alt.Scale(scheme="tableau10")),
+        color=alt.Color("response:N", title="response", scale=response_colours(long["response"])),
         opacity=alt.Opacity("support:N", title="cell",
                             scale=alt.Scale(domain=["in support", "outside support"], range=[1.0, 0.28])),
         stroke=alt.condition("datum.in_support", alt.value("black"), alt.value("white")),
@@ -106,9 +106,26 @@ def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses"
         height=max(240, 38 * len(policies)))
 
 
+POSITIVE = ("yes", "true", "1", "correct", "pass")
+NEGATIVE = ("no", "false", "0", "incorrect", "fail")
+CATEGORY_COLOURS = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f",
+                    "#bab0ac", "#e15759")
+
+
+def response_colours(responses) -> alt.Scale:
+    """Colours in order of first appearance (never alphabetical), and for yes/no-like answers a
+    blue positive and an orange negative, so "yes" is never drawn in the alarm colour."""
+    domain = list(dict.fromkeys(str(r) for r in responses))
+    if all(r.lower() in POSITIVE + NEGATIVE for r in domain):
+        return alt.Scale(domain=domain, range=["#1f78b4" if r.lower() in POSITIVE else "#d95f02" for r in domain])
+    return alt.Scale(domain=domain, range=[CATEGORY_COLOURS[i % len(CATEGORY_COLOURS)] for i in range(len(domain))])
+
+
 def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
                       title: str = "How often each cell appears in an optimal support") -> alt.TopLevelMixin:
-    """``freq``: column ``x_axis``, column ``y_axis``, count, share (count / number of optima)."""
+    """``freq``: column ``x_axis``, column ``y_axis``, count, share (count / number of optima),
+    label (the count, with R/X for cells the user required/excluded), constraint ("required",
+    "excluded" or "")."""
     enc = dict(x=alt.X(field=x_axis, type="nominal", title=x_axis, sort=list(dict.fromkeys(freq[x_axis])),
                        axis=alt.Axis(labelAngle=0)),
                y=alt.Y(field=y_axis, type="nominal", title=y_axis, sort=list(dict.fromkeys(freq[y_axis]))))
@@ -117,10 +134,15 @@ def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
         tooltip=[alt.Tooltip(field=x_axis, type="nominal"), alt.Tooltip(field=y_axis, type="nominal"),
                  "count", alt.Tooltip("share:Q", format=".0%")])
     text = alt.Chart(freq).mark_text(fontSize=15).encode(
-        **enc, text="count:Q",
+        **enc, text="label:N",
         color=alt.condition("datum.share > 0.5", alt.value("white"), alt.value("black")))
-    return (rect + text).properties(
-        title=alt.TitleParams(title, subtitle="number = how many optimal supports contain the cell"),
+    marked = freq[freq["constraint"] != ""] if "constraint" in freq else freq.iloc[:0]
+    frame = alt.Chart(marked).mark_rect(fill=None, strokeWidth=3, strokeDash=[4, 2]).encode(
+        **enc, stroke=alt.Stroke("constraint:N", title="your constraint",
+                                 scale=alt.Scale(domain=["required", "excluded"], range=["#1b9e77", "#d62728"])))
+    return (rect + text + frame).properties(
+        title=alt.TitleParams(title, subtitle="number = how many optimal supports contain the cell; "
+                                              "R = required by you, X = excluded by you (dashed frame)"),
         height=max(200, 44 * freq[y_axis].nunique()))
 
 

@@ -68,7 +68,7 @@ def test_toggle_changes_verdict_from_full_support():
 
 def test_url_reproduces_the_view():
     at = app(components="target,sham", estimand="tau_full")
-    assert [t.value for t in at.toggle] == [True, True, False, False]
+    assert [t.value for t in at.toggle if t.key.startswith("cmp_")] == [True, True, False, False]
     assert int(metric(at, "Collisions")) == 2
 
 
@@ -118,8 +118,8 @@ def test_policy_upload_csv_is_used_on_its_full_support():
     at.radio(key="policy_source").set_value("upload").run()
     at.file_uploader(key="policy_upload__widget").upload("example_policies.csv", data, "text/csv").run()
     assert not at.exception and not at.error
-    assert [t.label for t in at.toggle] == list(uploaded.component_names)
-    assert all(t.value for t in at.toggle)
+    assert [t.label for t in at.toggle if t.key.startswith("cmp_")] == list(uploaded.component_names)
+    assert all(t.value for t in at.toggle if t.key.startswith("cmp_"))
     engine = identify(uploaded, components=list(uploaded.component_names))
     assert int(metric(at, "Cells in support")) == len(engine.cells)
     assert int(metric(at, "Collisions")) == engine.n_collisions
@@ -286,3 +286,28 @@ def test_report_offers_the_measurement_computed_in_the_session():
     html = render_html(Report("r", (section,)))
     assert "Estimand-separated rates per model" in html and "Behavioural composition" in html
     assert any(b.label == "HTML report" for b in at.get("download_button"))
+
+
+def test_presentation_mode_lives_in_the_url_and_hides_the_chrome():
+    at = app()
+    assert "present" not in at.query_params
+    at.toggle(key="presentation_toggle").set_value(True).run()
+    assert not at.exception
+    assert at.query_params["present"] in ("1", ["1"])
+    assert any("stSidebar" in h.proto.body for h in at.get("html"))
+    linked = app(present="1")  # a link opens in presentation mode
+    assert linked.toggle(key="presentation_toggle").value is True
+    assert any(e.label == "Glossary" for e in linked.expander)
+
+
+def test_uploaded_class_outlives_a_page_switch_and_is_used_by_minimal_supports():
+    data = Path("data/example_policies.csv").read_bytes()
+    at = app()
+    at.radio(key="policy_source").set_value("upload").run()
+    at.file_uploader(key="policy_upload__widget").upload("example_policies.csv", data, "text/csv").run()
+    at.switch_page("pages/supports.py").run()
+    assert not at.exception
+    assert any("example_policies.csv" in c.value for c in at.caption)  # the active class is named
+    at.switch_page("pages/explorer.py").run()
+    assert at.radio(key="policy_source").value == "upload"
+    assert any("example_policies.csv" in c.value for c in at.caption)
