@@ -7,11 +7,12 @@ test stops at the first step where the model's e-process (failure mode found) or
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from audit_core.errors import InputError
 from audit_core.analyses import (
-    AUDITOR_PROCESSES, BUNDLED, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_RUN, MODEL_PROCESSES, STYLES,
+    ACCEPTED_SCORES, AUDITOR_PROCESSES, BUNDLED, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_RUN, MODEL_PROCESSES, STYLES,
     AuditParams,
 )
 from pages import _cache, _shared
@@ -55,9 +56,10 @@ defaults = table.defaults
 
 with st.expander("Columns and parameters", expanded=not source.bundled):
     c1, c2, c3, c4 = st.columns(4)
+    # Never a guess: without a detected score column the user picks one.
     score_col = c1.selectbox("Score column", columns, key=_shared.kept(f"score_{data_key}"),
-                             index=columns.index(defaults.score) if defaults.score in columns else 0,
-                             help="1 = correct, 0 = wrong (or a number in [0, 1]).")
+                             index=columns.index(defaults.score) if defaults.score in columns else None,
+                             placeholder="Choose the score column", help=ACCEPTED_SCORES)
     group_cols = c2.multiselect("Subgroup columns", columns, key=_shared.kept(f"groups_{data_key}"),
                                 default=[g for g in defaults.subgroups if g in columns])
     order_options = [NONE] + columns
@@ -89,11 +91,34 @@ with st.expander("Columns and parameters", expanded=not source.bundled):
                                    index=AUDITOR_PROCESSES.index(DEFAULT_AUDITOR_PROCESS),
                                    key=_shared.kept("replay_auditor_process"))
 
+score_mapping = None
+if score_col is None:
+    st.info("No score column was detected in this file: choose it under *Columns and parameters*. "
+            + ACCEPTED_SCORES, icon=":material/touch_app:")
+    st.stop()
+labels = _cache.score_labels(source.key, score_col, source)
+if labels.needs_mapping and not labels.too_many:
+    mapping_key = f"mapping_{data_key}_{score_col}"
+    st.markdown(f"**Scores for the labels of {score_col}** (edit where the suggestion is wrong; "
+                "leave a cell empty to report the label as unreadable)")
+    suggested = st.session_state.get(mapping_key, labels.suggested)
+
+    edited = st.data_editor(
+        pd.DataFrame({"label": list(labels.labels), "score": [suggested.get(v) for v in labels.labels]}),
+        disabled=["label"], hide_index=True, key=f"editor_{mapping_key}",
+        column_config={"score": st.column_config.NumberColumn(min_value=0.0, max_value=1.0, step=0.25)})
+    score_mapping = {str(r.label): float(r.score) for r in edited.itertuples() if pd.notna(r.score)}
+    st.session_state[mapping_key] = score_mapping
+elif labels.too_many:
+    st.caption(f"{score_col} has more than {len(labels.labels)} distinct text values: it is not a label column. "
+               + ACCEPTED_SCORES)
+
 try:
     params = AuditParams.for_style(style, q=q, alpha=alpha, m=m, delta=round(q - q_mod, 10),
                                    delta_aud=round(q_aud - q, 10), eta=eta)
     view = _cache.replay_run(source.key, score_col, tuple(group_cols), None if order_col == NONE else order_col,
-                             repr(params.to_dict()), model_process, auditor_process, source, params)
+                             repr(params.to_dict()), model_process, auditor_process,
+                             tuple(sorted((score_mapping or {}).items())), source, params)
 except InputError as exc:
     _shared.show_input_error(exc, f"{source.name} with these choices",
                              "Choose other columns or parameters above; nothing below belongs to them.")

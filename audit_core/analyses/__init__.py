@@ -23,7 +23,7 @@ from audit_core.analyses.identify import (
     SupportExploration, SupportSearch, check_supports, explore_support, identify_support, support_lattice,
 )
 from audit_core.analyses.measure import LogMeasurement, measure_log
-from audit_core.analyses.replay import RunReplay, replay_run
+from audit_core.analyses.replay import ACCEPTED_SCORES, RunReplay, replay_run, score_labels
 from audit_core.analyses.simulate import StudySimulation, simulate_study
 from audit_core.analyses.sources import (
     RunTable, Source, content_key, policy_source, pool_source, response_log_source, run_source,
@@ -32,11 +32,11 @@ from audit_core.analyses.sources import (
 # The choices a page offers (estimands, processes, styles, bundled data, paper presets) are
 # re-exported here, so pages import the use-case layer and nothing below it.
 __all__ = [
-    "AUDITOR_PROCESSES", "AuditParams", "BUNDLED", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS",
+    "ACCEPTED_SCORES", "AUDITOR_PROCESSES", "AuditParams", "BUNDLED", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS",
     "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "ESTIMANDS", "MODEL_PROCESSES", "NULL_POOL", "STYLES",
     "paper_params", "paper_rows",
     "LogMeasurement", "RunReplay", "RunTable", "Source", "StudySimulation", "SupportExploration",
     "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "measure_log",
-    "policy_source", "pool_source", "replay_run", "response_log_source", "run_source",
+    "policy_source", "pool_source", "replay_run", "response_log_source", "score_labels", "run_source",
     "simulate_study", "support_lattice",
 ]

@@ -8,17 +8,22 @@ passed) reaches 1/α.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import pandas as pd
 
 from audit_core.analyses.common import Verdict
 from audit_core.analyses.sources import ColumnRoles, Source
+from audit_core.data.labels import ACCEPTED_SCORES, ScoreLabels, apply_score_mapping
+from audit_core.data.labels import score_labels as _score_labels
 from audit_core.data.loader import AuditData, load_audit_frame
+from audit_core.errors import InputError
 from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
 from audit_core.report.document import ReportSection
 from audit_core.sequential import AUDIT_PASSED, FAILURE_FOUND, MODEL_PROCESSES, AuditParams, Replay, replay
 from audit_core.views import sequential as views
+
+__all__ = ["ACCEPTED_SCORES", "RunReplay", "replay_run", "score_labels"]
 
 CAVEATS = {
     FAILURE_FOUND: ("The model's e-process reached 1/α: with probability at least 1 − α no such crossing "
@@ -81,15 +86,26 @@ def _verdict(result: Replay) -> Verdict:
                               f"{1 / result.params.alpha:g} ({pair}){_weakest(result)}.", INCONCLUSIVE_CAVEAT)
 
 
+def score_labels(source: Source, column: str) -> ScoreLabels:
+    """The distinct labels of a run's column with suggested scores, for a value-mapping step
+    (accepted values: :data:`ACCEPTED_SCORES`)."""
+    frame = source.value.frame
+    if column not in frame.columns:
+        raise InputError(f"{source.name}: no column {column!r}")
+    return _score_labels(frame[column], column)
+
+
 def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str] | None = None,
                order: str | bool | None = None, params: AuditParams | None = None,
                model_process: str = DEFAULT_MODEL_PROCESS,
-               auditor_process: str = DEFAULT_AUDITOR_PROCESS) -> RunReplay:
+               auditor_process: str = DEFAULT_AUDITOR_PROCESS,
+               score_mapping: Mapping[str, float] | None = None) -> RunReplay:
     """Type the run with the chosen roles, then ``replay`` it through the six e-processes.
 
     ``score``/``subgroups``/``order`` of None take the bundled dataset's roles, or are detected
     in a file (the loader notes what it chose); ``subgroups=()`` means none; ``order=False``
-    means file order.
+    means file order. ``score_mapping`` maps text labels of the score column (e.g.
+    correct/incorrect) to scores in [0, 1] before the column is read.
     ``params`` default to the run's style.
     """
     table = source.value
@@ -98,7 +114,12 @@ def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str
         score = score or roles.score
         subgroups = tuple(roles.subgroups) if subgroups is None else subgroups
         order = roles.order if order is None else order
-    data = load_audit_frame(table.frame, name=source.name, score=score,
+    frame = table.frame
+    if score_mapping:
+        if not score or score not in frame.columns:
+            raise InputError("a score mapping needs the score column it applies to")
+        frame = frame.assign(**{score: apply_score_mapping(frame[score], score_mapping, score)})
+    data = load_audit_frame(frame, name=source.name, score=score,
                             subgroups=None if subgroups is None else tuple(subgroups), order=order)
     params = params if params is not None else AuditParams.for_style(table.style)
     result = replay(data.scores, params, subgroups=data.subgroup_frame, model_process=model_process,

@@ -311,3 +311,25 @@ def test_uploaded_class_outlives_a_page_switch_and_is_used_by_minimal_supports()
     at.switch_page("pages/explorer.py").run()
     assert at.radio(key="policy_source").value == "upload"
     assert any("example_policies.csv" in c.value for c in at.caption)
+
+
+VERDICT_CSV = ("\ufeffItem;Annotator;Domain;Verdict;Annotated at\n" + "".join(
+    f"q{i:04d};ann{i % 2};{'math' if i % 3 else 'bio'};{'correct' if i % 4 else 'incorrect'};"
+    f"2026-01-{1 + i % 28:02d}T10:00:00\n" for i in range(40))).encode("utf-8")
+
+
+def test_replay_never_guesses_a_score_column_and_maps_text_labels():
+    at = app("pages/replay.py")
+    at.selectbox(key="replay_source").set_value("upload").run()
+    at.file_uploader(key="replay_upload__widget").upload("verdicts.csv", VERDICT_CSV, "text/csv").run()
+    assert not at.exception and not at.error
+    key = at.session_state["_accepted_uploads"]["run"].key
+    assert at.selectbox(key=f"score_upload:{key}").value is None  # no silent first-column default
+    assert any("choose it" in i.value for i in at.info)
+    assert not [m for m in at.metric if m.label == "Cases replayed"]
+    at.selectbox(key=f"score_upload:{key}").set_value("Verdict").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    editor = at.session_state[f"mapping_upload:{key}_Verdict"]
+    assert editor == {"incorrect": 0.0, "correct": 1.0}  # suggested, shown for confirmation
+    assert int(metric(at, "Cases replayed")) == 40
+    assert float(metric(at, "Overall accuracy")) == round(30 / 40, 3)
