@@ -14,7 +14,7 @@ import streamlit as st
 
 from audit_core.analyses import Source, Verdict, content_key
 from audit_core.errors import InputError
-from audit_core.report import ReportSection, safe_csv_bytes
+from audit_core.report import ReportSection, chart_png, chart_svg, safe_csv_bytes
 from pages import _cache
 
 APP_TITLE = "Evaluation Audit Workbench"
@@ -85,7 +85,7 @@ def _set_presenting() -> None:
 def presentation_switch() -> None:
     """The presentation-mode toggle (top of every page, since the sidebar is hidden in the mode)."""
     st.session_state["presentation_toggle"] = presenting()
-    st.toggle("Presentation mode", key="presentation_toggle", on_change=_set_presenting,
+    st.toggle("Present", key="presentation_toggle", on_change=_set_presenting,
               help="Hides the sidebar and toolbar, enlarges type and keeps itself in the URL.")
     if presenting():
         st.html(_PRESENTATION_CSS)
@@ -116,7 +116,7 @@ def sidebar() -> None:
 
 
 def page_header(title: str, intro: str) -> None:
-    head, switch = st.columns([5, 1])
+    head, switch = st.columns([4, 1], vertical_alignment="center")
     with head:
         st.title(title)
     with switch:
@@ -229,9 +229,27 @@ def bundled_source(kind: str, key: str | None = None) -> Source:
 
 # ------------------------------------------------------------------------------------- charts
 
-def show_chart(spec: dict, *, key: str | None = None, on_select=None):
-    """Draw a Vega-Lite spec full width without Streamlit's theme (report and app look alike)."""
-    return st.vega_lite_chart(spec, width="stretch", theme=None, key=key, on_select=on_select or "ignore")
+def _chart_name(spec: dict) -> str:
+    title = spec.get("title")
+    text = title.get("text", "chart") if isinstance(title, dict) else (title or "chart")
+    text = " ".join(text) if isinstance(text, list) else str(text)
+    slug = "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-")
+    return "-".join(filter(None, slug.split("-")))[:60] or "chart"
+
+
+def show_chart(spec: dict, *, key: str | None = None, on_select=None, export: bool = True):
+    """Draw a Vega-Lite spec full width without Streamlit's theme (report and app look alike),
+    with PNG and SVG downloads rendered offline by vl-convert when clicked."""
+    shown = st.vega_lite_chart(spec, width="stretch", theme=None, key=key, on_select=on_select or "ignore")
+    if export:
+        name = _chart_name(spec)
+        tag = key or name
+        with st.popover("Export chart", icon=":material/image:"):
+            st.download_button("PNG", lambda: chart_png(spec, scale=2.0), f"{name}.png", "image/png",
+                               key=f"png_{tag}", icon=":material/download:")
+            st.download_button("SVG (vector)", lambda: chart_svg(spec).encode("utf-8"), f"{name}.svg",
+                               "image/svg+xml", key=f"svg_{tag}", icon=":material/download:")
+    return shown
 
 
 def csv_download(frame: pd.DataFrame, file_name: str, label: str = "Download CSV", key: str | None = None) -> None:

@@ -137,12 +137,15 @@ def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
         **enc, text="label:N",
         color=alt.condition("datum.share > 0.5", alt.value("white"), alt.value("black")))
     marked = freq[freq["constraint"] != ""] if "constraint" in freq else freq.iloc[:0]
-    frame = alt.Chart(marked).mark_rect(fill=None, strokeWidth=3, strokeDash=[4, 2]).encode(
-        **enc, stroke=alt.Stroke("constraint:N", title="your constraint",
-                                 scale=alt.Scale(domain=["required", "excluded"], range=["#1b9e77", "#d62728"])))
-    return (rect + text + frame).properties(
-        title=alt.TitleParams(title, subtitle="number = how many optimal supports contain the cell; "
-                                              "R = required by you, X = excluded by you (dashed frame)"),
+    subtitle = ["number = how many optimal supports contain the cell"]
+    layers = rect + text
+    if len(marked):
+        subtitle.append("R = required by you, X = excluded by you (dashed frame)")
+        layers += alt.Chart(marked).mark_rect(fill=None, strokeWidth=3, strokeDash=[4, 2]).encode(
+            **enc, stroke=alt.Stroke("constraint:N", title="your constraint",
+                                     scale=alt.Scale(domain=["required", "excluded"], range=["#1b9e77", "#d62728"])))
+    return layers.properties(
+        title=alt.TitleParams(title, subtitle=subtitle),
         height=max(200, 44 * freq[y_axis].nunique()))
 
 

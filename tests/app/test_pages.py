@@ -333,3 +333,10 @@ def test_replay_never_guesses_a_score_column_and_maps_text_labels():
     assert editor == {"incorrect": 0.0, "correct": 1.0}  # suggested, shown for confirmation
     assert int(metric(at, "Cases replayed")) == 40
     assert float(metric(at, "Overall accuracy")) == round(30 / 40, 3)
+
+
+def test_every_chart_offers_png_and_svg_built_on_click():
+    at = app()
+    exports = [b for b in at.get("download_button") if b.label in ("PNG", "SVG (vector)")]
+    assert len(exports) == 4  # lattice and heat map, two formats each
+    assert all(b.proto.deferred_file_id for b in exports)
