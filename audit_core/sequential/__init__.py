@@ -5,6 +5,7 @@ functions) interfaces share one likelihood-ratio function and one forecaster. Al
 log e-values; a process rejects its null when log E_t >= ``params.log_threshold`` = log(1/alpha).
 """
 
+from audit_core.sequential.confseq import ConfidenceSequence, confidence_sequence
 from audit_core.sequential.dual import (
     AUDIT_PASSED, DECISIONS, FAILURE_FOUND, INCONCLUSIVE, DualTest, dual_decision, first_crossing,
 )
@@ -20,7 +21,7 @@ from audit_core.sequential.processes import (
 )
 
 __all__ = [
-    "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "DECISIONS", "DualTest", "EProcess",
+    "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "ConfidenceSequence", "confidence_sequence", "DECISIONS", "DualTest", "EProcess",
     "EWAForecaster", "FAILURE_FOUND", "INCONCLUSIVE", "MODEL_PROCESSES", "PROCESS_NAMES",
     "PROCESS_SPECS", "Replay", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
     "dual_decision", "ewaf_forecasts", "first_crossing", "log_evalues", "log_likelihood_ratio",
