@@ -161,14 +161,15 @@ overall = result.overall
 dual = result.dual
 m1, m2, m3 = st.columns(3)
 m1.metric("Cases replayed", result.n)
-m2.metric("Stopped at case", "–" if dual["stop"] is None else dual["stop"],
+m2.metric("Stopped at case", "–" if dual.stop is None else dual.stop,
           help="Cases annotated when the dual test stopped (– = never within the run).")
-m3.metric("Overall accuracy", f"{overall['accuracy']:.3f}",
-          help=f"95% Wilson interval [{overall['ci_low']:.3f}, {overall['ci_high']:.3f}].")
-verdict_text = (f"**Dual-test decision: {dual['decision']}** ({dual['model_process']} for the model's null "
-                f"vs {dual['auditor_process']} for the auditor's null"
-                + (f", stopped at case {dual['stop']})." if dual["stop"] else ", no crossing within the run)."))
-{"failure mode found": st.warning, "audit passed": st.success}.get(dual["decision"], st.info)(verdict_text)
+m3.metric("Overall accuracy", f"{overall.accuracy:.3f}",
+          help=f"95% anytime-valid interval [{overall.cs_low:.3f}, {overall.cs_high:.3f}]; "
+               f"Wilson (fixed n) [{overall.ci_low:.3f}, {overall.ci_high:.3f}].")
+verdict_text = (f"**Dual-test decision: {dual.decision}** ({dual.model_process} for the model's null "
+                f"vs {dual.auditor_process} for the auditor's null"
+                + (f", stopped at case {dual.stop})." if dual.stop else ", no crossing within the run)."))
+{"failure mode found": st.warning, "audit passed": st.success}.get(dual.decision, st.info)(verdict_text)
 
 traj_spec, sub_spec, freq_spec = replay_specs(run_key, data_name, result)
 _shared.show_chart(traj_spec)
@@ -182,8 +183,9 @@ with left:
 with right:
     _shared.show_chart(freq_spec)
 st.subheader("Subgroups")
-st.caption("n = cases, correct = sum of scores, accuracy with its 95% Wilson interval, share = "
-           "share of the replayed cases.")
+st.caption("n = cases, correct = sum of scores, accuracy with its 95% Wilson interval (ci, fixed n) and "
+           "its anytime-valid interval (cs, valid however the run stopped); below q is flagged on the "
+           "anytime-valid bound; share = share of the replayed cases.")
 shown, _ = views.subgroup_view(result)
 st.dataframe(shown, hide_index=True, width="stretch")
 _shared.csv_download(shown, "subgroups.csv")
