@@ -34,7 +34,8 @@ def register(subparsers) -> None:
                         "bundled synthetic log; cells follow --policies when given")
     p.add_argument("--bootstrap", type=int, default=2000, metavar="B",
                    help="cluster-bootstrap replicates of --measure (default 2000; 0 = Wilson intervals only)")
-    p.add_argument("--replay", metavar="CSV|KEY", help="labelled CSV or bundled key (sdoh, gpqa:large, ..., recorded_run)")
+    p.add_argument("--replay", metavar="FILE|KEY", help="labelled CSV, Inspect AI log, lm-eval samples file or folder, "
+                                                         "or bundled key (sdoh, gpqa:large, ..., recorded_run)")
     p.add_argument("--score", help="score column of --replay (auto-detected if omitted)")
     p.add_argument("--subgroup", action="append", metavar="COL", help="subgroup column of --replay (repeatable)")
     p.add_argument("--order", help="order column of --replay (auto-detected if omitted)")
@@ -101,16 +102,16 @@ def _measurement_section(args):
 
 def _replay_section(args):
     from audit_core.data.bundled import BUNDLED
-    from audit_core.data.loader import load_audit_csv
+    from audit_core.data.sources import load_audit_source
     from audit_core.report import views
     from audit_core.sequential import MODEL_PROCESSES, AuditParams, replay
 
     bundled = BUNDLED.get(args.replay)
     path = str(bundled.path) if bundled else args.replay
     subgroups = [c.strip() for item in args.subgroup for c in item.split(",")] if args.subgroup else None
-    data = load_audit_csv(path, score=args.score or (bundled.score if bundled else None),
-                          subgroups=subgroups if subgroups is not None else (list(bundled.subgroups) if bundled else None),
-                          order=args.order or (bundled.order if bundled else None))
+    data = load_audit_source(path, score=args.score or (bundled.score if bundled else None),
+                             subgroups=subgroups if subgroups is not None else (list(bundled.subgroups) if bundled else None),
+                             order=args.order or (bundled.order if bundled else None))
     params = AuditParams.for_style(args.style or (bundled.style if bundled else "gpqa"))
     result = replay(data.scores, params, subgroups=data.subgroup_frame)
     name = Path(path).name

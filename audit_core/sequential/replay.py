@@ -172,7 +172,8 @@ def proportion(scores: np.ndarray, label: tuple = (ALL_CASES,), confidence: floa
     y = np.asarray(scores, dtype=float)
     correct = float(y.sum())
     low, high = wilson_interval(correct, len(y), confidence)
-    cs_low, cs_high = confidence_sequence(y, 1.0 - confidence).final
+    # round: 1 - 0.95 is 0.050000000000000044 in binary; the level meant is 0.05
+    cs_low, cs_high = confidence_sequence(y, round(1.0 - confidence, 12)).final
     return Proportion(label=tuple(label), n=len(y), correct=correct, accuracy=correct / len(y) if len(y) else 0.0,
                       ci_low=low, ci_high=high, cs_low=cs_low, cs_high=cs_high)
 
