@@ -74,6 +74,23 @@ def _json_member(archive, raw: bytes, info, name: str):
         raise InputError(f"{name}: member {info.filename!r} of the Inspect log cannot be read ({exc})") from None
 
 
+def _checked(header, samples: list, name: str) -> tuple[dict, list[dict]]:
+    """The log's structure as the reader relies on it (a sample is an object, its scores and
+    metadata objects), else one message naming the sample."""
+    if not isinstance(header, dict):
+        raise InputError(f"{name}: the Inspect log header is not a JSON object")
+    for position, sample in enumerate(samples, start=1):
+        if not isinstance(sample, dict):
+            raise InputError(f"{name}: sample {position} of the Inspect log is not a JSON object")
+        for part in ("scores", "metadata"):
+            if not isinstance(sample.get(part) or {}, dict):
+                raise InputError(f"{name}: sample {sample.get('id', position)!r}: {part} is not a JSON object")
+        for scorer, entry in (sample.get("scores") or {}).items():
+            if not isinstance(entry, dict):
+                raise InputError(f"{name}: sample {sample.get('id', position)!r}: score {scorer!r} is not a JSON object")
+    return header, samples
+
+
 def read_eval_archive(raw: bytes, name: str) -> tuple[dict, list[dict]]:
     """(header, samples in write order) of a ``.eval`` zip archive."""
     try:
@@ -87,14 +104,14 @@ def read_eval_archive(raw: bytes, name: str) -> tuple[dict, list[dict]]:
         raise InputError(f"{name}: a zip archive, but not an Inspect AI log (no header.json or samples/ members)")
     header_info = members.get("header.json") or members.get("_journal/start.json")
     header = _json_member(archive, raw, header_info, name) if header_info else {}
-    return header, [_json_member(archive, raw, i, name) for i in samples]
+    return _checked(header, [_json_member(archive, raw, i, name) for i in samples], name)
 
 
 def read_json_log(document: dict, name: str) -> tuple[dict, list[dict]]:
     samples = document.get("samples")
     if not isinstance(samples, list):
         raise InputError(f"{name}: the Inspect log has no samples (was it written with log_samples off?)")
-    return document, samples
+    return _checked(document, samples, name)
 
 
 def inspect_value(value) -> float | None:
@@ -115,7 +132,9 @@ def inspect_value(value) -> float | None:
 
 
 def _scorer_names(header: dict, samples: list[dict]) -> list[str]:
-    names = [s.get("name") for s in (header.get("eval") or {}).get("scorers") or [] if s.get("name")]
+    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
+    listed = spec.get("scorers") if isinstance(spec.get("scorers"), list) else []
+    names = [str(s["name"]) for s in listed if isinstance(s, dict) and s.get("name")]
     for sample in samples:
         for key in sample.get("scores") or {}:
             if key not in names:
@@ -163,10 +182,19 @@ def _sample_value(sample: dict, scorer: str, key: str | None, name: str) -> floa
 
 
 def _last_edit(sample: dict, scorer: str) -> str | None:
+    """ISO time of the last edit of the score with a provenance (a human edit), else None."""
     history = ((sample.get("scores") or {}).get(scorer) or {}).get("history") or []
-    stamps = [(e.get("provenance") or {}).get("timestamp") for e in history if isinstance(e, dict)]
-    stamps = [s for s in stamps if s]
-    return max(stamps, key=lambda s: pd.Timestamp(s)) if stamps else None
+    stamps = []
+    for edit in history if isinstance(history, list) else []:
+        provenance = edit.get("provenance") if isinstance(edit, dict) else None
+        stamp = provenance.get("timestamp") if isinstance(provenance, dict) else None
+        if isinstance(stamp, str):
+            try:
+                moment = pd.Timestamp(stamp)
+                stamps.append((moment if moment.tzinfo else moment.tz_localize("UTC"), stamp))
+            except ValueError:
+                continue  # an unreadable edit time orders nothing; completed_at is used instead
+    return max(stamps)[1] if stamps else None
 
 
 def _metadata_columns(samples: list[dict]) -> dict[str, str]:
@@ -220,7 +248,7 @@ def inspect_frame(header: dict, samples: list[dict], score: str | None, name: st
                "edited": edited is not None}
         row.update({c: _metadata_text(metadata.get(k)) for c, k in meta.items()})
         rows.append(row)
-    task = (header.get("eval") or {}).get("task", "?")
+    task = header["eval"].get("task", "?") if isinstance(header.get("eval"), dict) else "?"
     notes = [(f"Inspect AI log: task {task!r}, status {header.get('status', 'unknown')}, "
               f"score = scorer {column!r} (C = 1, I = 0, P = 0.5, N = 0)")]
     if missing:

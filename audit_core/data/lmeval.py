@@ -68,6 +68,8 @@ def parse_samples(text: str, name: str) -> list[dict]:
             raise InputError(f"{name}: line {line_no} is not JSON ({exc.msg})") from None
         if not isinstance(row, dict) or "doc_id" not in row:
             raise InputError(f"{name}: line {line_no} is not an lm-eval sample (no 'doc_id')")
+        if not isinstance(row.get("doc") or {}, dict):
+            raise InputError(f"{name}: line {line_no}: 'doc' is not a JSON object")
         rows.append(row)
     if not rows:
         raise InputError(f"{name}: no samples")

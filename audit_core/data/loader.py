@@ -169,7 +169,7 @@ def _parse_numbers(series: pd.Series, column: str, name: str, allow_words: bool 
             f"{name}: column {column!r} is empty at {_rows(empty)} ({int(empty.sum())} empty value(s) in total); "
             "every case needs a value"
         )
-    values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+    values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float, copy=True)  # written to below
     values[np.isinf(values)] = np.nan
     words = 0
     bad = np.isnan(values)

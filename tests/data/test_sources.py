@@ -183,3 +183,41 @@ def test_iso_timestamps_as_order_column_ties_refused():
         load_audit_source(b"correct,order\n1,2026-01-01T10:00:00Z\n0,2026-01-01T11:00:00+01:00\n")
     with pytest.raises(InputError, match="not a finite number"):
         load_audit_source(b"correct,order\n1,2026-01-01\n0,tomorrow\n")
+
+
+def _only_input_errors(raw: bytes, **kwargs) -> None:
+    try:
+        load_audit_source(raw, name="upload", **kwargs)
+    except InputError:
+        pass
+
+
+@pytest.mark.parametrize("path,kwargs", [(INSPECT / "run.eval", {"score": "match"}),
+                                         (INSPECT / "run.json", {"score": "match"}),
+                                         (next((LMEVAL / "suite").glob("samples_mini_arith_*.jsonl")), {"score": "acc"})])
+def test_truncated_and_corrupted_logs_raise_only_input_errors(path, kwargs):
+    """Seeded truncations and byte flips of real logs: a clean load or one InputError, nothing else."""
+    raw = path.read_bytes()
+    rng = np.random.default_rng(7)
+    for cut in rng.choice(np.arange(1, len(raw)), 25, replace=False):
+        _only_input_errors(raw[:cut], **kwargs)
+    for _ in range(40):
+        damaged = bytearray(raw)
+        for i in rng.choice(len(raw), 3, replace=False):
+            damaged[i] = int(rng.integers(256))
+        _only_input_errors(bytes(damaged), **kwargs)
+
+
+@pytest.mark.parametrize("document,pattern", [
+    ({"eval": {}, "samples": [1, 2]}, "sample 1 of the Inspect log is not a JSON object"),
+    ({"eval": {}, "samples": [{"id": 1, "scores": [1]}]}, "scores is not a JSON object"),
+    ({"eval": {}, "samples": [{"id": 1, "scores": {"s": 1}}]}, "score 's' is not a JSON object"),
+    ({"eval": [], "samples": [{"id": 1, "scores": {"s": {"value": 1, "history": [1, {"provenance": 3}]}}}]}, None),
+])
+def test_malformed_log_structure(document, pattern):
+    raw = json.dumps(document).encode()
+    if pattern is None:  # odd but harmless fields are ignored
+        assert load_audit_source(raw, name="upload", score="s").n == 1
+    else:
+        with pytest.raises(InputError, match=pattern):
+            load_audit_source(raw, name="upload", score="s")
