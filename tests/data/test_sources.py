@@ -69,6 +69,8 @@ def test_inspect_order_epochs_and_edits():
     assert any("completed_at" in n for n in graded.notes)
     in_log_order = load_audit_source(INSPECT / "edited.eval", score="match", order=False)
     assert list(in_log_order.frame["id"]) != list(edited.frame["id"])
+    by_start = load_audit_source(INSPECT / "edited.eval", score="match", order="started_at")
+    assert by_start.order == "started_at" and list(by_start.frame["id"]) == list(run.frame["id"])
 
 
 def test_inspect_value_meaning():
