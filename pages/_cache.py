@@ -62,11 +62,11 @@ def measure_log(log_key: str, n_boot: int, seed: int, confidence: float, interva
 
 
 @st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
-def replay_run(run_key: str, score: str, subgroups: tuple[str, ...], order: str | None, params_key: str,
+def replay_run(run_key: str, score: str, subgroups: tuple[str, ...] | None, order: str | bool | None, params_key: str,
                model_process: str, auditor_process: str, score_mapping: tuple[tuple[str, float], ...],
                _run: Source, _params):
-    # The page always names the roles: () = no subgroups, no order column = file order.
-    return analyses.replay_run(_run, score=score, subgroups=subgroups, order=order or False, params=_params,
+    # The page names the roles: () = no subgroups (None: a log's reader detects them), False = file order (None: a log's own order).
+    return analyses.replay_run(_run, score=score, subgroups=subgroups, order=order, params=_params,
                                model_process=model_process, auditor_process=auditor_process,
                                score_mapping=dict(score_mapping) or None)
 

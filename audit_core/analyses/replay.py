@@ -17,6 +17,7 @@ from audit_core.analyses.sources import ColumnRoles, Source
 from audit_core.data.labels import ACCEPTED_SCORES, ScoreLabels, apply_score_mapping
 from audit_core.data.labels import score_labels as _score_labels
 from audit_core.data.loader import AuditData, load_audit_frame
+from audit_core.data.sources import load_audit_source
 from audit_core.errors import InputError
 from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
 from audit_core.report.document import ReportSection
@@ -75,12 +76,12 @@ def _weakest(result: Replay) -> str:
 
 def _verdict(result: Replay) -> Verdict:
     dual = result.dual
-    pair = f"{dual['model_process']} vs {dual['auditor_process']}"
-    if dual["decision"] == FAILURE_FOUND:
-        return Verdict("bad", f"Failure mode found at case {dual['stop']} of {result.n}{_weakest(result)} "
+    pair = f"{dual.model_process} vs {dual.auditor_process}"
+    if dual.decision == FAILURE_FOUND:
+        return Verdict("bad", f"Failure mode found at case {dual.stop} of {result.n}{_weakest(result)} "
                               f"({pair}, q = {result.params.q}, α = {result.params.alpha}).", CAVEATS[FAILURE_FOUND])
-    if dual["decision"] == AUDIT_PASSED:
-        return Verdict("good", f"Audit passed at case {dual['stop']} of {result.n} ({pair}, q = {result.params.q}, "
+    if dual.decision == AUDIT_PASSED:
+        return Verdict("good", f"Audit passed at case {dual.stop} of {result.n} ({pair}, q = {result.params.q}, "
                                f"α = {result.params.alpha}).", CAVEATS[AUDIT_PASSED])
     return Verdict("neutral", f"Inconclusive after {result.n} cases: neither e-process reached 1/α = "
                               f"{1 / result.params.alpha:g} ({pair}){_weakest(result)}.", INCONCLUSIVE_CAVEAT)
@@ -99,12 +100,14 @@ def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str
                order: str | bool | None = None, params: AuditParams | None = None,
                model_process: str = DEFAULT_MODEL_PROCESS,
                auditor_process: str = DEFAULT_AUDITOR_PROCESS,
-               score_mapping: Mapping[str, float] | None = None) -> RunReplay:
+               score_mapping: Mapping[str, float] | None = None, filter: str | None = None) -> RunReplay:
     """Type the run with the chosen roles, then ``replay`` it through the six e-processes.
 
     ``score``/``subgroups``/``order`` of None take the bundled dataset's roles, or are detected
     in a file (the loader notes what it chose); ``subgroups=()`` means none; ``order=False``
-    means file order. ``score_mapping`` maps text labels of the score column (e.g.
+    means file order. For an evaluation log, ``score`` names the scorer or metric and
+    ``subgroups`` metadata keys or doc fields; ``filter`` picks an lm-eval filter.
+    ``score_mapping`` maps text labels of the score column (e.g.
     correct/incorrect) to scores in [0, 1] before the column is read.
     ``params`` default to the run's style.
     """
@@ -114,6 +117,13 @@ def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str
         score = score or roles.score
         subgroups = tuple(roles.subgroups) if subgroups is None else subgroups
         order = roles.order if order is None else order
+    if table.is_log:
+        data = load_audit_source(table.log, source.name, score=score, subgroups=subgroups,
+                                 order=order, filter=filter)
+        return _replayed(source, data, params or AuditParams.for_style(table.style), model_process,
+                         auditor_process)
+    if filter is not None:
+        raise InputError(f"{source.name}: a filter applies to lm-eval samples only")
     frame = table.frame
     if score_mapping:
         if not score or score not in frame.columns:
@@ -121,7 +131,13 @@ def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str
         frame = frame.assign(**{score: apply_score_mapping(frame[score], score_mapping, score)})
     data = load_audit_frame(frame, name=source.name, score=score,
                             subgroups=None if subgroups is None else tuple(subgroups), order=order)
-    params = params if params is not None else AuditParams.for_style(table.style)
+    return _replayed(source, data, params if params is not None else AuditParams.for_style(table.style),
+                     model_process, auditor_process)
+
+
+def _replayed(source: Source, data: AuditData, params: AuditParams, model_process: str,
+              auditor_process: str) -> RunReplay:
+    """``replay`` of typed data, with its views, section and verdict."""
     result = replay(data.scores, params, subgroups=data.subgroup_frame, model_process=model_process,
                     auditor_process=auditor_process)
     used = ColumnRoles(data.score, tuple(data.subgroups), data.order)

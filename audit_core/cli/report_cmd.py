@@ -37,7 +37,8 @@ def register(subparsers) -> None:
                         "bundled synthetic log; cells follow --policies when given")
     p.add_argument("--bootstrap", type=int, default=2000, metavar="B",
                    help="cluster-bootstrap replicates of --measure (default 2000; 0 = Wilson intervals only)")
-    p.add_argument("--replay", metavar="CSV|KEY", help="labelled CSV or bundled key (sdoh, gpqa:large, ..., recorded_run)")
+    p.add_argument("--replay", metavar="FILE|KEY", help="labelled CSV, Inspect AI log, lm-eval samples file or folder, "
+                                                         "or bundled key (sdoh, gpqa:large, ..., recorded_run)")
     p.add_argument("--score", help="score column of --replay (auto-detected if omitted)")
     p.add_argument("--subgroup", action="append", metavar="COL", help="subgroup column of --replay (repeatable)")
     p.add_argument("--order", help="order column of --replay (auto-detected if omitted)")

@@ -5,6 +5,7 @@ functions) interfaces share one likelihood-ratio function and one forecaster. Al
 log e-values; a process rejects its null when log E_t >= ``params.log_threshold`` = log(1/alpha).
 """
 
+from audit_core.sequential.confseq import ConfidenceSequence, confidence_sequence
 from audit_core.sequential.dual import (
     AUDIT_PASSED, DECISIONS, FAILURE_FOUND, INCONCLUSIVE, DualTest, dual_decision, first_crossing,
 )
@@ -12,18 +13,18 @@ from audit_core.sequential.forecaster import EWAForecaster, ewaf_forecasts
 from audit_core.sequential.intervals import wilson_interval
 from audit_core.sequential.likelihood import clip_alternative, log_likelihood_ratio
 from audit_core.sequential.params import AuditParams
-from audit_core.sequential.replay import Replay, replay, subgroup_table
 from audit_core.sequential.processes import (
     AUDITOR_PROCESSES, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, PROCESS_NAMES, PROCESS_SPECS, EProcess, aud_lr_log_evalues,
     aud_lr_ui_log_evalues, log_evalues, lr_log_evalues, lr_ui_log_evalues, make_process,
     process_log_evalues, sr_lr_log_evalues, sr_lr_ui_log_evalues,
 )
+from audit_core.sequential.replay import DualDecision, Proportion, Replay, proportion, replay, subgroup_table
 
 __all__ = [
-    "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "DECISIONS", "DEFAULT_AUDITOR_PROCESS",
-    "DEFAULT_MODEL_PROCESS", "DualTest", "EProcess",
+    "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "ConfidenceSequence", "confidence_sequence", "DECISIONS",
+    "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DualTest", "EProcess",
     "EWAForecaster", "FAILURE_FOUND", "INCONCLUSIVE", "MODEL_PROCESSES", "PROCESS_NAMES",
-    "PROCESS_SPECS", "Replay", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
+    "PROCESS_SPECS", "DualDecision", "Proportion", "Replay", "proportion", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
     "dual_decision", "ewaf_forecasts", "first_crossing", "log_evalues", "log_likelihood_ratio",
     "lr_log_evalues", "lr_ui_log_evalues", "make_process", "process_log_evalues",
     "replay", "sr_lr_log_evalues", "subgroup_table", "sr_lr_ui_log_evalues", "wilson_interval",

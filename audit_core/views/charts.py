@@ -273,26 +273,34 @@ def stop_boxplot(runs: pd.DataFrame, title: str = "Stopping times") -> alt.TopLe
 
 def subgroup_accuracy_chart(table: pd.DataFrame, q: float | None,
                             title: str = "Accuracy per subgroup") -> alt.TopLevelMixin:
-    """``table``: subgroup, n, accuracy, ci_low, ci_high; sorted by accuracy. Line at q."""
+    """``table``: subgroup, n, accuracy, ci_low/ci_high (Wilson, fixed n), cs_low/cs_high
+    (anytime-valid); sorted by accuracy. Line at q; a subgroup is marked below q when its whole
+    anytime-valid interval is below q."""
     order = list(table.sort_values("accuracy")["subgroup"])
     y = alt.Y("subgroup:N", sort=order, title="subgroup")
-    below = "datum.accuracy < %f" % (q if q is not None else -1.0)
+    below = "datum.cs_high < %f" % (q if q is not None else -1.0)
     points = alt.Chart(table).mark_point(filled=True, size=120).encode(
-        x=alt.X("accuracy:Q", title="accuracy with 95% Wilson interval", scale=alt.Scale(domain=[0, 1])),
+        x=alt.X("accuracy:Q", title="accuracy: wide bar = anytime-valid 95% interval, thin = Wilson (fixed n)",
+                scale=alt.Scale(domain=[0, 1])),
         y=y,
         shape=alt.condition(below, alt.value("triangle-down"), alt.value("circle")),
         color=alt.condition(below, alt.value("#d95f02"), alt.value("#1f78b4")),
         tooltip=["subgroup", "n", alt.Tooltip("accuracy:Q", format=".3f"),
-                 alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f")])
+                 alt.Tooltip("cs_low:Q", format=".3f", title="anytime-valid low"),
+                 alt.Tooltip("cs_high:Q", format=".3f", title="anytime-valid high"),
+                 alt.Tooltip("ci_low:Q", format=".3f", title="Wilson low (fixed n)"),
+                 alt.Tooltip("ci_high:Q", format=".3f", title="Wilson high (fixed n)")])
+    anytime = alt.Chart(table).mark_rule(strokeWidth=7, color="#9ecae1", opacity=0.8).encode(
+        x="cs_low:Q", x2="cs_high:Q", y=y)
     bars = alt.Chart(table).mark_rule(strokeWidth=2, color="#555").encode(x="ci_low:Q", x2="ci_high:Q", y=y)
-    layers = [bars, points]
+    layers = [anytime, bars, points]
     if q is not None:
         line = pd.DataFrame({"q": [q], "label": [f"q = {q:g}"]})
         layers.append(alt.Chart(line).mark_rule(color="#c00000", strokeDash=[4, 3], strokeWidth=2).encode(x="q:Q"))
         layers.append(alt.Chart(line).mark_text(color="#c00000", align="left", dx=4, y=-8, fontSize=13).encode(
             x="q:Q", text="label:N"))
     return alt.layer(*layers).properties(
-        title=alt.TitleParams(title, subtitle="▼ orange = below the threshold q, ● blue = at or above"),
+        title=alt.TitleParams(title, subtitle="▼ orange = anytime-valid interval below q, ● blue = not"),
         height=max(200, 22 * len(order)))
 
 

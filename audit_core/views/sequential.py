@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from audit_core.report.document import ReportChart, ReportSection, ReportTable
+from audit_core.sequential.replay import STAT_COLUMNS
 from audit_core.views.charts import (
     chart_spec, frequency_accuracy_chart, subgroup_accuracy_chart, trajectory_chart,
 )
@@ -52,10 +53,12 @@ def decision_table(result, model_processes: Sequence[str]) -> pd.DataFrame:
 
 
 def subgroup_view(result) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(table as shown: subgroup columns, n, correct, accuracy, interval, share; chart data with a
-    single ``subgroup`` label column)."""
+    """(table as shown: subgroup columns, n, correct, accuracy, Wilson (fixed-n) and anytime-valid
+    intervals, the below-q flag on the anytime-valid bound, share; chart data with a single
+    ``subgroup`` label column)."""
     table = result.subgroup_table.copy()
-    group_names = [c for c in table.columns if c not in ("n", "correct", "accuracy", "ci_low", "ci_high")]
+    group_names = [c for c in table.columns if c not in STAT_COLUMNS]
+    table["below q (anytime-valid)"] = table["cs_high"] < result.params.q
     table["share"] = table["n"] / table["n"].sum()
     chart_data = table.assign(subgroup=table[group_names].astype(str).agg(" · ".join, axis=1))
     return table, chart_data
@@ -74,14 +77,18 @@ def replay_section(result, model_processes: Sequence[str], data_name: str, sourc
                    notes: Sequence[str], specs: Sequence[dict], verdict: str = "") -> ReportSection:
     dual, overall = result.dual, result.overall
     table, _ = subgroup_view(result)
+    below = [" / ".join(map(str, p.label)) for p in result.subgroups if p.below(result.params.q)]
     return ReportSection(
         key="replay", title=f"Replay of {data_name}", source=source,
-        parameters={**columns, **result.params.to_dict(), "model process": dual["model_process"],
-                    "auditor process": dual["auditor_process"]},
+        parameters={**columns, **result.params.to_dict(), "model process": dual.model_process,
+                    "auditor process": dual.auditor_process},
         summary=(*((verdict,) if verdict else ()),
-                 f"{result.n} cases; dual test ({dual['model_process']} vs {dual['auditor_process']}): "
-                 f"{dual['decision']}" + (f" at case {dual['stop']}" if dual["stop"] else "") + ".",
-                 f"Overall accuracy {overall['accuracy']:.3f} (95% CI {overall['ci_low']:.3f}–{overall['ci_high']:.3f}).",
+                 f"{result.n} cases; dual test ({dual.model_process} vs {dual.auditor_process}): "
+                 f"{dual.decision}" + (f" at case {dual.stop}" if dual.stop else "") + ".",
+                 f"Overall accuracy {overall.accuracy:.3f} (95% anytime-valid interval {overall.cs_low:.3f}–"
+                 f"{overall.cs_high:.3f}; Wilson, fixed n: {overall.ci_low:.3f}–{overall.ci_high:.3f}).",
+                 (f"Subgroups whose anytime-valid interval lies below q = {result.params.q:g}: {', '.join(below)}."
+                  if below else f"No subgroup's anytime-valid interval lies below q = {result.params.q:g}."),
                  *notes),
         tables=(ReportTable("Decision per process", decision_table(result, model_processes)),
                 ReportTable("Subgroups", table)),

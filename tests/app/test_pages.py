@@ -315,7 +315,7 @@ def test_uploaded_class_outlives_a_page_switch_and_is_used_by_minimal_supports()
 
 VERDICT_CSV = ("\ufeffItem;Annotator;Domain;Verdict;Annotated at\n" + "".join(
     f"q{i:04d};ann{i % 2};{'math' if i % 3 else 'bio'};{'correct' if i % 4 else 'incorrect'};"
-    f"2026-01-{1 + i % 28:02d}T10:00:00\n" for i in range(40))).encode("utf-8")
+    f"2026-01-{1 + i % 28:02d}T10:{i:02d}:00\n" for i in range(40))).encode("utf-8")
 
 
 def test_replay_never_guesses_a_score_column_and_maps_text_labels():
@@ -340,3 +340,20 @@ def test_every_chart_offers_png_and_svg_built_on_click():
     exports = [b for b in at.get("download_button") if b.label in ("PNG", "SVG (vector)")]
     assert len(exports) == 4  # lattice and heat map, two formats each
     assert all(b.proto.deferred_file_id for b in exports)
+
+
+def test_replay_page_reads_an_inspect_log_upload():
+    from audit_core.data.sources import load_audit_source
+    data = Path("tests/fixtures/inspect/run.eval").read_bytes()
+    engine = load_audit_source(data, "run.eval", score="match")
+    at = app("pages/replay.py")
+    at.selectbox(key="replay_source").set_value("upload").run()
+    at.file_uploader(key="replay_upload__widget").upload("run.eval", data, "application/zip").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("2 scorers (match, graded)" in i.value for i in at.info)  # the log asks which scorer
+    key = at.session_state["_accepted_uploads"]["run"].key
+    at.text_input(key=f"score_upload:{key}").input("match").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert int(metric(at, "Cases replayed")) == engine.n
+    section = at.session_state["report_sections"]["replay"]
+    assert section.numbers["subgroup_columns"] == list(engine.subgroups)
