@@ -17,7 +17,9 @@ import math
 
 import numpy as np
 
-from audit_core.sequential.checks import check_eta, check_grid, check_q, check_score, check_score_sequence, check_side
+from audit_core.sequential.checks import (
+    check_eta, check_grid, check_q, check_score, check_score_sequence, check_side, clip_bounds,
+)
 from audit_core.sequential.likelihood import clip_alternative, log_lr_coefficients
 
 
@@ -28,11 +30,12 @@ class EWAForecaster:
     above); ``q`` in (CLIP, 1 - CLIP); ``eta`` > 0. Bad arguments and scores raise InputError.
     """
 
-    __slots__ = ("grid", "q", "side", "eta", "_coefficients", "_log_weights", "_prediction")
+    __slots__ = ("grid", "q", "side", "eta", "_bounds", "_coefficients", "_log_weights", "_prediction")
 
     def __init__(self, grid, q: float, side: str, eta: float) -> None:
         self.q, self.side, self.eta = check_q(q), check_side(side), check_eta(eta)
         self.grid = check_grid(grid, self.q, side)
+        self._bounds = clip_bounds(self.q, side)
         self._coefficients = [log_lr_coefficients(g, self.q, side) for g in self.grid]
         self._log_weights = [0.0] * len(self.grid)
         self._prediction = self._weighted_mean()
@@ -41,7 +44,8 @@ class EWAForecaster:
         top = max(self._log_weights)
         weights = [math.exp(lw - top) for lw in self._log_weights]
         mean = sum(w * g for w, g in zip(weights, self.grid)) / sum(weights)
-        return clip_alternative(mean, self.q, self.side)
+        low, high = self._bounds
+        return min(max(mean, low), high)
 
     def predict(self) -> float:
         """gamma_{k-1}: the alternative for the next score."""
@@ -49,7 +53,10 @@ class EWAForecaster:
 
     def observe(self, y: float) -> None:
         """Multiply each grid weight by its likelihood ratio on y (a number in [0, 1]), raised to eta."""
-        y = check_score(y)
+        self.observe_checked(check_score(y))
+
+    def observe_checked(self, y: float) -> None:
+        """:meth:`observe` for a score already checked by the caller (the streaming processes)."""
         eta = self.eta
         self._log_weights = [lw + eta * (y * a + (1.0 - y) * c)
                              for lw, (a, c) in zip(self._log_weights, self._coefficients)]

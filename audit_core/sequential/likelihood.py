@@ -26,8 +26,8 @@ from audit_core.sequential.checks import (
     CLIP, SIDES, as_numbers, check_q, check_score, check_scores, check_side, clip_bounds, is_number,
 )
 
-__all__ = ["CLIP", "SIDES", "check_score", "check_scores", "clip_alternative", "log_lr_coefficients",
-           "log_likelihood_ratio"]
+__all__ = ["CLIP", "SIDES", "check_score", "check_scores", "clip_alternative", "clipped_coefficients",
+           "log_lr_coefficients", "log_likelihood_ratio"]
 
 
 def clip_alternative(alternative, q: float, side: str):
@@ -52,8 +52,17 @@ def log_lr_coefficients(alternative, q: float, side: str):
     """(log(g/q), log((1-g)/(1-q))) for the clipped alternative g; log LR = Y*a + (1-Y)*c."""
     g = clip_alternative(alternative, q, side)
     if isinstance(g, float):
-        return math.log(g / q), math.log((1.0 - g) / (1.0 - q))
+        return clipped_coefficients(g, q)
     return np.log(g / q), np.log((1.0 - g) / (1.0 - q))
+
+
+def clipped_coefficients(g: float, q: float) -> tuple[float, float]:
+    """:func:`log_lr_coefficients` for a float g already clipped to its side of a checked q.
+
+    The streaming processes' per-step path: their arguments were checked once, at construction
+    and in ``update``, so nothing is checked again here.
+    """
+    return math.log(g / q), math.log((1.0 - g) / (1.0 - q))
 
 
 def log_likelihood_ratio(y, alternative, q: float, side: str):

@@ -35,8 +35,10 @@ import numpy as np
 
 from audit_core.errors import InputError
 from audit_core.sequential.forecaster import EWAForecaster, ewaf_forecasts
-from audit_core.sequential.checks import as_numbers, check_alternative, check_score, check_score_sequence
-from audit_core.sequential.likelihood import clip_alternative, log_likelihood_ratio
+from audit_core.sequential.checks import (
+    as_numbers, check_alternative, check_score, check_score_sequence, clip_bounds,
+)
+from audit_core.sequential.likelihood import clipped_coefficients, log_likelihood_ratio, log_lr_coefficients
 from audit_core.sequential.params import AuditParams
 from audit_core.sequential.weights import changepoint_log_weight, changepoint_log_weights
 
@@ -108,7 +110,8 @@ def _logaddexp(a: float, b: float) -> float:
 class EProcess:
     """One e-process updated a score at a time; O(1) per step (O(grid) for the UI forecast)."""
 
-    __slots__ = ("spec", "params", "t", "log_e", "stop", "last_alternative", "_forecaster", "_start")
+    __slots__ = ("spec", "params", "t", "log_e", "stop", "last_alternative", "_forecaster", "_start",
+                 "_bounds", "_fixed", "_threshold")
 
     def __init__(self, spec: ProcessSpec, params: AuditParams) -> None:
         self.spec, self.params = spec, check_params(params)
@@ -120,6 +123,10 @@ class EProcess:
         self._start = params.m if spec.starts_at_m else 1
         self._forecaster = (EWAForecaster(_grid(spec, params), params.q, spec.side, params.eta)
                             if spec.adaptive else None)
+        # Checked once here, so the per-step path computes without re-checking.
+        self._bounds = clip_bounds(params.q, spec.side)
+        self._fixed = log_lr_coefficients(_fixed_alternative(spec, params), params.q, spec.side)
+        self._threshold = params.log_threshold
 
     @property
     def name(self) -> str:
@@ -145,12 +152,17 @@ class EProcess:
         y = check_score(y)
         alternative = check_alternative(alternative)
         self.t += 1
-        gamma = self.next_alternative()
-        if self._forecaster is not None:
+        if self._forecaster is None:
+            gamma = _fixed_alternative(self.spec, self.params)
+            a, c = self._fixed
+        else:
+            gamma = self._forecaster.predict()
             if alternative is not None:
-                gamma = clip_alternative(alternative, self.params.q, self.spec.side)
-            self._forecaster.observe(y)
-        log_l = log_likelihood_ratio(y, gamma, self.params.q, self.spec.side)
+                low, high = self._bounds
+                gamma = min(max(alternative, low), high)
+            a, c = clipped_coefficients(gamma, self.params.q)
+            self._forecaster.observe_checked(y)
+        log_l = y * a + (1.0 - y) * c
         self.last_alternative = gamma
         if self.t >= self._start:
             if self.spec.changepoint:
@@ -158,7 +170,7 @@ class EProcess:
                 self.log_e = log_l + _logaddexp(self.log_e, log_w)
             else:
                 self.log_e += log_l
-            if self.stop is None and self.log_e >= self.params.log_threshold:
+            if self.stop is None and self.log_e >= self._threshold:
                 self.stop = self.t
         return self.log_e
 
