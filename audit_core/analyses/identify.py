@@ -187,11 +187,16 @@ class SupportSearch:
 def _search_verdict(estimand: str, result: Synthesis, checks) -> Verdict:
     if result.unseparable_pairs:
         pairs = "; ".join(f"{a} ≡ {b}" for a, b in result.unseparable_pairs)
+        fallback = (f" The supports listed (cost {result.cost:g}) separate only the other pairs: a fallback, "
+                    "not an identifying support." if result.fallback_for_separable_pairs and result.supports else "")
         return Verdict("bad", f"No support identifies {estimand}: {plural(len(result.unseparable_pairs), 'pair')} "
-                              f"with different τ answer every cell alike ({pairs}).")
+                              f"with different τ answer every cell alike ({pairs}).{fallback}")
     if not result.supports:
-        return Verdict("bad", f"No identifying support was found for {estimand} under these constraints "
-                              f"(solver status {result.status}).")
+        if result.status == "INFEASIBLE":
+            return Verdict("bad", f"No support identifies {estimand} under these constraints: the excluded cells "
+                                  "leave some pair with different τ inseparable (solver status INFEASIBLE).")
+        return Verdict("neutral", f"The solver stopped before it found a support for {estimand} (status "
+                                  f"{result.status}); nothing is known yet about these constraints. Allow more time.")
     ok = sum(c.identified for c in checks)
     proven = "proven cheapest" if result.status == "OPTIMAL" else f"not proven cheapest (status {result.status})"
     listed = (f"all {result.n_optimal} optimal supports listed" if result.complete

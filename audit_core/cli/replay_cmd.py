@@ -70,6 +70,8 @@ def _params(args) -> AuditParams:
     except InputError as exc:
         if "grid" in str(exc) and args.q is not None:
             raise InputError(f"{exc}; with --q {args.q} give --grid-mod and --grid-aud on its two sides") from None
+        if "parameter delta" in str(exc) and args.q is not None:
+            raise InputError(f"{exc}; with --q {args.q} give --delta and --delta-aud that fit it") from None
         raise
 
 

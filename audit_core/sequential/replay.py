@@ -24,10 +24,10 @@ from audit_core.sequential.dual import (
     AUDIT_PASSED, FAILURE_FOUND, INCONCLUSIVE, check_roles, dual_decision, first_crossing,
 )
 from audit_core.sequential.intervals import wilson_interval
-from audit_core.sequential.likelihood import check_scores
+from audit_core.sequential.checks import check_scores
 from audit_core.sequential.params import AuditParams
 from audit_core.sequential.processes import (
-    DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, PROCESS_NAMES, log_evalues,
+    DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, PROCESS_NAMES, check_params, log_evalues,
 )
 
 ALL_CASES = "(all)"
@@ -201,6 +201,7 @@ def replay(scores, params: AuditParams, subgroups=None, model_process: str = DEF
     """All six processes over the recorded scores, their first crossings, the dual decision of
     ``model_process`` vs ``auditor_process``, the overall and per-subgroup proportions."""
     check_roles(model_process, auditor_process)
+    check_params(params)
     y = check_scores(scores)
     if y.ndim != 1 or len(y) == 0:
         raise InputError("replay: need a non-empty sequence of scores")

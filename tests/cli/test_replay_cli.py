@@ -161,3 +161,24 @@ def test_replay_bad_log_is_one_line_exit_2(argv, message):
                           capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr
+
+
+def test_q_near_one_is_refused_not_passed(capsys, tmp_path):
+    """Issue 8 defect 2: q > 1 - 1e-6 left the auditor an empty interval [q, 1 - 1e-6]; it bet below q
+    and 'passed' a run whose accuracy is about 0.5. Now the parameters are refused (exit 2)."""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "half.csv"
+    pd.DataFrame({"case_id": [f"c{i}" for i in range(200)],
+                  "correct": (rng.random(200) < 0.5).astype(int)}).to_csv(path, index=False)
+    argv = ["replay", str(path), "--q", "0.9999999", "--delta", "1e-8", "--delta-aud", "5e-8", "--m", "5",
+            "--grid-mod", "0.5,0.9", "--grid-aud", "0.99999995", "--model-process", "LR", "--auditor-process", "AUD-LR"]
+    for tail in ([], ["--json"]):
+        assert main(argv + tail) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and "audit passed" not in captured.err
+        assert len(captured.err.strip().splitlines()) == 1 and "parameter q" in captured.err
+    # The same run at a q the engine accepts: the auditor never passes a 0.5-accuracy run.
+    assert main(argv[:3] + ["0.99999", "--delta", "1e-8", "--delta-aud", "5e-6", "--m", "5", "--grid-mod", "0.5,0.9",
+                            "--grid-aud", "0.999992", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert all(payload["processes"][name]["decision"] != "audit passed" for name in ("AUD-LR", "AUD-LR-UI"))
