@@ -194,9 +194,15 @@ def item_from_dict(data: Any, where: str = "item") -> Item:
         parse_direction(direction)
     except InputError as exc:
         raise InputError(f"{where}: {exc}") from None
+    cluster, readout = _field(data, "cluster", where), _field(data, "readout", where)
+    if "id" in data and data["id"] != f"{cluster}:{cell}":
+        raise InputError(f"{where}: id {data['id']!r} is not cluster:cell ({cluster}:{cell})")
+    if "candidates" in data and (readout != SCORING or data["candidates"] != sorted(options)):
+        raise InputError(f"{where}: candidates {data['candidates']!r} are given only for the scoring readout "
+                         "and list the option letters in order")
     edit = data.get("edit")
-    return Item(cluster=_field(data, "cluster", where), cell=cell, world=_field(data, "world", where),
-                mapping=_field(data, "mapping", where), readout=_field(data, "readout", where),
+    return Item(cluster=cluster, cell=cell, world=_field(data, "world", where),
+                mapping=_field(data, "mapping", where), readout=readout,
                 direction=direction, theory=Theory.from_dict(data.get("theory"), f"{where} 'theory'"),
                 oracle=_field(data, "oracle", where), correct=_field(data, "correct", where),
                 options=tuple(sorted(options.items())), prompt=_field(data, "prompt", where),

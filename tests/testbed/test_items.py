@@ -131,3 +131,27 @@ def test_malformed_files_raise_input_error(tmp_path, text, message):
         read_items(path)
     with pytest.raises(InputError, match="file not found"):
         read_items(tmp_path / "absent.jsonl")
+
+
+def test_id_and_candidates_must_match(clusters):
+    record = cluster_items(clusters[0])[1].to_dict()  # base:ABC:scoring
+    assert record["candidates"] == ["A", "B", "C"]
+    with pytest.raises(InputError, match="is not cluster:cell"):
+        item_from_dict({**record, "id": "k9999:base:ABC:scoring"})
+    with pytest.raises(InputError, match="candidates"):
+        item_from_dict({**record, "candidates": ["A", "B"]})
+
+
+def test_items_feed_the_measure_engine(clusters):
+    """Answering every item with its correct letter gives a response log that `measure` scores as
+    the ideal updater: τ_full on every unit, selective response 1 in every direction."""
+    from audit_core.measure import load_response_log, measure, measure_invariance
+
+    lines = ["model,cluster,cell,response,oracle"]
+    lines += [f"ideal,{i.cluster},{i.cell},{i.correct},{i.oracle}" for i in items_of(clusters)]
+    log = load_response_log(("\n".join(lines) + "\n").encode())
+    pooled = measure(log, n_boot=0).pooled
+    assert (pooled.estimate("tau_full").successes, pooled.estimate("tau_full").n) == (12, 12)
+    inv = measure_invariance(log, n_boot=0).pooled
+    assert inv.estimate("equivariance").rate == 1.0 and len(inv.balanced.directions) == 6
+    assert inv.balanced.selective_mean.value == 1.0
