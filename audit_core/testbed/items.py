@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,9 @@ OPTION_MEANING = {"TRUE": "the statement follows", "FALSE": "its negation follow
                   "UNKNOWN": "neither follows"}
 
 
+@lru_cache(maxsize=1)
 def frozen_layout():
-    """Axes and cells of the frozen policy class (the 36-cell layout the items follow)."""
+    """Axes and cells of the frozen policy class (the 36-cell layout the items follow); built once."""
     pc = frozen_policy_class()
     return pc.axes, pc.cells
 
@@ -55,8 +57,10 @@ def sentence(text: str) -> str:
     return text[0].upper() + text[1:] + "."
 
 
+@lru_cache(maxsize=1024)
 def render_theory(theory: Theory) -> str:
-    """Facts and rules in plain English, one per line, in the theory's order."""
+    """Facts and rules in plain English, one per line, in the theory's order (the 12 items of a
+    world share one theory, so renderings are cached)."""
     lines = ["Facts:"] + [f"- {sentence(render_literal(f))}" for f in theory.facts]
     if not theory.facts:
         lines.append("- (none)")
@@ -175,8 +179,11 @@ def _field(data: Mapping[str, Any], key: str, where: str) -> str:
     return value
 
 
-def item_from_dict(data: Any, where: str = "item") -> Item:
-    """Parse one item record; InputError (naming ``where`` and the field) when it is malformed."""
+def item_from_dict(data: Any, where: str = "item", theories: dict[str, Theory] | None = None) -> Item:
+    """Parse one item record; InputError (naming ``where`` and the field) when it is malformed.
+
+    ``theories`` (optional) caches parsed theories by their JSON text across the items of a file.
+    """
     if not isinstance(data, Mapping):
         raise InputError(f"{where}: must be a JSON object, got {type(data).__name__}")
     axes, _ = frozen_layout()
@@ -203,10 +210,19 @@ def item_from_dict(data: Any, where: str = "item") -> Item:
     edit = data.get("edit")
     return Item(cluster=cluster, cell=cell, world=_field(data, "world", where),
                 mapping=_field(data, "mapping", where), readout=readout,
-                direction=direction, theory=Theory.from_dict(data.get("theory"), f"{where} 'theory'"),
+                direction=direction, theory=_theory(data.get("theory"), where, theories),
                 oracle=_field(data, "oracle", where), correct=_field(data, "correct", where),
                 options=tuple(sorted(options.items())), prompt=_field(data, "prompt", where),
                 edit=None if edit is None else Edit.from_dict(edit, f"{where} 'edit'"))
+
+
+def _theory(raw: Any, where: str, cache: dict[str, Theory] | None) -> Theory:
+    if cache is None:
+        return Theory.from_dict(raw, f"{where} 'theory'")
+    key = json.dumps(raw)
+    if key not in cache:
+        cache[key] = Theory.from_dict(raw, f"{where} 'theory'")
+    return cache[key]
 
 
 def read_items(path: str | Path) -> tuple[Item, ...]:
@@ -218,7 +234,7 @@ def read_items(path: str | Path) -> tuple[Item, ...]:
         raise InputError(f"items file {name!r}: file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"items file {name!r}: cannot read it ({exc})") from None
-    items = []
+    items, theories = [], {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -226,7 +242,7 @@ def read_items(path: str | Path) -> tuple[Item, ...]:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"items file {name!r} line {number}: not JSON ({exc.msg})") from None
-        items.append(item_from_dict(data, f"items file {name!r} line {number}"))
+        items.append(item_from_dict(data, f"items file {name!r} line {number}", theories))
     if not items:
         raise InputError(f"items file {name!r}: no items")
     return tuple(items)
