@@ -112,3 +112,20 @@ def test_json_round_trip_and_content_equality():
     assert again == t and again.same_content(Theory(("-r", "p"), (Rule(("s",), "-q"), Rule(("q", "p"), "s")), "s"))
     assert not t.same_content(Theory(("p",), t.rules, "s"))
     assert t.size == 2 + 3 + 2 and t.atoms() == ("p", "q", "r", "s")
+
+
+def test_forward_chaining_equals_naive_fixpoint_on_larger_theories():
+    # Beyond enumeration size: 40 atoms, up to 200 rules (5 to 77 derived literals, 24 on average).
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        theory, _ = random_theory_sized(rng, n_atoms=40, n_rules=int(rng.integers(20, 200)))
+        assert derived_literals(theory) == naive_closure(theory)
+
+
+def random_theory_sized(rng, n_atoms, n_rules):
+    atoms = [f"a{i}" for i in range(n_atoms)]
+    literals = atoms + ["-" + a for a in atoms]
+    facts = tuple(str(x) for x in rng.choice(literals, size=5, replace=False))
+    rules = tuple(Rule(tuple(str(x) for x in rng.choice(literals, size=int(rng.integers(1, 3)))), str(rng.choice(literals)))
+                  for _ in range(n_rules))
+    return Theory(facts, rules, atoms[0]), literals
