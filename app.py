@@ -30,8 +30,14 @@ PAGES = {
     ],
 }
 
-# Streamlit treats a folder named pages/ as a legacy multipage app and matches its file names as
-# URL paths; the url_paths above differ from the file names so every URL goes through this router.
+# Deep links. Because a pages/ folder sits next to this file, Streamlit runs the FIRST script run of
+# each server process through its legacy multipage handling (PagesManager.uses_pages_directory is
+# still True until st.navigation runs): it lists pages/*.py, matches the URL path against their file
+# names and, finding none, shows "Page not found" before falling back to this file. So every
+# non-default url_path below has a file pages/<url_path>.py that only runs this router; the legacy
+# match then succeeds and this router resolves the URL as on every later run. A url_path must never
+# equal a page file's name: on a fresh server that URL would run the page file without this router.
+# tests/app/test_deep_links.py keeps the two lists in step.
 page = st.navigation(PAGES)
 try:
     page.run()
