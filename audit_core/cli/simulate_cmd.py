@@ -20,6 +20,7 @@ from audit_core.auditing import (
     sampling_frequency_vs_accuracy,
 )
 from audit_core.cli import emit
+from audit_core.cli.plan_cmd import add_backend_options
 from audit_core.errors import InputError
 from audit_core.sequential import MODEL_PROCESSES, AuditParams
 
@@ -73,6 +74,7 @@ def register(subparsers) -> None:
     p.add_argument("--subgroup", action="append", metavar="COL", help="subgroup column of a CSV pool (repeatable)")
     p.add_argument("--features", metavar="COL,COL", help="feature columns of a CSV pool (default: auto-detect)")
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    add_backend_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run)
 
@@ -86,7 +88,8 @@ def _study_payload(pool, args, strategies, processes, config, progress) -> dict:
     style = pool.style or args.style or "gpqa"
     rows = study_rows(strategies, processes, style, args.paper)
     study = run_study(pool, rows, args.replicates, build_params(style, args), seed=args.seed, progress=progress,
-                      n_jobs=args.jobs, config=config)
+                      n_jobs=args.jobs, config=config, backend="dask" if args.address else args.backend,
+                      address=args.address)
     payload = study.to_dict()
     if ("adaptive", "SR-LR-UI") in study.rows and len(pool.stratum_names) > 2:
         table, rho = sampling_frequency_vs_accuracy(study, pool)
