@@ -151,3 +151,28 @@ def test_the_monte_carlo_check_detects_an_uncorrected_procedure():
     se = math.sqrt(ALPHA * (1 - ALPHA) / REPS)
     assert naive.mean() > ALPHA + 3 * se
     assert fwe.mean() <= ALPHA + 3 * se
+
+
+@pytest.mark.parametrize("dependence", ["comonotone", "independent"])
+def test_e_bh_bound_is_attained_for_tight_e_values(dependence):
+    """e_i = 1{U_i <= alpha} / alpha has E[e_i] = 1 under its null. With 6 such nulls and 4
+    certain discoveries, e-BH's FDR bound alpha K_0/K is attained under comonotone U (all nulls
+    rejected together with probability alpha): the check is sharp both ways, a more liberal
+    threshold would exceed the bound and a more conservative one would not attain it."""
+    rng = np.random.default_rng([5, zlib.crc32(dependence.encode())])
+    reps, k0 = 20000, 6
+    u = rng.random((reps, 1)) if dependence == "comonotone" else rng.random((reps, k0))
+    null_e = np.broadcast_to(np.where(u <= ALPHA, 1 / ALPHA, 0.0), (reps, k0))
+    with np.errstate(divide="ignore"):
+        log_e = np.log(np.c_[null_e, np.full((reps, 4), 1e6)])
+    is_null = np.r_[np.ones(k0, bool), np.zeros(4, bool)]
+    fdp = []
+    for row in log_e:
+        rejected = np.asarray(e_bh(row, ALPHA).rejected)
+        fdp.append((rejected & is_null).sum() / max(1, rejected.sum()))
+    fdp = np.asarray(fdp)
+    bound = ALPHA * k0 / K
+    se = max(fdp.std(ddof=1), 1e-3) / math.sqrt(reps)
+    assert fdp.mean() <= bound + 3 * se
+    if dependence == "comonotone":
+        assert abs(fdp.mean() - bound) <= 3 * se  # attained
