@@ -71,17 +71,18 @@ def _cell(value: Any) -> tuple[str, bool]:
 
 
 _LONG_WORD = 14
-_BREAK_AFTER = re.compile(r"([→/_\-.:|,;=+])")
+_SEPARATOR = re.compile(r"([→/_\-.:|,;=+])")
 ZWSP = "\u200b"
 
 
 def breakable(text: str) -> str:
-    """``text`` with zero-width break opportunities inside long words (after separators, else
-    every 14 characters), so that a narrow table column wraps instead of overflowing."""
+    """``text`` with zero-width break opportunities inside long words (around separators, else
+    every 14 characters), so that a narrow table column wraps instead of overflowing; the parts
+    between separators stay whole words, which typst can hyphenate."""
     words = []
     for word in text.split(" "):
         if len(word) > _LONG_WORD:
-            word = _BREAK_AFTER.sub(lambda m: m.group(1) + ZWSP, word)
+            word = _SEPARATOR.sub(lambda m: ZWSP + m.group(1) + ZWSP, word).strip(ZWSP)
             pieces = word.split(ZWSP)
             word = ZWSP.join(ZWSP.join(p[i:i + _LONG_WORD] for i in range(0, len(p), _LONG_WORD)) or p
                              for p in pieces)
@@ -102,7 +103,7 @@ def table_typst(frame: pd.DataFrame, max_rows: int = MAX_TABLE_ROWS) -> str:
     header = ", ".join(f"[#{lit(breakable(str(c)))}]" for c in frame.columns) or "[]"
     body = ",\n  ".join(rows)
     size = "10pt" if k <= 6 else ("8.5pt" if k <= 10 else "7pt")
-    out = (f"#block(breakable: true)[#set text(size: {size})\n#table(columns: {k}, align: ({align},), "
+    out = (f"#block(breakable: true)[#set text(size: {size}, hyphenate: true)\n#table(columns: {k}, align: ({align},), "
            f"stroke: 0.5pt + luma(170), inset: 4pt, fill: (x, y) => if y == 0 {{ rgb(\"#eef3f8\") }},\n"
            f"  table.header({header}),\n  {body}{',' if body else ''}\n)]\n")
     if len(frame) > max_rows:
