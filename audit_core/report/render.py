@@ -15,6 +15,22 @@ from typing import Any, Mapping
 import vl_convert
 
 _SCRIPT = re.compile(r"<\s*script|\son[a-z]+\s*=|javascript:", re.IGNORECASE)
+_TAG = re.compile(r"<[^>]*>")
+_JS_URL = re.compile(r"(?:href|src)\s*=\s*[\"']?\s*javascript:", re.IGNORECASE)
+_QUOTED = re.compile(r'"[^"]*"|\'[^\']*\'')
+
+
+def _unsafe_markup(svg: str) -> bool:
+    """A script element, an event-handler attribute or a javascript: URL anywhere in the tags.
+
+    Text content and quoted attribute values are left out: Vega escapes them, so a label such as
+    '"><img onerror=...>' is shown as text (and read out as an aria-label), never run; it must
+    not stop the report. A javascript: URL can only hide in a link value, so href / src values are checked for it.
+    """
+    for tag in _TAG.findall(svg):
+        if _SCRIPT.search(_QUOTED.sub('""', tag)) or _JS_URL.search(tag):
+            return True
+    return False
 
 
 STATIC_WIDTH = 860  # pixels used for a spec whose width is "container" (there is no container offline)
@@ -36,8 +52,8 @@ def static_spec(spec: Mapping[str, Any]) -> dict:
 @functools.lru_cache(maxsize=128)
 def _svg_from_text(text: str) -> str:
     svg = vl_convert.vegalite_to_svg(json.loads(text))
-    # Vega's SVG renderer escapes text content; check anyway because the SVG is inlined into HTML.
-    if _SCRIPT.search(svg):
+    # Vega's SVG renderer escapes text content; check the markup anyway (it is inlined into HTML).
+    if _unsafe_markup(svg):
         raise ValueError("rendered SVG contains script content; refusing to inline it")
     return svg
 
