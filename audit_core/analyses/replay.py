@@ -24,7 +24,7 @@ from audit_core.report.document import ReportSection
 from audit_core.sequential import AUDIT_PASSED, FAILURE_FOUND, MODEL_PROCESSES, AuditParams, Replay, replay
 from audit_core.views import sequential as views
 
-__all__ = ["ACCEPTED_SCORES", "RunReplay", "replay_run", "score_labels"]
+__all__ = ["ACCEPTED_SCORES", "RunReplay", "replay_run", "score_labels", "typed_run"]
 
 CAVEATS = {
     FAILURE_FOUND: ("The model's e-process reached 1/α: with probability at least 1 − α no such crossing "
@@ -96,6 +96,30 @@ def score_labels(source: Source, column: str) -> ScoreLabels:
     return _score_labels(frame[column], column)
 
 
+def typed_run(source: Source, score: str | None = None, subgroups: Sequence[str] | None = None,
+              order: str | bool | None = None, id: str | None = None,
+              score_mapping: Mapping[str, float] | None = None, filter: str | None = None) -> AuditData:
+    """The run typed with the chosen roles (see :func:`replay_run` for what None means)."""
+    table = source.value
+    if table.is_log:
+        return load_audit_source(table.log, source.name, score=score, subgroups=subgroups, order=order,
+                                 filter=filter)
+    if filter is not None:
+        raise InputError(f"{source.name}: a filter applies to lm-eval samples only")
+    if source.bundled:  # the bundled dataset's roles; a file's are detected (and noted) by the loader
+        roles = table.defaults
+        score = score or roles.score
+        subgroups = tuple(roles.subgroups) if subgroups is None else subgroups
+        order = roles.order if order is None else order
+    frame = table.frame
+    if score_mapping:
+        if not score or score not in frame.columns:
+            raise InputError("a score mapping needs the score column it applies to")
+        frame = frame.assign(**{score: apply_score_mapping(frame[score], score_mapping, score)})
+    return load_audit_frame(frame, name=source.name, score=score, id=id,
+                            subgroups=None if subgroups is None else tuple(subgroups), order=order)
+
+
 def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str] | None = None,
                order: str | bool | None = None, params: AuditParams | None = None,
                model_process: str = DEFAULT_MODEL_PROCESS,
@@ -111,27 +135,8 @@ def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str
     correct/incorrect) to scores in [0, 1] before the column is read.
     ``params`` default to the run's style.
     """
-    table = source.value
-    if source.bundled:  # the bundled dataset's roles; a file's are detected (and noted) by the loader
-        roles = table.defaults
-        score = score or roles.score
-        subgroups = tuple(roles.subgroups) if subgroups is None else subgroups
-        order = roles.order if order is None else order
-    if table.is_log:
-        data = load_audit_source(table.log, source.name, score=score, subgroups=subgroups,
-                                 order=order, filter=filter)
-        return _replayed(source, data, params or AuditParams.for_style(table.style), model_process,
-                         auditor_process)
-    if filter is not None:
-        raise InputError(f"{source.name}: a filter applies to lm-eval samples only")
-    frame = table.frame
-    if score_mapping:
-        if not score or score not in frame.columns:
-            raise InputError("a score mapping needs the score column it applies to")
-        frame = frame.assign(**{score: apply_score_mapping(frame[score], score_mapping, score)})
-    data = load_audit_frame(frame, name=source.name, score=score,
-                            subgroups=None if subgroups is None else tuple(subgroups), order=order)
-    return _replayed(source, data, params if params is not None else AuditParams.for_style(table.style),
+    data = typed_run(source, score, subgroups, order, score_mapping=score_mapping, filter=filter)
+    return _replayed(source, data, params if params is not None else AuditParams.for_style(source.value.style),
                      model_process, auditor_process)
 
 

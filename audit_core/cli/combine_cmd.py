@@ -12,10 +12,12 @@ import json
 import math
 from pathlib import Path
 
+from audit_core import analyses
 from audit_core.cli import emit
 from audit_core.errors import InputError
-from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParams, replay
-from audit_core.sequential.multiple import E_BH, E_BONFERRONI, METHODS, SIDES, TIMES, audit_e_value, combine
+from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
+from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParams
+from audit_core.sequential.multiple import E_BH, E_BONFERRONI, METHODS, SIDES, TIMES
 from audit_core.sequential.params import STYLES
 
 METHOD_CHOICES = {"e-bh": (E_BH,), "e-bonferroni": (E_BONFERRONI,), "both": METHODS}
@@ -35,16 +37,14 @@ def register(subparsers) -> None:
     p.add_argument("--alpha", type=float, help="per-audit level alpha for CSV runs")
     p.add_argument("--m", type=int, help="auditor's budget m for CSV runs")
     p.add_argument("--score", help="score column of CSV runs (auto-detected if omitted)")
-    p.add_argument("--model-process", choices=MODEL_PROCESSES, default="SR-LR-UI")
-    p.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default="AUD-LR-UI")
+    p.add_argument("--model-process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS)
+    p.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default=DEFAULT_AUDITOR_PROCESS)
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run)
 
 
 def _load_run(path: str, args, params: AuditParams | None) -> tuple[dict, AuditParams | None]:
-    """The replay payload of one RUN (read from JSON or replayed from CSV)."""
-    from audit_core.data.loader import load_audit_csv
-
+    """The replay payload of one RUN (read from JSON, or replayed from a labelled file)."""
     if Path(path).suffix.lower() == ".json":
         try:
             payload = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -55,9 +55,9 @@ def _load_run(path: str, args, params: AuditParams | None) -> tuple[dict, AuditP
         return payload, params
     if params is None:
         params = AuditParams.for_style(args.style, q=args.q, alpha=args.alpha, m=args.m)
-    data = load_audit_csv(path, score=args.score)
-    result = replay(data.scores, params, model_process=args.model_process, auditor_process=args.auditor_process)
-    return result.to_dict(), params
+    view = analyses.replay_run(analyses.run_source(path, check=False), score=args.score, subgroups=(), params=params,
+                               model_process=args.model_process, auditor_process=args.auditor_process)
+    return view.result.to_dict(), params
 
 
 def run(args) -> int:
@@ -66,18 +66,19 @@ def run(args) -> int:
     if not 0.0 < args.level < 1.0:
         raise InputError(f"--level: must lie strictly between 0 and 1, got {args.level}")
     params = None
-    names, log_e, decisions = [], [], []
+    runs = []
     for path in args.runs:
         payload, params = _load_run(path, args, params)
-        try:
-            log_e.append(audit_e_value(payload, args.side, args.at))
-        except InputError as exc:
-            raise InputError(f"run {path}: {exc}") from None
-        names.append(path)
-        decisions.append(payload["decision"].get("decision"))
-    if len(set(names)) < len(names):
+        runs.append((path, payload))
+    if len({name for name, _ in runs}) < len(runs):
         raise InputError("combine: a run is given twice")
-    results = combine(log_e, args.level, names, METHOD_CHOICES[args.method])
+    try:
+        view = analyses.combine_audits(runs, args.level, args.side, args.at, METHOD_CHOICES[args.method])
+    except InputError as exc:
+        raise InputError(f"combine: {exc}") from None
+    results, names = view.results, view.names
+    log_e = list(next(iter(results.values())).log_e)
+    decisions = list(view.table["own decision"])
     payload = {"level": args.level, "side": args.side, "at": args.at,
                "runs": [{"name": n, "log_e": (None if not math.isfinite(e) else e), "own_decision": d,
                          **{m: r.rejected[i] for m, r in results.items()}}

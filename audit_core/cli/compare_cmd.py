@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from audit_core import analyses
 from audit_core.cli import emit
 from audit_core.errors import InputError
+from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
 from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParams
 from audit_core.sequential.params import STYLES
 
@@ -32,29 +34,23 @@ def register(subparsers) -> None:
     p.add_argument("--q", type=float, help="performance threshold q")
     p.add_argument("--alpha", type=float, help="level alpha of each run's dual test")
     p.add_argument("--m", type=int, help="auditor's budget m")
-    p.add_argument("--model-process", choices=MODEL_PROCESSES, default="SR-LR-UI")
-    p.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default="AUD-LR-UI")
+    p.add_argument("--model-process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS)
+    p.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default=DEFAULT_AUDITOR_PROCESS)
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from audit_core.data.loader import load_audit_csv
-    from audit_core.sequential.compare import compare_runs
-
     if not 0.0 < args.confidence < 1.0:
         raise InputError(f"--confidence: must lie strictly between 0 and 1, got {args.confidence}")
     subgroups = [c.strip() for item in args.subgroup for c in item.split(",") if c.strip()] if args.subgroup else None
-    runs = [load_audit_csv(path, score=args.score, id=args.id_column, subgroups=subgroups)
-            for path in (args.run_a, args.run_b)]
+    sources = [analyses.run_source(path, check=False) for path in (args.run_a, args.run_b)]
     names = (args.name_a or Path(args.run_a).name, args.name_b or Path(args.run_b).name)
-    if names[0] == names[1]:
-        names = (names[0] + " (A)", names[1] + " (B)")
     params = AuditParams.for_style(args.style, q=args.q, alpha=args.alpha, m=args.m)
-    result = compare_runs(runs[0], runs[1], params, names, args.confidence, args.model_process, args.auditor_process)
-    payload = result.to_dict()
-    payload["notes"] += [f"{name}: {note}" for name, data in zip(names, runs) for note in data.notes]
-    emit(payload, args.json, render_text)
+    view = analyses.compare_runs(sources[0], sources[1], score=args.score, subgroups=subgroups, id=args.id_column,
+                                 params=params, names=names, confidence=args.confidence,
+                                 model_process=args.model_process, auditor_process=args.auditor_process)
+    emit(view.comparison.to_dict(), args.json, render_text)
     return 0
 
 

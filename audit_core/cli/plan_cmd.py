@@ -16,9 +16,11 @@ import argparse
 import math
 import sys
 
-from audit_core.auditing import STRATEGY_NAMES, AuditorConfig, load_pool
+from audit_core import analyses
+from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
 from audit_core.auditing.backends import BACKENDS
-from audit_core.cli import emit
+from audit_core.cli import emit, flag
+from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, STYLES, paper_params
 from audit_core.errors import InputError
 from audit_core.sequential import MODEL_PROCESSES
 
@@ -46,8 +48,8 @@ def register(subparsers) -> None:
     p.add_argument("--failing-accuracy", type=float, default=0.6, help="assumed: accuracy of a failing subgroup (default 0.6)")
     p.add_argument("--base-accuracy", type=float, default=0.92, help="assumed: accuracy of the others (default 0.92)")
     p.add_argument("--strategy", choices=STRATEGY_NAMES, default="adaptive")
-    p.add_argument("--process", choices=MODEL_PROCESSES, default="SR-LR-UI")
-    p.add_argument("--style", choices=("gpqa", "sdoh"), help="parameter defaults (default: the pool's style, else gpqa)")
+    p.add_argument("--process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS)
+    p.add_argument("--style", choices=STYLES, help="parameter defaults (default: the pool's style, else gpqa)")
     p.add_argument("--q", type=float, help="performance threshold q")
     p.add_argument("--alpha", type=float, help="level alpha")
     p.add_argument("--m", type=int, help="auditor's budget m")
@@ -77,25 +79,24 @@ def stderr_progress(args):
 
 
 def run(args) -> int:
-    from audit_core.auditing.plan import assumed_pool, plan_audit
-    from audit_core.auditing.study import paper_params
-
     if (args.pool is None) == (args.subgroups is None):
         raise InputError("plan: give either --pool or --subgroups")
     if args.replicates < 1:
         raise InputError(f"--replicates: must be at least 1, got {args.replicates}")
     backend = "dask" if args.address else args.backend
     if args.pool is not None:
-        pool = load_pool(args.pool, suspects=tuple(args.suspect) if args.suspect else None)
+        with flag("--pool"):
+            pool = analyses.pool_source(args.pool, suspects=tuple(args.suspect) if args.suspect else None)
     else:
-        pool = assumed_pool(args.subgroups, args.failing_accuracy, args.base_accuracy, args.failing,
-                            seed=args.seed, style=args.style or "gpqa")
-    style = args.style or pool.style or "gpqa"
+        pool = analyses.assumed_pool_source(args.subgroups, args.failing_accuracy, args.base_accuracy, args.failing,
+                                            seed=args.seed, style=args.style or DEFAULT_STYLE)
+    style = args.style or pool.value.style or DEFAULT_STYLE
     params = paper_params(style, q=args.q, alpha=args.alpha, m=args.m, budget=args.budget, n_init=args.n_init)
     config = AuditorConfig(suspects=tuple(args.suspect) if args.suspect else None)
-    plan = plan_audit(pool, args.strategy, args.process, params, args.replicates, args.seed, args.budgets,
-                      args.no_failure_accuracy, stderr_progress(args), args.jobs, config, backend, args.address)
-    payload = plan.to_dict()
+    view = analyses.plan_study(pool, args.strategy, args.process, params, args.replicates, args.seed, args.budgets,
+                               args.no_failure_accuracy, stderr_progress(args), args.jobs, config, backend,
+                               args.address)
+    payload = view.plan.to_dict()
     payload["backend"] = backend
     emit(payload, args.json, render_text)
     return 0
