@@ -1,4 +1,4 @@
-"""Report: export what this session computed as self-contained HTML, Markdown or JSON.
+"""Report: export what this session computed as PDF, self-contained HTML, Markdown or JSON.
 
 Each page registers its latest result as a ``ReportSection`` (with its data source); here the
 user picks, orders and comments the sections, adds a title and an author, and downloads. A
@@ -12,7 +12,7 @@ import datetime as dt
 
 import streamlit as st
 
-from audit_core.report import Report, markdown_zip, render_html, render_json, render_markdown
+from audit_core.report import Report, markdown_zip, render_html, render_json, render_markdown, render_pdf
 from pages import _shared
 
 REPORT_KEY = "report_document"
@@ -37,11 +37,13 @@ def current_report(title: str, author: str, sections: tuple) -> Report:
 
 
 def downloads(report: Report) -> None:
-    """Four downloads, each built when clicked, and an HTML preview on request."""
+    """Five downloads, each built when clicked, and an HTML preview on request."""
     stamp = report.created.strftime("%Y%m%d-%H%M%S")
-    d1, d2, d3, d4 = st.columns(4)
+    d0, d1, d2, d3, d4 = st.columns(5)
+    d0.download_button("PDF (slides and print)", lambda: render_pdf(report), f"audit-report-{stamp}.pdf",
+                       "application/pdf", key="dl_pdf", type="primary", icon=":material/picture_as_pdf:")
     d1.download_button("HTML report", lambda: render_html(report).encode("utf-8"), f"audit-report-{stamp}.html",
-                       "text/html", key="dl_html", type="primary", icon=":material/download:")
+                       "text/html", key="dl_html", icon=":material/download:")
     d2.download_button("Markdown (images inline)", lambda: render_markdown(report).encode("utf-8"),
                        f"audit-report-{stamp}.md", "text/markdown", key="dl_md", icon=":material/download:")
     d3.download_button("Markdown + images (zip)", lambda: markdown_zip(report), f"audit-report-{stamp}.zip",

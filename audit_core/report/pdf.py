@@ -164,11 +164,14 @@ def typst_source(report, chart_files: Mapping[tuple[int, int], str] | None = Non
         f"day: {created.day}, hour: {created.hour}, minute: {created.minute}, second: {created.second}))\n",
         _PREAMBLE,
         "#block(below: 1.2em)[#text(size: 28pt, weight: \"bold\", fill: rgb(\"#1f4e79\"))[#TITLE]\n\n"
-        f"#text(size: 12pt, fill: luma(70))[#{lit(f'Created {created.isoformat()} (UTC) · {len(report.sections)} section(s)')}]]\n",
+        + (f"#text(size: 15pt)[#{lit(report.author)}]\n\n" if report.author else "")
+        + f"#text(size: 12pt, fill: luma(70))[#{lit(f'Created {created.isoformat()} (UTC) · {len(report.sections)} section(s)')}]]\n",
         _verdicts(report),
     ]
     for s, section in enumerate(report.sections):
         parts.append(f"#pagebreak(weak: true)\n= #{lit(section.title)}\n")
+        for paragraph in filter(None, section.commentary.split("\n\n")):
+            parts.append(f"#block(inset: (left: 6pt), stroke: (left: 2pt + luma(160)))[#emph({lit(paragraph)})]\n")
         parts.append(_bullets(section.summary))
         for c, chart in enumerate(section.charts):
             name = chart_files.get((s, c))
