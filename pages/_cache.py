@@ -80,3 +80,14 @@ def simulate_study(pool: Source, rows: Sequence[tuple[str, str]], replicates: in
                    mode: str, progress) -> analyses.StudySimulation:
     """Not cached: a study runs when its button is pressed and the page keeps the result."""
     return analyses.simulate_study(pool, rows, replicates, params, seed, mode=mode, progress=progress)
+
+
+@st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
+def compare_runs(key_a: str, key_b: str, score: str | None, subgroups: tuple[str, ...] | None, params_key: str,
+                 confidence: float, _a: Source, _b: Source, _params):
+    return analyses.compare_runs(_a, _b, score=score, subgroups=subgroups, params=_params, confidence=confidence)
+
+
+def plan_study(pool: Source, strategy: str, process: str, params, replicates: int, seed: int, progress):
+    """Not cached: a plan runs when its button is pressed and the page keeps the result."""
+    return analyses.plan_study(pool, strategy, process, params, replicates, seed, progress=progress)

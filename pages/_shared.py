@@ -174,15 +174,15 @@ class Upload:
     key: str
 
 
-def _on_upload_change(kind: str, widget_key: str) -> None:
+def _on_upload_change(slot: str, widget_key: str) -> None:
     # The user removed the file (the x in the uploader): forget it. A page switch resets the
     # widget without calling this, so the accepted upload stays.
     if st.session_state.get(widget_key) is None:
-        st.session_state.setdefault(UPLOADS_KEY, {}).pop(kind, None)
+        st.session_state.setdefault(UPLOADS_KEY, {}).pop(slot, None)
 
 
-def accepted_upload(kind: str) -> Upload | None:
-    return st.session_state.get(UPLOADS_KEY, {}).get(kind)
+def accepted_upload(slot: str) -> Upload | None:
+    return st.session_state.get(UPLOADS_KEY, {}).get(slot)
 
 
 UPLOAD_WIDGETS = {"policy_class": "policy_upload__widget", "response_log": "measure_upload__widget",
@@ -190,17 +190,19 @@ UPLOAD_WIDGETS = {"policy_class": "policy_upload__widget", "response_log": "meas
 
 
 def upload_source(kind: str, label: str, types: list[str], help: str | None = None,
-                  policy: Source | None = None) -> Source | None:
+                  policy: Source | None = None, slot: str | None = None) -> Source | None:
     """File uploader whose last good file outlives the widget and the page.
 
     A new file replaces the accepted one only when the engine loads it; otherwise one error says
-    so and the accepted file (if any) stays active. Returns the source of the accepted upload.
+    so and the accepted file (if any) stays active. ``slot`` names where it is kept (default: the
+    kind; two slots of one kind let a page hold two files). Returns the accepted upload's source.
     """
-    widget_key = UPLOAD_WIDGETS.get(kind, f"{kind}_upload__widget")
+    slot = slot or kind
+    widget_key = UPLOAD_WIDGETS.get(slot, f"{slot}_upload__widget")
     file = st.file_uploader(label, type=types, key=widget_key, help=help, on_change=_on_upload_change,
-                            args=(kind, widget_key))
+                            args=(slot, widget_key))
     uploads = st.session_state.setdefault(UPLOADS_KEY, {})
-    accepted: Upload | None = uploads.get(kind)
+    accepted: Upload | None = uploads.get(slot)
     if file is not None:
         data = file.getvalue()
         key = content_key(data)
@@ -212,7 +214,7 @@ def upload_source(kind: str, label: str, types: list[str], help: str | None = No
                          "Nothing was replaced.")
                 show_input_error(exc, "this file", keeps)
             else:
-                accepted = uploads[kind] = Upload(file.name, data, key)
+                accepted = uploads[slot] = Upload(file.name, data, key)
     return None if accepted is None else load_upload(kind, accepted, policy)
 
 

@@ -21,6 +21,7 @@ from audit_core.presets import (
     BUNDLED, BUNDLED_POOLS, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_RUN, NULL_POOL, STYLES,
     paper_params, paper_rows,
 )
+from audit_core.auditing import STRATEGY_NAMES
 from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParams
 from audit_core.analyses.identify import (
     SupportExploration, SupportSearch, check_supports, explore_support, identify_support, support_lattice,
@@ -39,7 +40,7 @@ from audit_core.analyses.sources import (
 # re-exported here, so pages import the use-case layer and nothing below it.
 __all__ = [
     "ACCEPTED_SCORES", "AUDITOR_PROCESSES", "AuditParams", "BUNDLED", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS",
-    "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "ESTIMANDS", "MODEL_PROCESSES", "NULL_POOL", "STYLES",
+    "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "ESTIMANDS", "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES",
     "paper_params", "paper_rows",
     "CombinedAudits", "LogMeasurement", "PlannedAudit", "RunReplay", "RunsComparison", "assumed_pool_source",
     "combine_audits", "compare_runs", "plan_study", "typed_run", "RunTable", "Source", "StudySimulation", "SupportExploration",

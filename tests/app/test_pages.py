@@ -7,7 +7,8 @@ from streamlit.testing.v1 import AppTest
 
 from audit_core.identify import frozen_policy_class, identify
 
-PAGES = ["pages/explorer.py", "pages/supports.py", "pages/measure.py", "pages/replay.py", "pages/simulate.py", "pages/report.py"]
+PAGES = ["pages/explorer.py", "pages/supports.py", "pages/measure.py", "pages/replay.py", "pages/simulate.py",
+         "pages/plan.py", "pages/compare.py", "pages/report.py"]
 COMPONENTS = ("target", "sham", "readout", "mapping")
 TIMEOUT = 90
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -357,3 +358,28 @@ def test_replay_page_reads_an_inspect_log_upload():
     assert int(metric(at, "Cases replayed")) == engine.n
     section = at.session_state["report_sections"]["replay"]
     assert section.numbers["subgroup_columns"] == list(engine.subgroups)
+
+
+def test_compare_page_gives_the_engine_comparison():
+    from audit_core import analyses
+    at = app("pages/compare.py")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    engine = analyses.compare_runs(analyses.run_source("gpqa:large"), analyses.run_source("gpqa:medium")).comparison
+    assert int(metric(at, "Common cases")) == engine.n_common == 448
+    assert metric(at, "Difference B − A") == f"{engine.overall.difference:+.3f}"
+    assert int(metric(at, "Regressions")) == engine.overall.regressions
+    assert at.session_state["report_sections"]["compare"].numbers["n_common"] == 448
+
+
+def test_planner_page_runs_the_planner_and_states_its_error():
+    from audit_core import analyses
+    at = app("pages/plan.py")
+    at.number_input(key="plan_replicates").set_value(6)
+    at.number_input(key="plan_budget_gpqa").set_value(80)
+    next(b for b in at.button if b.label == "Plan the audit").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    plan = at.session_state["plan_result"].plan
+    engine = analyses.plan_study(analyses.pool_source("gpqa:large"), params=analyses.paper_params("gpqa", budget=80),
+                                 replicates=6, seed=0, n_jobs=1).plan
+    assert plan.p_pass_no_failure == engine.p_pass_no_failure
+    assert metric(at, "Monte Carlo error (largest)") == f"±{engine.mc_error:.2f}"
