@@ -269,3 +269,88 @@ def register_section(section: ReportSection) -> None:
 
 def computed_sections() -> dict[str, ReportSection]:
     return st.session_state.get(SECTIONS_KEY, {})
+
+
+# --------------------------------------------------------------------------------------- links
+
+@dataclass(frozen=True)
+class LinkField:
+    """One setting that travels in the page's URL: query parameter ``param`` <-> widget ``key``.
+
+    ``kind``: "str", "int", "float", "bool" or "list" (comma-separated); ``options`` (for str and
+    list) and ``low``/``high`` (for numbers) bound what a hand-edited link may set.
+    """
+
+    param: str
+    key: str
+    kind: str = "str"
+    options: tuple = ()
+    low: float | None = None
+    high: float | None = None
+
+    def decode(self, raw: str):
+        if self.kind == "list":
+            values = [v for v in raw.split(",") if v]
+            if self.options and any(v not in self.options for v in values):
+                raise ValueError(raw)
+            return values
+        if self.kind == "bool":
+            return raw == "1"
+        if self.kind in ("int", "float"):
+            value = int(raw) if self.kind == "int" else float(raw)
+            if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+                raise ValueError(raw)
+            return value
+        if self.options and raw not in self.options:
+            raise ValueError(raw)
+        return raw
+
+    def encode(self, value) -> str | None:
+        if value is None:
+            return None
+        if self.kind == "list":
+            return ",".join(map(str, value))
+        if self.kind == "bool":
+            return "1" if value else "0"
+        return f"{value:g}" if self.kind == "float" else str(value)
+
+
+LINK_WRITTEN = "_link_written"
+
+
+def link_settings(fields: list[LinkField]) -> bool:
+    """Copy into the widgets the URL settings this app did not write itself (a link was opened,
+    or a hand-edited URL); a setting the page cannot use is named once and left at its value.
+    True when settings were taken from the link."""
+    written = st.session_state.setdefault(LINK_WRITTEN, {})
+    applied, bad = False, []
+    for field in fields:
+        raw = st.query_params.get(field.param)
+        if raw is None or written.get(field.param) == raw:
+            continue
+        written[field.param] = raw  # read once, whether it could be used or not
+        try:
+            st.session_state[field.key] = field.decode(raw)
+            kept(field.key)
+            applied = True
+        except ValueError:
+            bad.append(f"{field.param}={raw}")
+    if bad:
+        st.warning("Ignored settings in the link that this page cannot use: " + ", ".join(bad) + ".")
+    return applied
+
+
+def write_link(fields: list[LinkField], shareable: bool = True) -> None:
+    """Put the widgets' settings into the URL, so a link reproduces the view on the bundled data.
+    An uploaded file cannot travel in a link: then the URL carries none of them and the page says so."""
+    written = st.session_state.setdefault(LINK_WRITTEN, {})
+    for field in fields:
+        value = field.encode(st.session_state.get(field.key)) if shareable else None
+        if value is None:
+            if field.param in st.query_params:
+                del st.query_params[field.param]
+        elif st.query_params.get(field.param) != value:
+            st.query_params[field.param] = value
+        written[field.param] = value
+    if not shareable:
+        st.caption("Links carry settings for the bundled data only: an uploaded file cannot travel in a link.")

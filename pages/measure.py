@@ -21,6 +21,13 @@ _shared.page_header(
     "base answer; local response needs all three; full-support response (τ_full) needs every one of "
     "the 36 cells. A high base accuracy says nothing about the other estimands (paper 000).")
 
+LINK = [_shared.LinkField("source", "measure_source", options=(BUNDLED, UPLOAD)),
+        _shared.LinkField("bootstrap", "measure_boot", "int", low=0, high=20000),
+        _shared.LinkField("seed", "measure_seed", "int", low=0),
+        _shared.LinkField("confidence", "measure_confidence", "float", low=0.8, high=0.99),
+        _shared.LinkField("interval", "measure_interval", options=tuple(INTERVALS))]
+_shared.link_settings(LINK)
+
 src_col, up_col = st.columns([1.2, 2])
 with src_col:
     choice = st.radio("Response log", [BUNDLED, UPLOAD], key=_shared.kept("measure_source"),
@@ -52,6 +59,7 @@ with st.expander("Interval settings"):
     interval = c4.radio("Error bars", list(INTERVALS), key=_shared.kept("measure_interval"),
                         format_func=INTERVALS.get)
 
+_shared.write_link(LINK, shareable=source.bundled)
 view = _cache.measure_log(source.key, n_boot, seed, confidence, interval, source)
 result, pooled = view.result, view.result.pooled
 

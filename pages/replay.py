@@ -30,6 +30,7 @@ _shared.page_header(
 
 labels = {k: f"Bundled: {BUNDLED[k].title}" for k in BUNDLED}
 labels[UPLOAD] = "Upload a labelled CSV"
+_shared.link_settings([_shared.LinkField("dataset", "replay_source", options=tuple(BUNDLED))])
 if st.session_state.get("replay_source") not in RUN_KEYS:
     st.session_state["replay_source"] = DEFAULT_RUN
 src_col, up_col = st.columns([1.2, 2])
@@ -56,6 +57,33 @@ table = source.value
 data_key = source.key if source.bundled else f"upload:{source.key}"
 columns = list(table.columns)
 defaults = table.defaults
+
+def link_fields(style: str | None, dataset: bool = True) -> list:
+    """The settings a link carries for this data (parameters of the chosen style)."""
+    fields = [_shared.LinkField("dataset", "replay_source", options=tuple(BUNDLED))] if dataset else []
+    if not table.is_log:
+        fields += [_shared.LinkField("score", f"score_{data_key}", options=tuple(columns)),
+                   _shared.LinkField("subgroups", f"groups_{data_key}", "list", options=tuple(columns)),
+                   _shared.LinkField("order", f"order_{data_key}", options=(NONE, *columns))]
+    fields += [_shared.LinkField("style", f"style_{data_key}", options=tuple(STYLES)),
+               _shared.LinkField("model_process", "replay_model_process", options=tuple(MODEL_PROCESSES)),
+               _shared.LinkField("auditor_process", "replay_auditor_process", options=tuple(AUDITOR_PROCESSES))]
+    if style:
+        fields += [_shared.LinkField(name, f"{prefix}_{style}", kind, low=low, high=high)
+                   for name, prefix, kind, low, high in (("q", "q", "float", 0.01, 0.99),
+                                                         ("alpha", "alpha", "float", 0.001, 0.5),
+                                                         ("m", "m", "int", 1, 1000),
+                                                         ("q_mod", "qmod", "float", 0.01, 0.99),
+                                                         ("q_aud", "qaud", "float", 0.01, 0.99),
+                                                         ("eta", "eta", "float", 0.01, 2.0))]
+    return fields
+
+
+if source.bundled:
+    _shared.link_settings(link_fields(None, dataset=False))
+    linked_style = st.session_state.get(f"style_{data_key}")
+    if linked_style in STYLES:
+        _shared.link_settings(link_fields(linked_style, dataset=False)[-6:])
 
 with st.expander("Columns and parameters", expanded=not source.bundled or bool(table.pending)):
     c1, c2, c3, c4 = st.columns(4)
@@ -136,6 +164,8 @@ if labels is not None and labels.needs_mapping and not labels.too_many:
 elif labels is not None and labels.too_many:
     st.caption(f"{score_col} has more than {len(labels.labels)} distinct text values: it is not a label column. "
                + ACCEPTED_SCORES)
+
+_shared.write_link(link_fields(style), shareable=source.bundled and choice != UPLOAD)
 
 try:
     params = AuditParams.for_style(style, q=q, alpha=alpha, m=m, delta=round(q - q_mod, 10),

@@ -24,6 +24,13 @@ _shared.page_header(
     "the row's strategy and stops when the dual test decides or the budget runs out. Rates are "
     "shares of replicates; stopping time = cases annotated until the decision.")
 
+LINK = [_shared.LinkField("mode", "sim_mode", options=("power", "null")),
+        _shared.LinkField("pool", "sim_pool", options=tuple(BUNDLED_POOLS)),
+        _shared.LinkField("replicates", "sim_replicates", "int", low=2, high=500),
+        _shared.LinkField("seed", "sim_seed", "int", low=0, high=2**31 - 1),
+        _shared.LinkField("alpha", "sim_alpha", "float", low=0.001, high=0.5)]
+_shared.link_settings(LINK)
+
 top1, top2 = st.columns([1.4, 1])
 with top1:
     mode = st.radio("Mode", ["power", "null"], horizontal=True, key=_shared.kept("sim_mode"),
@@ -41,20 +48,29 @@ with top2:
 style = BUNDLED[pool_key].style
 rows_available = paper_rows(style)
 defaults = paper_params(style)
+# Budget and q default to the pool's style, so their widgets are kept per style.
+LINK += [_shared.LinkField("budget", f"sim_budget_{style}", "int", low=10, high=2000),
+         _shared.LinkField("q", f"sim_q_{style}", "float", low=0.5, high=0.99)]
+_shared.link_settings(LINK[-2:])
 
 with st.form("simulation"):
     c2, c3, c4, c5, c6 = st.columns(5)
     replicates = int(c2.number_input("Replicates", 2, 500, 40 if mode == "null" else 20, 1,
+                                     key=_shared.kept("sim_replicates"),
                                      help="Independent repetitions per row (the paper uses 40–100)."))
-    budget = int(c3.number_input("Budget", 10, 2000, defaults.budget, 10,
+    budget = int(c3.number_input("Budget", 10, 2000, defaults.budget, 10, key=_shared.kept(f"sim_budget_{style}"),
                                  help="Maximum cases annotated in one audit."))
-    seed = int(c4.number_input("Seed", 0, 2**31 - 1, 0, 1, help="Same seed, same results."))
-    alpha = c5.number_input("α", 0.001, 0.5, defaults.alpha, 0.005, format="%.3f",
+    seed = int(c4.number_input("Seed", 0, 2**31 - 1, 0, 1, key=_shared.kept("sim_seed"),
+                               help="Same seed, same results."))
+    alpha = c5.number_input("α", 0.001, 0.5, defaults.alpha, 0.005, format="%.3f", key=_shared.kept("sim_alpha"),
                             help="Level of both tests: a test stops when its e-value reaches 1/α.")
-    q = c6.number_input("q (threshold)", 0.5, 0.99, float(defaults.q), 0.01,
+    q = c6.number_input("q (threshold)", 0.5, 0.99, float(defaults.q), 0.01, key=_shared.kept(f"sim_q_{style}"),
                         help="A subgroup below q is a failure mode.")
     labels = [row_label(*r) for r in rows_available]
+    if any(v not in labels for v in st.session_state.get(f"sim_rows_{style}", [])):
+        del st.session_state[f"sim_rows_{style}"]
     chosen = st.multiselect("Rows (sampling strategy · e-process)", labels, default=labels,
+                            key=_shared.kept(f"sim_rows_{style}"),
                             help="The seven method rows of the paper (SDoH uses the informed prior "
                                  "instead of the oracle).")
     run = st.form_submit_button("Run simulation", type="primary", icon=":material/play_arrow:")
@@ -78,6 +94,7 @@ if run:
         except InputError as exc:
             _shared.show_input_error(exc, "these settings", "The last result stays below.")
 
+_shared.write_link(LINK)
 view = st.session_state.get(RESULT_KEY)
 if view is None:
     st.info("Choose settings and press **Run simulation**. A study of 7 rows × 20 replicates takes "

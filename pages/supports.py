@@ -34,6 +34,14 @@ axes = list(pc.axes)
 if st.session_state.get("syn_estimand") not in estimands:
     st.session_state["syn_estimand"] = (st.session_state.get("estimand") if st.session_state.get("estimand")
                                         in estimands else estimands[0])
+LINK = [_shared.LinkField("estimand", "syn_estimand", options=tuple(estimands)),
+        _shared.LinkField("costs", "syn_mode", options=("axis", "cell")),
+        _shared.LinkField("axis", "syn_axis", options=tuple(axes)),
+        *[_shared.LinkField(f"ratio_{a}", f"syn_ratio_{a}", "float", low=1.0, high=10.0) for a in axes],
+        _shared.LinkField("time_limit", "syn_time", "float", low=0.5, high=600.0),
+        _shared.LinkField("must", "syn_must", "list", options=tuple(pc.cells)),
+        _shared.LinkField("exclude", "syn_exclude", "list", options=tuple(pc.cells))]
+from_link = policy.bundled and _shared.link_settings(LINK)
 # Editors cannot be restored through session state: they start from the last submitted values.
 last = st.session_state.get(REQUEST_KEY)
 last_costs = dict(last[1]) if last and last[0] == policy.key else {}
@@ -77,8 +85,11 @@ if mode == "axis":
 else:
     cost = tuple(sorted(zip(cell_costs["cell"], cell_costs["cost"].astype(float))))
 request = (policy.key, cost, estimand, tuple(must), tuple(exclude), float(time_limit))
-if submitted or last is None or last[0] != policy.key:
+if submitted or from_link or last is None or last[0] != policy.key:
     st.session_state[REQUEST_KEY] = request
+_shared.write_link([f for f in LINK if f.key in st.session_state], shareable=policy.bundled)
+if mode == "cell":
+    st.caption("Per-cell costs stay in this session; a link carries the per-axis costs only.")
 _, cost, estimand, must, exclude, time_limit = st.session_state[REQUEST_KEY]
 if st.session_state[REQUEST_KEY] != request:
     st.caption("The result below is for the last solved settings; press **Solve** to use the form's.")
