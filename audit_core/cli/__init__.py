@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "audit_core.cli.simulate_cmd",
     "audit_core.cli.measure_cmd",
     "audit_core.cli.report_cmd",
+    "audit_core.cli.audit_cmd",
 )
 
 

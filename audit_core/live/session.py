@@ -96,7 +96,7 @@ class LiveStatus:
 
     ``n``: counted labels; ``n_heldout``: held-out labels (pre-learned); ``log_e_model`` /
     ``log_e_auditor``: current log e-values of the model's and the auditor's process (``process``
-    / ``auditor_process``); ``log_threshold``: -log(alpha); ``decision`` / ``stop``: the dual
+    / ``auditor_process``; -inf for a changepoint process before its first score, None in JSON); ``log_threshold``: -log(alpha); ``decision`` / ``stop``: the dual
     decision and its 1-based step (None while inconclusive); ``stopped``: no more labels are
     taken (a crossing or the budget); ``exhausted``: no case left to propose; ``pending``: case
     ids proposed and not labelled; ``can_undo``: the last label may still be undone.
@@ -126,7 +126,8 @@ class LiveStatus:
     def to_dict(self) -> dict:
         return {"audit_id": self.audit_id, "strategy": self.strategy, "process": self.process,
                 "auditor_process": self.auditor_process, "n": self.n, "n_heldout": self.n_heldout,
-                "budget": self.budget, "log_e_model": self.log_e_model, "log_e_auditor": self.log_e_auditor,
+                "budget": self.budget, "log_e_model": _finite(self.log_e_model),
+                "log_e_auditor": _finite(self.log_e_auditor),
                 "log_threshold": self.log_threshold, "decision": self.decision, "stop": self.stop,
                 "stopped": self.stopped, "exhausted": self.exhausted, "done": self.done,
                 "pending": list(self.pending), "can_undo": self.can_undo}
@@ -304,6 +305,13 @@ class LiveAudit:
                             text=str(self.data.frame[text_col].iloc[row]) if text_col else None,
                             annotator=claim.annotator, counted=claim.proposal.counted, batch=claim.batch)
 
+    def _room(self, state: _State) -> bool:
+        """A new proposal may be made: not stopped, budget left after the pending counted cases,
+        and the sampler needs no outstanding label first."""
+        counted_pending = sum(1 for c in state.pending.values() if c.proposal.counted)
+        return (not state.test.stopped and state.test.t + counted_pending < self.params.budget
+                and state.sampler.ready)
+
     # -- writes -----------------------------------------------------------------------------
     def _write(self, action):
         """Run ``action(state)`` inside one write transaction on the caught-up state."""
@@ -331,10 +339,7 @@ class LiveAudit:
             number = store.next_batch_number(self.conn, self.audit_id)
             made = []
             for _ in range(int(batch)):
-                counted_pending = sum(1 for c in state.pending.values() if c.proposal.counted)
-                if state.test.stopped or state.test.t + counted_pending >= self.params.budget:
-                    break
-                if not state.sampler.ready:
+                if not self._room(state):
                     break
                 proposal = state.sampler.select()
                 if proposal is None:
@@ -390,6 +395,23 @@ class LiveAudit:
         result = self._write(cancel)
         self._state = None    # the sampler cannot forget a label: replay without it
         return result
+
+    def preview(self, annotator: str = DEFAULT_ANNOTATOR) -> tuple[tuple[LiveProposal, ...], bool]:
+        """(cases, claimed): the annotator's pending cases (claimed), else the case ``next`` would
+        propose now, computed from the same state but not claimed or logged (so the last label
+        can still be undone). None is proposed once the audit has stopped or has no case left."""
+        annotator = _annotator(annotator)
+        state = self._current()
+        mine = tuple(self._proposal(r, c) for r, c in state.pending.items() if c.annotator == annotator)
+        if mine:
+            return mine, True
+        if not self._room(state):
+            return (), False
+        proposal = state.sampler.select()
+        self._state = None       # the select advanced the sampler: the next use replays the log
+        if proposal is None:
+            return (), False
+        return (self._proposal(proposal.index, _Pending(proposal, annotator, 0)),), False
 
     def truth(self, case_id: str) -> float:
         """The truth column's value of a case (only for audits created with ``truth``)."""
