@@ -23,6 +23,7 @@ PAGES = {
     "Adaptive auditing": [
         st.Page("pages/replay.py", title="Replay", icon=":material/replay:", url_path="replay-run"),
         st.Page("pages/simulate.py", title="Simulate", icon=":material/casino:", url_path="simulation"),
+        st.Page("pages/live_audit.py", title="Live audit", icon=":material/fact_check:", url_path="live"),
     ],
     "Share": [
         st.Page("pages/report.py", title="Report", icon=":material/description:", url_path="audit-report"),
