@@ -381,7 +381,12 @@ class LiveAudit:
         return self._write(record)
 
     def undo(self, annotator: str = DEFAULT_ANNOTATOR) -> LabelRecord:
-        """Undo the last label (allowed only before the next proposal); returns the undone label."""
+        """Undo the last label (allowed only before the next proposal); returns the undone label.
+
+        The case is pending again. After a batch, labels can be undone one after another, last
+        first, as long as no case was proposed after the label being undone: no proposal ever
+        depended on a label that no longer exists.
+        """
         annotator = _annotator(annotator)
 
         def cancel(state: _State) -> LabelRecord:

@@ -212,3 +212,17 @@ def test_prelearned_asks_for_the_heldout_labels_first(tmp_path):
     audit.label(first[-1].case_id, audit.truth(first[-1].case_id), "ann")
     (p,) = audit.next("other")
     assert p.phase == "subset" and p.counted and audit.status().n_heldout == 30 and audit.status().n == 0
+
+
+def test_labels_of_a_batch_can_be_undone_last_first_until_a_proposal_follows(tmp_path):
+    audit = LiveAudit.create(workspace(tmp_path), "gpqa:large", "adaptive", "LR", seed=9, params=GPQA,
+                             truth="correct")
+    label_to_end(audit, limit=2)
+    first, second = audit.next("ann", batch=2)
+    audit.label(first.case_id, 1.0, "ann")
+    audit.label(second.case_id, 0.0, "ann")
+    assert audit.undo().case_id == second.case_id
+    assert audit.undo().case_id == first.case_id              # no proposal came after either label
+    with pytest.raises(InputError, match="nothing to undo"):   # the label before the batch had one after it
+        audit.undo()
+    assert audit.status().n == 2 and set(audit.status().pending) == {first.case_id, second.case_id}
