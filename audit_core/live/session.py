@@ -175,9 +175,9 @@ class LiveAudit:
         self.strategy, self.process, self.seed = row["strategy"], row["process"], int(row["seed"])
         self.params = AuditParams(**row["params"])
         self.config = AuditorConfig(**row["config"])
-        self.pool, self.data = build_live_pool(row["content"], row["pool_name"], self.roles)
         if sha256(row["content"]) != row["sha256"]:
             raise InputError(f"audit {self.audit_id}: the stored pool does not match its checksum")
+        self.pool, self.data = build_live_pool(row["content"], row["pool_name"], self.roles)
         self.row_of = {str(c): i for i, c in enumerate(self.pool.case_ids)}
         self._state: _State | None = None
 
