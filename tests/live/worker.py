@@ -29,6 +29,9 @@ def main(db: str, audit_id: int, annotator: str, batch: int) -> None:
         for p in proposals:
             audit.label(p.case_id, audit.truth(p.case_id), annotator)
             print(f"ack {p.case_id}", flush=True)
+            # A person pauses between labels. Without any pause one loop takes the write lock back
+            # to back and SQLite's busy handler (which is not fair) can starve the other session.
+            time.sleep(0.02)
     print("done", flush=True)
 
 
