@@ -24,6 +24,7 @@ PAGES = {
     "Adaptive auditing": [
         st.Page("pages/replay.py", title="Replay", icon=":material/replay:", url_path="replay-run"),
         st.Page("pages/simulate.py", title="Simulate", icon=":material/casino:", url_path="simulation"),
+        st.Page("pages/live_audit.py", title="Live audit", icon=":material/fact_check:", url_path="live-audit"),
         st.Page("pages/plan.py", title="Audit planner", icon=":material/event_note:", url_path="audit-planner"),
         st.Page("pages/compare.py", title="Compare two runs", icon=":material/compare_arrows:",
                 url_path="compare-runs"),

@@ -3,7 +3,8 @@
 * :mod:`.pool`: the population an auditor samples from (:func:`load_pool`).
 * :mod:`.model`: the online accuracy model of the adaptive auditor.
 * :mod:`.strategies`: stratified, pre-learned, oracle, informed prior and adaptive sampling, in
-  scenario (a) pool / (b) bank, and :func:`run_audit` (one audit through the streaming DualTest).
+  scenario (a) pool / (b) bank, one :class:`Sampler` per strategy (``select`` / ``observe``), and
+  :func:`run_audit` (one audit: a sampler through the streaming DualTest).
 * :mod:`.study`: :func:`run_study` (rows x replicates, seeded, parallel) and the sampling-frequency
   analysis of the SDoH study.
 """
@@ -11,8 +12,8 @@
 from audit_core.auditing.model import NeuralEnsemble, OnlineEnsemble, RefitEnsemble
 from audit_core.auditing.pool import BUNDLED_POOLS, Pool, build_pool, load_pool
 from audit_core.auditing.strategies import (
-    AUDITOR_FOR, LEARNERS, PAPER_ROWS, SCENARIOS, SDOH_PAPER_ROWS, STRATEGY_NAMES, AuditorConfig, AuditRun,
-    draw_labels, paper_rows, run_audit,
+    AUDITOR_FOR, LEARNERS, PAPER_ROWS, SAMPLERS, SCENARIOS, SDOH_PAPER_ROWS, STRATEGY_NAMES, AuditorConfig,
+    AuditRun, Proposal, Sampler, draw_labels, make_sampler, paper_rows, run_audit, simulated_label,
 )
 from audit_core.auditing.study import (
     GPQA_STUDY_N_INIT, GPQA_STUDY_POOLS, Study, paper_params, replicate_seeds, run_paper_studies, run_study,
@@ -22,6 +23,6 @@ from audit_core.auditing.study import (
 __all__ = [
     "AUDITOR_FOR", "AuditRun", "GPQA_STUDY_N_INIT", "GPQA_STUDY_POOLS", "paper_params", "run_paper_studies", "AuditorConfig", "BUNDLED_POOLS", "LEARNERS", "NeuralEnsemble", "OnlineEnsemble", "PAPER_ROWS", "Pool",
     "RefitEnsemble", "SCENARIOS", "SDOH_PAPER_ROWS", "STRATEGY_NAMES", "Study", "build_pool",
-    "draw_labels", "load_pool", "paper_rows", "replicate_seeds", "run_audit", "run_study",
+    "draw_labels", "load_pool", "make_sampler", "Proposal", "Sampler", "SAMPLERS", "simulated_label", "paper_rows", "replicate_seeds", "run_audit", "run_study",
     "sampling_frequency_vs_accuracy", "summarise",
 ]

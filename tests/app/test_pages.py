@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 from audit_core.identify import frozen_policy_class, identify
 
 PAGES = ["pages/explorer.py", "pages/supports.py", "pages/measure.py", "pages/replay.py", "pages/simulate.py",
-         "pages/plan.py", "pages/compare.py", "pages/report.py"]
+         "pages/plan.py", "pages/compare.py", "pages/live_audit.py", "pages/report.py"]
 COMPONENTS = ("target", "sham", "readout", "mapping")
 TIMEOUT = 90
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

@@ -49,3 +49,13 @@ def test_neural_baseline_learns_the_same_region():
         model.update(int(i), float(rng.random() < p[i]))
     mean, spread = model.predict()
     assert mean[bad].mean() < mean[~bad].mean() - 0.3 and (spread > 0).all()
+
+
+def test_scoring_many_rows_is_bitwise_the_gathered_definition():
+    rng = np.random.default_rng(3)
+    model = OnlineEnsemble(rng.standard_normal((2000, 6)), rng, prior=0.85)
+    for i in range(25):
+        model.update(i, float(rng.random() < 0.7))
+    for rows in (np.arange(30, 2000), rng.choice(2000, 400, replace=False), np.array([5, 17]), np.arange(2000)):
+        gathered = model.prior + np.einsum("knd,kd->kn", model.phi[:, rows, :], model.theta)
+        np.testing.assert_array_equal(model.predict_members(rows), gathered)

@@ -1,0 +1,223 @@
+"""``audit``: live adaptive audits stored in a workspace database (issue 10).
+
+    python -m audit_core audit new --pool FILE|KEY [--style gpqa|sdoh] [--strategy adaptive] [--seed S] [--db PATH]
+    python -m audit_core audit next --audit ID [--batch K] [--annotator NAME]
+    python -m audit_core audit label --audit ID CASE_ID SCORE [--annotator NAME]
+    python -m audit_core audit undo --audit ID
+    python -m audit_core audit status --audit ID
+    python -m audit_core audit list
+    python -m audit_core audit export --audit ID --out FILE.csv
+
+The database is ``--db PATH``, else ``audits.sqlite`` in ``$AUDIT_HOME`` (default
+``~/.audit_workbench``). ``next`` claims the case(s) for the annotator (offered again until
+labelled). ``label`` records a score (0/1 or graded in [0, 1]) and shows the next case without
+claiming it, so ``undo`` can still take the label back. Exit 0 success, 2 bad input (a case id not
+in the pool, already labelled or not proposed, a bad score, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
+from audit_core.cli import emit
+from audit_core.errors import InputError
+from audit_core.live import LiveAudit, connect, export_csv, list_audits
+from audit_core.live.session import DEFAULT_ANNOTATOR
+from audit_core.sequential import MODEL_PROCESSES
+from audit_core.sequential.params import STYLES
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def _common(parser, audit: bool = True) -> None:
+    parser.add_argument("--db", metavar="PATH", help="workspace database (default: $AUDIT_HOME/audits.sqlite)")
+    if audit:
+        parser.add_argument("--audit", type=int, required=True, metavar="ID", help="audit id (see `audit list`)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _annotator(parser) -> None:
+    parser.add_argument("--annotator", default=os.environ.get("AUDIT_ANNOTATOR") or DEFAULT_ANNOTATOR,
+                        metavar="NAME", help="who labels (default $AUDIT_ANNOTATOR, else 'annotator')")
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("audit", help="live adaptive audits: propose, label, undo, status, export",
+                                   description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="audit_command", metavar="ACTION", required=True,
+                                     parser_class=type(parser))
+    new = commands.add_parser("new", help="create an audit of a pool; prints its audit_id")
+    new.add_argument("--pool", required=True, metavar="FILE|KEY", help="pool CSV or bundled key (gpqa:large, sdoh, ...)")
+    new.add_argument("--style", choices=STYLES, help="parameter defaults (default: the pool's, else gpqa)")
+    new.add_argument("--strategy", choices=STRATEGY_NAMES, default="adaptive", help="default adaptive")
+    new.add_argument("--process", choices=MODEL_PROCESSES, default="SR-LR-UI", help="model e-process (default SR-LR-UI)")
+    new.add_argument("--seed", type=int, default=0, help="strategy seed (default 0)")
+    for flag, kind, text in (("--q", float, "performance threshold q"), ("--alpha", float, "level alpha"),
+                             ("--m", int, "auditor's budget m"), ("--budget", int, "annotations at most"),
+                             ("--n-init", int, "initial random cases of the adaptive auditor")):
+        new.add_argument(flag, type=kind, help=text)
+    new.add_argument("--score", metavar="COL", help="the pool's score column, if any (never read by the strategy)")
+    new.add_argument("--subgroup", action="append", metavar="COL", help="subgroup column (repeatable)")
+    new.add_argument("--features", metavar="COL,COL", help="feature columns (default: auto-detect)")
+    new.add_argument("--id", metavar="COL", help="case id column (default: auto-detect, else row numbers)")
+    new.add_argument("--text", metavar="COL", help="text shown with a proposed case")
+    new.add_argument("--suspect", action="append", metavar="SUBGROUP", help="suspect subgroup (informed strategy)")
+    new.add_argument("--truth-column", metavar="COL",
+                     help="a column the strategy may read as the truth (oracle; tests of live = simulate)")
+    _common(new, audit=False)
+    new.set_defaults(func=run_new)
+    nxt = commands.add_parser("next", help="the next proposed case(s), or the decision once stopped")
+    nxt.add_argument("--batch", type=_positive, default=1, metavar="K", help="claim K cases at once (default 1)")
+    _annotator(nxt)
+    _common(nxt)
+    nxt.set_defaults(func=run_next)
+    label = commands.add_parser("label", help="record a label; prints the status and the next case")
+    label.add_argument("case_id", metavar="CASE_ID")
+    label.add_argument("score", metavar="SCORE", help="0/1 or a graded score in [0, 1]")
+    _annotator(label)
+    _common(label)
+    label.set_defaults(func=run_label)
+    undo = commands.add_parser("undo", help="undo the last label (only before the next case is proposed)")
+    _annotator(undo)
+    _common(undo)
+    undo.set_defaults(func=run_undo)
+    status = commands.add_parser("status", help="n, log E of each process, decision and stop")
+    _common(status)
+    status.set_defaults(func=run_status)
+    listing = commands.add_parser("list", help="the audits of the workspace")
+    _common(listing, audit=False)
+    listing.set_defaults(func=run_list)
+    export = commands.add_parser("export", help="labelled CSV in the recorded-run format")
+    export.add_argument("--out", required=True, metavar="FILE.csv")
+    _common(export)
+    export.set_defaults(func=run_export)
+
+
+def _open(args) -> LiveAudit:
+    return LiveAudit(connect(args.db), args.audit)
+
+
+def run_new(args) -> int:
+    subgroups = [c.strip() for item in args.subgroup or () for c in item.split(",") if c.strip()] or None
+    features = [c.strip() for c in args.features.split(",") if c.strip()] if args.features else None
+    roles = {"score": args.score, "subgroups": subgroups, "features": features, "id": args.id, "text": args.text,
+             "suspects": list(args.suspect) if args.suspect else None}
+    config = AuditorConfig(suspects=tuple(args.suspect)) if args.suspect else None
+    try:
+        audit = LiveAudit.create(connect(args.db), args.pool, strategy=args.strategy, process=args.process,
+                                 seed=args.seed, style=args.style, config=config, roles=roles,
+                                 truth=args.truth_column, q=args.q, alpha=args.alpha, m=args.m,
+                                 budget=args.budget, n_init=args.n_init)
+    except InputError as exc:
+        if "truth column" in str(exc):
+            raise InputError(f"{exc} (--truth-column COL)") from None
+        raise
+    payload = audit.to_dict()
+    emit(payload, args.json, lambda p: (f"audit_id {p['audit_id']}: {p['strategy']} / {p['process']} on "
+                                        f"{p['pool']} (seed {p['seed']}, q {p['params']['q']}, "
+                                        f"budget {p['params']['budget']})"))
+    return 0
+
+
+def _status_lines(status: dict) -> list[str]:
+    stop = f" at step {status['stop']}" if status["stop"] else ""
+    log_e = {k: "-inf" if status[k] is None else f"{status[k]:.3f}" for k in ("log_e_model", "log_e_auditor")}
+    lines = [f"audit {status['audit_id']}: {status['decision'].upper()}{stop}; n = {status['n']} of "
+             f"{status['budget']}" + (f" (+{status['n_heldout']} held out)" if status["n_heldout"] else ""),
+             f"  log E {status['process']} = {log_e['log_e_model']}, {status['auditor_process']} = "
+             f"{log_e['log_e_auditor']} (threshold {status['log_threshold']:.3f})"]
+    if status["pending"]:
+        lines.append(f"  pending: {', '.join(status['pending'][:10])}" + (" ..." if len(status["pending"]) > 10 else ""))
+    if status["done"]:
+        lines.append("  the audit is over" + (" (no case left)" if not status["stopped"] else ""))
+    return lines
+
+
+def _case_lines(cases: list[dict], heading: str) -> list[str]:
+    lines = [heading] if cases else []
+    for case in cases:
+        predicted = "" if case["predicted"] is None else f", predicted {case['predicted']:.3f}"
+        lines.append(f"  {case['case_id']}  [{case['subgroup']}]  ({case['phase']}{predicted})")
+        if case["text"]:
+            lines.append(f"      {case['text'][:160]}")
+    return lines
+
+
+def run_next(args) -> int:
+    audit = _open(args)
+    cases = [p.to_dict() for p in audit.next(args.annotator, batch=args.batch)]
+    payload = {"audit_id": audit.audit_id, "cases": cases, "status": audit.status().to_dict()}
+
+    def text(p: dict) -> str:
+        if p["cases"]:
+            return "\n".join(_case_lines(p["cases"], f"proposed to {args.annotator}:"))
+        why = "" if p["status"]["done"] else "\n  (nothing new until pending labels come in)"
+        return "\n".join(_status_lines(p["status"])) + why
+
+    emit(payload, args.json, text)
+    return 0
+
+
+def run_label(args) -> int:
+    audit = _open(args)
+    record = audit.label(args.case_id, args.score, args.annotator)
+    status = audit.status().to_dict()
+    upcoming, claimed = audit.preview(args.annotator)
+    payload = {"audit_id": audit.audit_id, "labelled": {"case_id": record.case_id, "score": record.score,
+                                                         "annotator": record.annotator, "step": record.step},
+               "status": status, "next": [p.to_dict() for p in upcoming], "next_claimed": claimed}
+
+    def text(p: dict) -> str:
+        lines = [f"labelled {p['labelled']['case_id']} = {p['labelled']['score']:g}"] + _status_lines(p["status"])
+        heading = "next (yours):" if p["next_claimed"] else "next (claim it with `audit next`):"
+        return "\n".join(lines + _case_lines(p["next"], heading))
+
+    emit(payload, args.json, text)
+    return 0
+
+
+def run_undo(args) -> int:
+    audit = _open(args)
+    record = audit.undo(args.annotator)
+    payload = {"audit_id": audit.audit_id, "undone": {"case_id": record.case_id, "score": record.score,
+                                                       "annotator": record.annotator},
+               "status": audit.status().to_dict()}
+    emit(payload, args.json, lambda p: "\n".join(
+        [f"undone: {p['undone']['case_id']} = {p['undone']['score']:g} (pending again)"] + _status_lines(p["status"])))
+    return 0
+
+
+def run_status(args) -> int:
+    audit = _open(args)
+    payload = {**audit.status().to_dict(), "audit": audit.to_dict()}
+    emit(payload, args.json, lambda p: "\n".join(_status_lines(p)))
+    return 0
+
+
+def run_list(args) -> int:
+    audits = list_audits(connect(args.db))
+
+    def text(rows: dict) -> str:
+        if not rows["audits"]:
+            return "no audits in this workspace (create one with `audit new --pool FILE`)"
+        return "\n".join(f"{a['audit_id']:>4}  {a['strategy']:<12}{a['process']:<10}{a['labels']:>5} labels  "
+                         f"{a['pool']}  ({a['created']})" for a in rows["audits"])
+
+    emit({"audits": audits}, args.json, text)
+    return 0
+
+
+def run_export(args) -> int:
+    result = export_csv(_open(args), args.out)
+    emit(result.to_dict(), args.json, lambda p: f"wrote {p['n']} labelled cases to {p['path']}")
+    return 0

@@ -1,0 +1,476 @@
+"""Live adaptive audits (issue 10): the strategy proposes, a person labels, the dual test updates.
+
+The state of an audit is never stored, only its events; :class:`LiveAudit` rebuilds it by
+replaying the event log through a fresh sampler seeded with the audit's seed:
+
+* ``proposed`` → ``sampler.select()``; the case it returns must be the case recorded (a mismatch
+  means the pool or the code changed and is reported, never papered over);
+* ``labelled`` → ``sampler.observe(case, y)`` and, for a counted case, ``DualTest.update(y)``;
+* ``undone`` cancels the last label, which had no proposal after it, so the replay simply skips the
+  pair: the case is pending again, and the sampler state is the one before that label.
+
+Validity. A proposal is made from the sampler state after exactly the labels logged before it,
+so it depends only on labels received before it (the e-processes stay valid: the strategy is
+predictable). A batch of k proposals is k selects in one write transaction with no label between
+them. Each proposal is claimed in the same transaction that appends it (``BEGIN IMMEDIATE``), and
+a pending case is out of the sampler's candidates, so two sessions are never given the same case.
+With one annotator, batches of one and the labels of a column, the log is
+select, label, select, label, ... which is literally :func:`~audit_core.auditing.run_audit`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sqlite3
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from audit_core.auditing.strategies import (
+    AUDITOR_FOR, STRATEGY_NAMES, AuditorConfig, Proposal, check_row, make_sampler,
+)
+from audit_core.auditing.study import paper_params
+from audit_core.errors import InputError
+from audit_core.live import store
+from audit_core.live.pool import build_live_pool, pool_source, resolve_roles, sha256
+from audit_core.sequential import AuditParams, DualTest
+
+LIVE_STRATEGIES = tuple(s for s in STRATEGY_NAMES if s != "oracle")  # the oracle needs the truth
+DEFAULT_ANNOTATOR = "annotator"
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
+
+
+@dataclass(frozen=True)
+class LiveProposal:
+    """A case proposed to an annotator.
+
+    ``case_id`` / ``row``: the case and its pool row; ``phase``: why the strategy chose it
+    (``init``, ``explore``, ``exploit``, ``ucb``, ``stratum``, ``target``, ``subset``, ``heldout``);
+    ``predicted``: the auditor's predicted accuracy (None without a model); ``subgroup``: its
+    stratum; ``text``: the text column's value (None without one); ``annotator``: who claimed it;
+    ``counted``: whether its label enters the dual test (held-out cases of the pre-learned model
+    do not); ``batch``: the proposal batch number.
+    """
+
+    case_id: str
+    row: int
+    phase: str
+    predicted: float | None
+    subgroup: str
+    text: str | None
+    annotator: str
+    counted: bool
+    batch: int
+
+    def to_dict(self) -> dict:
+        return {"case_id": self.case_id, "row": self.row, "phase": self.phase, "predicted": self.predicted,
+                "subgroup": self.subgroup, "text": self.text, "annotator": self.annotator,
+                "counted": self.counted, "batch": self.batch}
+
+
+@dataclass(frozen=True)
+class LabelRecord:
+    """One label in the order received: ``step`` is its 1-based position among counted labels
+    (None for a held-out label); ``log_e_model`` / ``log_e_auditor`` after it (NaN if held out)."""
+
+    case_id: str
+    row: int
+    score: float
+    annotator: str
+    ts: str
+    phase: str
+    predicted: float
+    counted: bool
+    step: int | None
+    log_e_model: float
+    log_e_auditor: float
+
+
+@dataclass(frozen=True, repr=False)
+class LiveStatus:
+    """Where an audit stands.
+
+    ``n``: counted labels; ``n_heldout``: held-out labels (pre-learned); ``log_e_model`` /
+    ``log_e_auditor``: current log e-values of the model's and the auditor's process (``process``
+    / ``auditor_process``; -inf for a changepoint process before its first score, None in JSON); ``log_threshold``: -log(alpha); ``decision`` / ``stop``: the dual
+    decision and its 1-based step (None while inconclusive); ``stopped``: no more labels are
+    taken (a crossing or the budget); ``exhausted``: no case left to propose; ``pending``: case
+    ids proposed and not labelled; ``can_undo``: the last label may still be undone.
+    """
+
+    audit_id: int
+    strategy: str
+    process: str
+    auditor_process: str
+    n: int
+    n_heldout: int
+    budget: int
+    log_e_model: float
+    log_e_auditor: float
+    log_threshold: float
+    decision: str
+    stop: int | None
+    stopped: bool
+    exhausted: bool
+    pending: tuple[str, ...]
+    can_undo: bool
+
+    @property
+    def done(self) -> bool:
+        return self.stopped or (self.exhausted and not self.pending)
+
+    def to_dict(self) -> dict:
+        return {"audit_id": self.audit_id, "strategy": self.strategy, "process": self.process,
+                "auditor_process": self.auditor_process, "n": self.n, "n_heldout": self.n_heldout,
+                "budget": self.budget, "log_e_model": _finite(self.log_e_model),
+                "log_e_auditor": _finite(self.log_e_auditor),
+                "log_threshold": self.log_threshold, "decision": self.decision, "stop": self.stop,
+                "stopped": self.stopped, "exhausted": self.exhausted, "done": self.done,
+                "pending": list(self.pending), "can_undo": self.can_undo}
+
+    def __repr__(self) -> str:
+        return (f"LiveStatus(audit {self.audit_id}, n={self.n}, decision={self.decision!r}, stop={self.stop}, "
+                f"pending={len(self.pending)})")
+
+
+@dataclass
+class _Pending:
+    proposal: Proposal
+    annotator: str
+    batch: int
+
+
+@dataclass
+class _State:
+    """The audit's state after a prefix of its event log (rebuilt, never stored)."""
+
+    sampler: object
+    test: DualTest
+    pending: dict = field(default_factory=dict)      # row -> _Pending, in proposal order
+    labels: list = field(default_factory=list)       # LabelRecord, in the order received
+    labelled: dict = field(default_factory=dict)     # row -> LabelRecord
+    last_event: int = 0
+    can_undo: bool = False
+
+
+class LiveAudit:
+    """An open live audit on a workspace connection (see the module doc).
+
+    ``audit_id``, ``pool`` (what the strategy sees), ``data`` (the pool table), ``params`` (as
+    created), ``test_params`` (the dual test's: the oracle's fixed alternative moves), ``strategy``,
+    ``process``, ``seed``, ``config``. Every write re-reads the log inside its transaction, so
+    several LiveAudit objects (threads, processes, browser sessions) can work on one audit.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, audit_id: int) -> None:
+        row = store.audit_row(conn, audit_id)
+        self.conn = conn
+        self.audit_id = int(row["id"])
+        self.pool_spec, self.created = row["pool_spec"], row["created"]
+        self.roles = row["roles"]
+        self.strategy, self.process, self.seed = row["strategy"], row["process"], int(row["seed"])
+        self.params = AuditParams(**row["params"])
+        self.config = AuditorConfig(**row["config"])
+        if sha256(row["content"]) != row["sha256"]:
+            raise InputError(f"audit {self.audit_id}: the stored pool does not match its checksum")
+        self.pool, self.data = build_live_pool(row["content"], row["pool_name"], self.roles)
+        self.row_of = {str(c): i for i, c in enumerate(self.pool.case_ids)}
+        self._state: _State | None = None
+
+    # -- creation ---------------------------------------------------------------------------
+    @classmethod
+    def create(cls, conn: sqlite3.Connection, pool: str, strategy: str = "adaptive", process: str = "SR-LR-UI",
+               seed: int = 0, style: str | None = None, params: AuditParams | None = None,
+               config: AuditorConfig | None = None, roles: dict | None = None, truth: str | None = None,
+               content: bytes | None = None, **overrides) -> "LiveAudit":
+        """Store a new audit of ``pool`` (bundled key or CSV path; ``content``: uploaded bytes).
+
+        ``params`` default to :func:`~audit_core.auditing.study.paper_params` of ``style`` (the
+        bundled pool's, else ``gpqa``) with ``overrides``; ``roles``: column roles (``score``,
+        ``subgroups``, ``id``, ``text``, ``features``, ``suspects``; auto-detected if absent);
+        ``truth``: a column the strategy may read as the truth (oracle, tests).
+        """
+        check_row(strategy, process)
+        if strategy == "oracle" and truth is None:
+            raise InputError("strategy oracle: it knows the true accuracy, so it needs a truth column")
+        name, data, base_roles = pool_source(pool, content)
+        given = {**base_roles, **{k: v for k, v in (roles or {}).items() if v is not None}}
+        resolved = resolve_roles(data, name, given, truth)
+        resolved["style"] = style or resolved.get("style") or "gpqa"
+        config = config or AuditorConfig(suspects=tuple(resolved["suspects"]) or None)
+        if config.scenario != "pool" or config.prediction_alternative:
+            raise InputError("live audits: only scenario 'pool' without the prediction alternative (its "
+                             "bets are not in the recorded-run format, so a replay could not repeat them)")
+        params = params or paper_params(resolved["style"], **overrides)
+        live_pool, _ = build_live_pool(data, name, resolved)
+        make_sampler(strategy, live_pool, params, seed, config, process)   # fail now on bad suspects etc.
+        with store.write_transaction(conn):
+            pool_id = store.store_pool(conn, name, data, sha256(data))
+            audit_id = store.insert_audit(conn, pool_id, pool, resolved, params.to_dict(), strategy, process,
+                                          int(seed), config.to_dict())
+        return cls(conn, audit_id)
+
+    @classmethod
+    def open(cls, db=None, audit_id: int = 0) -> "LiveAudit":
+        return cls(store.connect(db), audit_id)
+
+    # -- state ------------------------------------------------------------------------------
+    def _fresh_state(self) -> _State:
+        sampler = make_sampler(self.strategy, self.pool, self.params, self.seed, self.config, self.process)
+        test = DualTest(sampler.test_params, model_process=self.process, auditor_process=AUDITOR_FOR[self.process])
+        return _State(sampler=sampler, test=test)
+
+    @property
+    def test_params(self) -> AuditParams:
+        return self._current().sampler.test_params
+
+    def _current(self) -> _State:
+        """Catch up with the log (a full replay when an undo arrived since the last look)."""
+        new = store.read_events(self.conn, self.audit_id, self._state.last_event if self._state else 0)
+        last = new[-1].id if new else None
+        if self._state is None or any(e.kind == "undone" for e in new):
+            events = store.read_events(self.conn, self.audit_id)
+            self._state, new = self._fresh_state(), _effective(events)
+            last = events[-1].id if events else 0
+        try:
+            for event in new:
+                self._apply(self._state, event)
+        except BaseException:
+            self._state = None
+            raise
+        if last is not None:
+            self._state.last_event = last
+        return self._state
+
+    def _apply(self, state: _State, event: store.Event) -> None:
+        row = self.row_of.get(event.case_id)
+        if event.kind == "proposed":
+            proposal = state.sampler.select()
+            if proposal is None or proposal.index != row:
+                got = None if proposal is None else self.pool.case_ids[proposal.index]
+                raise InputError(f"audit {self.audit_id}: event {event.id} proposed case {event.case_id!r} but "
+                                 f"the replayed strategy proposes {got!r}; the pool or the workbench changed")
+            state.pending[row] = _Pending(proposal, event.annotator, int(event.batch or event.id))
+            state.can_undo = False
+        elif event.kind == "labelled":
+            claim = state.pending.pop(row)
+            state.sampler.observe(row, float(event.score))
+            step = None
+            if claim.proposal.counted:
+                state.test.update(float(event.score), claim.proposal.alternative)
+                step = state.test.t
+            record = LabelRecord(event.case_id, row, float(event.score), event.annotator, event.ts,
+                                 claim.proposal.phase, claim.proposal.predicted, claim.proposal.counted, step,
+                                 state.test.log_e_model if step else math.nan,
+                                 state.test.log_e_auditor if step else math.nan)
+            state.labels.append(record)
+            state.labelled[row] = record
+            state.can_undo = True
+        state.last_event = event.id
+
+    def _status(self, state: _State) -> LiveStatus:
+        test, sampler = state.test, state.sampler
+        pending_rows = list(state.pending)
+        exhausted = not sampler.cases.available.any() and not _heldout_left(sampler)
+        return LiveStatus(
+            audit_id=self.audit_id, strategy=self.strategy, process=self.process,
+            auditor_process=AUDITOR_FOR[self.process], n=test.t,
+            n_heldout=sum(1 for r in state.labels if not r.counted), budget=self.params.budget,
+            log_e_model=float(test.log_e_model), log_e_auditor=float(test.log_e_auditor),
+            log_threshold=float(test.params.log_threshold), decision=test.decision, stop=test.stop,
+            stopped=test.stopped, exhausted=exhausted,
+            pending=tuple(str(self.pool.case_ids[r]) for r in pending_rows), can_undo=state.can_undo)
+
+    def status(self) -> LiveStatus:
+        return self._status(self._current())
+
+    def labels(self) -> tuple[LabelRecord, ...]:
+        """Every effective label in the order received (held-out ones included, ``counted`` False)."""
+        return tuple(self._current().labels)
+
+    def pending(self, annotator: str | None = None) -> tuple[LiveProposal, ...]:
+        state = self._current()
+        return tuple(self._proposal(row, claim) for row, claim in state.pending.items()
+                     if annotator is None or claim.annotator == annotator)
+
+    def _proposal(self, row: int, claim: _Pending) -> LiveProposal:
+        text_col = self.data.text
+        return LiveProposal(case_id=str(self.pool.case_ids[row]), row=int(row), phase=claim.proposal.phase,
+                            predicted=_finite(claim.proposal.predicted),
+                            subgroup=self.pool.stratum_names[self.pool.strata[row]],
+                            text=str(self.data.frame[text_col].iloc[row]) if text_col else None,
+                            annotator=claim.annotator, counted=claim.proposal.counted, batch=claim.batch)
+
+    def _room(self, state: _State) -> bool:
+        """A new proposal may be made: not stopped, budget left after the pending counted cases,
+        and the sampler needs no outstanding label first."""
+        counted_pending = sum(1 for c in state.pending.values() if c.proposal.counted)
+        return (not state.test.stopped and state.test.t + counted_pending < self.params.budget
+                and state.sampler.ready)
+
+    # -- writes -----------------------------------------------------------------------------
+    def _write(self, action):
+        """Run ``action(state)`` inside one write transaction on the caught-up state."""
+        try:
+            with store.write_transaction(self.conn):
+                return action(self._current())
+        except BaseException:
+            self._state = None   # the in-memory state may be ahead of a rolled-back log
+            raise
+
+    def next(self, annotator: str = DEFAULT_ANNOTATOR, batch: int = 1) -> tuple[LiveProposal, ...]:
+        """The annotator's pending cases; without any, ``batch`` new ones claimed at once.
+
+        Returns () when the audit has stopped, no case is left, or (pre-learned) the held-out labels
+        must come in first.
+        """
+        if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+            raise InputError(f"batch: expected a whole number >= 1, got {batch!r}")
+        annotator = _annotator(annotator)
+
+        def claim(state: _State) -> tuple[LiveProposal, ...]:
+            mine = [(row, c) for row, c in state.pending.items() if c.annotator == annotator]
+            if mine:
+                return tuple(self._proposal(row, c) for row, c in mine)
+            number = store.next_batch_number(self.conn, self.audit_id)
+            made = []
+            for _ in range(int(batch)):
+                if not self._room(state):
+                    break
+                proposal = state.sampler.select()
+                if proposal is None:
+                    break
+                case_id = str(self.pool.case_ids[proposal.index])
+                event = store.append_event(self.conn, self.audit_id, "proposed", case_id, annotator, batch=number)
+                state.pending[proposal.index] = _Pending(proposal, annotator, number)
+                state.can_undo = False
+                state.last_event = event.id
+                made.append(self._proposal(proposal.index, state.pending[proposal.index]))
+            return tuple(made)
+
+        return self._write(claim)
+
+    def label(self, case_id: str, score, annotator: str = DEFAULT_ANNOTATOR) -> LabelRecord:
+        """Record the label of a proposed case; returns the record (with the e-values after it)."""
+        y = check_score(score)
+        annotator = _annotator(annotator)
+        case_id = str(case_id)
+
+        def record(state: _State) -> LabelRecord:
+            row = self.row_of.get(case_id)
+            if row is None:
+                raise InputError(f"case id {case_id!r}: not in the pool of audit {self.audit_id}")
+            if row in state.labelled:
+                done = state.labelled[row]
+                raise InputError(f"case id {case_id!r}: already labelled ({done.score:g} by {done.annotator} "
+                                 f"at {done.ts})")
+            if row not in state.pending:
+                raise InputError(f"case id {case_id!r}: not proposed in audit {self.audit_id}; ask for the next case")
+            if state.test.stopped and state.pending[row].proposal.counted:
+                raise InputError(f"audit {self.audit_id}: stopped ({state.test.decision}"
+                                 f"{'' if state.test.stop is None else f' at step {state.test.stop}'}); "
+                                 "no more labels are taken")
+            event = store.append_event(self.conn, self.audit_id, "labelled", case_id, annotator, score=y)
+            self._apply(state, event)
+            return state.labels[-1]
+
+        return self._write(record)
+
+    def undo(self, annotator: str = DEFAULT_ANNOTATOR) -> LabelRecord:
+        """Undo the last label (allowed only before the next proposal); returns the undone label.
+
+        The case is pending again. After a batch, labels can be undone one after another, last
+        first, as long as no case was proposed after the label being undone: no proposal ever
+        depended on a label that no longer exists.
+        """
+        annotator = _annotator(annotator)
+
+        def cancel(state: _State) -> LabelRecord:
+            if not state.can_undo or not state.labels:
+                raise InputError(f"audit {self.audit_id}: nothing to undo (only the last label can be undone, "
+                                 "and only before the next case is proposed)")
+            last = state.labels[-1]
+            store.append_event(self.conn, self.audit_id, "undone", last.case_id, annotator)
+            return last
+
+        result = self._write(cancel)
+        self._state = None    # the sampler cannot forget a label: replay without it
+        return result
+
+    def preview(self, annotator: str = DEFAULT_ANNOTATOR) -> tuple[tuple[LiveProposal, ...], bool]:
+        """(cases, claimed): the annotator's pending cases (claimed), else the case ``next`` would
+        propose now, computed from the same state but not claimed or logged (so the last label
+        can still be undone). None is proposed once the audit has stopped or has no case left."""
+        annotator = _annotator(annotator)
+        state = self._current()
+        mine = tuple(self._proposal(r, c) for r, c in state.pending.items() if c.annotator == annotator)
+        if mine:
+            return mine, True
+        if not self._room(state):
+            return (), False
+        proposal = state.sampler.select()
+        self._state = None       # the select advanced the sampler: the next use replays the log
+        if proposal is None:
+            return (), False
+        return (self._proposal(proposal.index, _Pending(proposal, annotator, 0)),), False
+
+    def truth(self, case_id: str) -> float:
+        """The truth column's value of a case (only for audits created with ``truth``)."""
+        if not self.roles.get("truth"):
+            raise InputError(f"audit {self.audit_id}: created without a truth column")
+        return float(self.pool.labels[self.row_of[str(case_id)]])
+
+    def to_dict(self) -> dict:
+        return {"audit_id": self.audit_id, "pool": self.pool_spec, "strategy": self.strategy,
+                "process": self.process, "auditor_process": AUDITOR_FOR[self.process], "seed": self.seed,
+                "created": self.created, "params": self.params.to_dict(), "test_params": self.test_params.to_dict(),
+                "roles": {k: v for k, v in self.roles.items() if k != "resolved"}}
+
+    def __repr__(self) -> str:
+        return f"LiveAudit({self.audit_id}, {self.pool_spec!r}, {self.strategy}/{self.process}, seed={self.seed})"
+
+
+def _heldout_left(sampler) -> bool:
+    heldout = getattr(sampler, "heldout", None)
+    return heldout is not None and sampler.fixed_prediction is None
+
+
+def _effective(events: list[store.Event]) -> list[store.Event]:
+    """The log with every undone label and its ``undone`` event removed."""
+    kept: list[store.Event] = []
+    for event in events:
+        if event.kind == "undone":
+            for i in range(len(kept) - 1, -1, -1):
+                if kept[i].kind == "labelled":
+                    del kept[i]
+                    break
+        else:
+            kept.append(event)
+    return kept
+
+
+def check_score(score) -> float:
+    """A label: 0/1 or a graded score in [0, 1] (numbers or numeric strings)."""
+    try:
+        y = float(score)
+    except (TypeError, ValueError):
+        raise InputError(f"score: expected a number in [0, 1], got {score!r}") from None
+    if isinstance(score, bool) or not math.isfinite(y) or not 0.0 <= y <= 1.0:
+        raise InputError(f"score: expected a number in [0, 1], got {score!r}")
+    return y
+
+
+def _annotator(name) -> str:
+    text = str(name or "").strip()
+    if not text:
+        raise InputError("annotator: a name is required")
+    return text
+
+
+def open_audit(audit_id: int, db: str | os.PathLike | None = None) -> LiveAudit:
+    """Open audit ``audit_id`` of the workspace database ``db`` (default: inside ``AUDIT_HOME``)."""
+    return LiveAudit(store.connect(db), audit_id)

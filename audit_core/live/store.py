@@ -1,0 +1,241 @@
+"""SQLite store of live audits: one database file per workspace, WAL mode, append-only events.
+
+Tables (schema version in ``PRAGMA user_version``, built by :data:`MIGRATIONS` in order):
+
+* ``pools``: the pool CSV as uploaded (``content``), its ``sha256`` and a display ``name``; an
+  audit never depends on a file outside the database.
+* ``audits``: ``pool_id``, ``pool_spec`` (bundled key or file name), ``roles`` (JSON column roles),
+  ``params`` (JSON :class:`~audit_core.sequential.AuditParams`), ``strategy``, ``process``,
+  ``seed``, ``config`` (JSON :class:`~audit_core.auditing.AuditorConfig`), ``created`` (UTC).
+* ``events``: ``audit_id``, ``kind`` (``proposed`` / ``labelled`` / ``undone``), ``case_id``,
+  ``annotator``, ``ts`` (UTC, ISO 8601), ``score`` (labelled only), ``batch`` (the proposal batch;
+  schema 2). Triggers refuse UPDATE and DELETE: the log is append-only.
+
+Durability: WAL with ``synchronous=FULL``, so a transaction whose COMMIT returned survives a killed
+process (and a power cut). Writers take the write lock first (``BEGIN IMMEDIATE``): two sessions
+never interleave between reading the state and appending to it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from audit_core.errors import InputError
+
+EVENT_KINDS = ("proposed", "labelled", "undone")
+DEFAULT_DB_NAME = "audits.sqlite"
+
+_V1 = """
+CREATE TABLE pools (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    sha256 TEXT NOT NULL UNIQUE,
+    content BLOB NOT NULL
+);
+CREATE TABLE audits (
+    id INTEGER PRIMARY KEY,
+    pool_id INTEGER NOT NULL REFERENCES pools(id),
+    pool_spec TEXT NOT NULL,
+    roles TEXT NOT NULL,
+    params TEXT NOT NULL,
+    strategy TEXT NOT NULL,
+    process TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    config TEXT NOT NULL,
+    created TEXT NOT NULL
+);
+CREATE TABLE events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    audit_id INTEGER NOT NULL REFERENCES audits(id),
+    kind TEXT NOT NULL CHECK (kind IN ('proposed', 'labelled', 'undone')),
+    case_id TEXT NOT NULL,
+    annotator TEXT NOT NULL,
+    ts TEXT NOT NULL,
+    score REAL
+);
+CREATE INDEX events_by_audit ON events(audit_id, id);
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+"""
+
+# Schema 2: proposals carry the batch they were made in (k cases claimed in one transaction). A
+# schema-1 log had only single proposals, so each proposal becomes its own batch. The append-only
+# triggers are lifted for the one-off back-fill and restored.
+_V2 = """
+ALTER TABLE events ADD COLUMN batch INTEGER;
+DROP TRIGGER events_no_update;
+UPDATE events SET batch = id WHERE kind = 'proposed';
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)   # MIGRATIONS[v - 1] takes schema v - 1 to v
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def audit_home() -> Path:
+    """The data directory: ``$AUDIT_HOME``, else ``~/.audit_workbench``."""
+    return Path(os.environ.get("AUDIT_HOME") or Path.home() / ".audit_workbench")
+
+
+def default_db_path() -> Path:
+    """The workspace database inside :func:`audit_home`."""
+    return audit_home() / DEFAULT_DB_NAME
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class Event:
+    """One row of the event log (``score`` only for ``labelled``, ``batch`` only for ``proposed``)."""
+
+    id: int
+    kind: str
+    case_id: str
+    annotator: str
+    ts: str
+    score: float | None = None
+    batch: int | None = None
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "kind": self.kind, "case_id": self.case_id, "annotator": self.annotator,
+                "ts": self.ts, "score": self.score, "batch": self.batch}
+
+
+@contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on any exception): the writer's lock is
+    taken before the state is read, so a claim is decided on the latest log."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _statements(script: str) -> list[str]:
+    """The SQL statements of a migration script (trigger bodies keep their inner semicolons)."""
+    statements, current = [], ""
+    for line in script.strip().splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    return statements
+
+
+def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
+    """Apply the missing migrations up to ``target``, one transaction each; returns the version.
+
+    The version is read inside the write transaction, so two processes opening a new workspace at
+    once apply every migration exactly once.
+    """
+    while True:
+        with write_transaction(conn):
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise InputError(f"audit database: schema version {version} is newer than this workbench "
+                                 f"understands ({SCHEMA_VERSION}); upgrade the workbench")
+            if version >= target:
+                return version
+            for statement in _statements(MIGRATIONS[version]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {version + 1}")
+
+
+def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERSION) -> sqlite3.Connection:
+    """Open (creating if needed) the workspace database at ``path`` (default :func:`default_db_path`)."""
+    db = Path(path) if path is not None else default_db_path()
+    if db.exists() and db.is_dir():
+        raise InputError(f"audit database {db}: is a directory, expected a database file")
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(db, timeout=30.0, isolation_level=None)  # transactions are explicit
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        migrate(conn, migrate_to)
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"audit database {db}: {exc}") from None
+    return conn
+
+
+def store_pool(conn: sqlite3.Connection, name: str, content: bytes, sha256: str) -> int:
+    row = conn.execute("SELECT id FROM pools WHERE sha256 = ?", (sha256,)).fetchone()
+    if row:
+        return int(row[0])
+    return int(conn.execute("INSERT INTO pools (name, sha256, content) VALUES (?, ?, ?)",
+                            (name, sha256, content)).lastrowid)
+
+
+def insert_audit(conn: sqlite3.Connection, pool_id: int, pool_spec: str, roles: dict, params: dict,
+                 strategy: str, process: str, seed: int, config: dict) -> int:
+    return int(conn.execute(
+        "INSERT INTO audits (pool_id, pool_spec, roles, params, strategy, process, seed, config, created) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (pool_id, pool_spec, json.dumps(roles), json.dumps(params), strategy, process, int(seed),
+         json.dumps(config), utc_now())).lastrowid)
+
+
+def audit_row(conn: sqlite3.Connection, audit_id: int) -> dict:
+    row = conn.execute(
+        "SELECT a.id, a.pool_spec, a.roles, a.params, a.strategy, a.process, a.seed, a.config, a.created, "
+        "p.name, p.sha256, p.content FROM audits a JOIN pools p ON p.id = a.pool_id WHERE a.id = ?",
+        (int(audit_id),)).fetchone()
+    if row is None:
+        known = [r[0] for r in conn.execute("SELECT id FROM audits ORDER BY id")]
+        raise InputError(f"audit {audit_id}: no such audit in this database"
+                         + (f" (audits: {', '.join(map(str, known[-10:]))})" if known else " (it has none)"))
+    keys = ("id", "pool_spec", "roles", "params", "strategy", "process", "seed", "config", "created",
+            "pool_name", "sha256", "content")
+    data = dict(zip(keys, row))
+    for key in ("roles", "params", "config"):
+        data[key] = json.loads(data[key])
+    return data
+
+
+def list_audits(conn: sqlite3.Connection) -> list[dict]:
+    """Every audit with its event counts (no pool content)."""
+    rows = conn.execute(
+        "SELECT a.id, a.pool_spec, a.strategy, a.process, a.seed, a.created, "
+        "(SELECT COUNT(*) FROM events e WHERE e.audit_id = a.id AND e.kind = 'labelled'), "
+        "(SELECT COUNT(*) FROM events e WHERE e.audit_id = a.id AND e.kind = 'undone') "
+        "FROM audits a ORDER BY a.id").fetchall()
+    return [{"audit_id": r[0], "pool": r[1], "strategy": r[2], "process": r[3], "seed": r[4], "created": r[5],
+             "labels": r[6] - r[7]} for r in rows]
+
+
+def append_event(conn: sqlite3.Connection, audit_id: int, kind: str, case_id: str, annotator: str,
+                 score: float | None = None, batch: int | None = None) -> Event:
+    if kind not in EVENT_KINDS:
+        raise InputError(f"event kind: expected one of {', '.join(EVENT_KINDS)}, got {kind!r}")
+    ts = utc_now()
+    cursor = conn.execute(
+        "INSERT INTO events (audit_id, kind, case_id, annotator, ts, score, batch) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (int(audit_id), kind, str(case_id), str(annotator), ts, score, batch))
+    return Event(int(cursor.lastrowid), kind, str(case_id), str(annotator), ts, score, batch)
+
+
+def read_events(conn: sqlite3.Connection, audit_id: int, after: int = 0) -> list[Event]:
+    """Events of one audit with id > ``after``, in log order."""
+    rows = conn.execute("SELECT id, kind, case_id, annotator, ts, score, batch FROM events "
+                        "WHERE audit_id = ? AND id > ? ORDER BY id", (int(audit_id), int(after))).fetchall()
+    return [Event(*row) for row in rows]
+
+
+def next_batch_number(conn: sqlite3.Connection, audit_id: int) -> int:
+    row = conn.execute("SELECT MAX(batch) FROM events WHERE audit_id = ?", (int(audit_id),)).fetchone()
+    return int(row[0] or 0) + 1

@@ -1,0 +1,148 @@
+"""Live audit latency on a 10,000-case pool (issue 10 targets: proposal < 50 ms, label write < 10 ms).
+
+- Proposal: ``LiveAudit.next()`` (write transaction, catch-up read of the log, the adaptive
+  sampler's select over every remaining case, the claim's INSERT, COMMIT with fsync). Baseline,
+  same run and same pool: the sampler's bare in-memory ``select()``, i.e. one step of the
+  simulation (``run_audit``); the ratio is the price of a durable, shared proposal. Also shown: a
+  stateless proposal that reopens the audit and replays the whole log first (what the CLI does).
+- Label write: ``LiveAudit.label()`` (transaction, INSERT, DualTest and model update, COMMIT
+  with fsync). Baseline: a bare one-row INSERT + COMMIT in a WAL database with the same
+  ``synchronous=FULL`` in the same directory (the durability floor of SQLite on this disk).
+
+Usage: ``python bench/bench_live.py [--steps 60]``. Last line: one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from audit_core.auditing import make_sampler  # noqa: E402
+from audit_core.live import LiveAudit, connect  # noqa: E402
+from audit_core.sequential import AuditParams  # noqa: E402
+
+N_CASES = 10_000
+
+
+def pool_csv(path: Path, n: int = N_CASES, seed: int = 0) -> Path:
+    """A synthetic pool: 16 features, 3 domains x 4 levels, accuracy 0.95 (no failure to find)."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(rng.standard_normal((n, 16)).round(4), columns=[f"f{j + 1:02d}" for j in range(16)])
+    frame.insert(0, "case_id", [f"C{i:05d}" for i in range(n)])
+    frame.insert(1, "domain", rng.choice(["Chemistry", "Biology", "Physics"], n))
+    frame.insert(2, "level", rng.choice(["easy", "hard", "graduate", "post-graduate"], n))
+    frame.insert(3, "correct", (rng.random(n) < 0.95).astype(int))
+    frame.to_csv(path, index=False)
+    return path
+
+
+def ms(values) -> dict:
+    values = [1000 * v for v in values]
+    return {"median_ms": round(statistics.median(values), 3),
+            "p95_ms": round(float(np.percentile(values, 95)), 3), "n": len(values)}
+
+
+def live_latencies(audit: LiveAudit, steps: int) -> tuple[list[float], list[float]]:
+    proposals, labels = [], []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        (case,) = audit.next("bench")
+        t1 = time.perf_counter()
+        audit.label(case.case_id, audit.truth(case.case_id), "bench")
+        t2 = time.perf_counter()
+        proposals.append(t1 - t0)
+        labels.append(t2 - t1)
+    return proposals, labels
+
+
+def bare_selects(audit: LiveAudit, steps: int) -> list[float]:
+    """The simulation's step on the same pool and seed: select, then the model update."""
+    sampler = make_sampler(audit.strategy, audit.pool, audit.params, audit.seed, audit.config, audit.process)
+    times = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        proposal = sampler.select()
+        times.append(time.perf_counter() - t0)
+        sampler.observe(proposal.index, float(audit.pool.labels[proposal.index]))
+    return times
+
+
+def bare_inserts(directory: Path, steps: int) -> list[float]:
+    conn = sqlite3.connect(directory / "floor.sqlite", isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, case_id TEXT, score REAL, ts TEXT)")
+    times = []
+    for i in range(steps):
+        t0 = time.perf_counter()
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT INTO t (case_id, score, ts) VALUES (?, ?, ?)", (f"C{i}", 1.0, "now"))
+        conn.execute("COMMIT")
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def stateless_proposals(db: Path, audit_id: int, repeats: int) -> list[float]:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        audit = LiveAudit(connect(db), audit_id)
+        audit.next("bench")
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=60)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        csv = pool_csv(directory / "pool.csv")
+        db = directory / "bench.sqlite"
+        params = AuditParams.gpqa(n_init=2, m=1000, budget=1000)
+        audit = LiveAudit.create(connect(db), str(csv), "adaptive", "SR-LR-UI", seed=0, params=params,
+                                 truth="correct")
+        assert audit.pool.n == N_CASES
+        proposals, labels = live_latencies(audit, args.steps)
+        floor_select = bare_selects(audit, args.steps)
+        floor_insert = bare_inserts(directory, args.steps)
+        stateless = stateless_proposals(db, audit.audit_id, 3)
+    result = {
+        "pool": N_CASES, "steps": args.steps,
+        "proposal": ms(proposals), "proposal_baseline_bare_select": ms(floor_select),
+        "proposal_stateless_replay": ms(stateless),
+        "label_write": ms(labels), "label_baseline_bare_insert": ms(floor_insert),
+    }
+    result["proposal_ratio"] = round(result["proposal"]["median_ms"] / result["proposal_baseline_bare_select"]["median_ms"], 2)
+    result["label_ratio"] = round(result["label_write"]["median_ms"] / result["label_baseline_bare_insert"]["median_ms"], 2)
+    result["proposal_target_met"] = result["proposal"]["p95_ms"] < 50
+    result["label_target_met"] = result["label_write"]["p95_ms"] < 10
+    print(f"pool of {N_CASES} cases, {args.steps} next/label cycles (adaptive, SR-LR-UI)")
+    print(f"proposal (next):   median {result['proposal']['median_ms']:.2f} ms, p95 {result['proposal']['p95_ms']:.2f} ms"
+          f"  (target < 50 ms: {'met' if result['proposal_target_met'] else 'NOT met'})")
+    print(f"  baseline bare select: median {result['proposal_baseline_bare_select']['median_ms']:.2f} ms "
+          f"-> ratio {result['proposal_ratio']}x")
+    print(f"  stateless (reopen + replay {args.steps} labels): median "
+          f"{result['proposal_stateless_replay']['median_ms']:.1f} ms")
+    print(f"label write:       median {result['label_write']['median_ms']:.2f} ms, p95 {result['label_write']['p95_ms']:.2f} ms"
+          f"  (target < 10 ms: {'met' if result['label_target_met'] else 'NOT met'})")
+    print(f"  baseline bare INSERT+COMMIT (WAL, synchronous=FULL): median "
+          f"{result['label_baseline_bare_insert']['median_ms']:.2f} ms -> ratio {result['label_ratio']}x")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

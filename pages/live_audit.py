@@ -1,0 +1,149 @@
+"""Live audit: the strategy proposes a case, a person labels it, the dual test updates (issue 10).
+
+Everything is stored in the workspace database (``$AUDIT_HOME``) as events; this page keeps only
+the chosen audit id and the annotator's name in ``st.session_state`` (under its own keys, so they
+survive visits to other pages). Every number comes from ``audit_core.analyses.live``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from audit_core.analyses import live
+from audit_core.errors import InputError
+
+AUDIT_KEY = "live_audit_id"              # the audit this session works on
+ANNOTATOR_KEY = "live_annotator"         # who labels
+LAST_LABEL_KEY = "live_last_label"       # case just labelled: offer undo before claiming the next
+SECTIONS_KEY = "report_sections"         # the Report page's session key for computed sections
+
+st.title("Live audit")
+st.caption("Run the adaptive audit for real: the auditor's strategy picks the next case, you label "
+           "it, and both e-processes update until one reaches 1/α. Labels are saved as they are "
+           "given; close the browser and resume later, or label from several sessions at once.")
+
+
+def _keep(source: str, target: str) -> None:
+    st.session_state[target] = st.session_state[source]
+
+
+def _error(exc: InputError) -> None:
+    st.error(f"{exc}", icon=":material/error:")
+
+
+def choose_audit() -> int | None:
+    audits = live.live_audit_list()
+    start, resume = st.tabs(["Start an audit", "Resume an audit"])
+    with start:
+        with st.form("live_new"):
+            source = st.selectbox("Pool", (*live.LIVE_POOLS, "upload a CSV"), key="live_new_pool")
+            upload = st.file_uploader("Pool CSV (one row per model output to label)", type=["csv"],
+                                      key="live_new_upload")
+            strategy = st.selectbox("Strategy", live.LIVE_STRATEGIES, index=live.LIVE_STRATEGIES.index("adaptive"),
+                                    key="live_new_strategy")
+            process = st.selectbox("Model e-process", live.MODEL_PROCESSES, index=live.MODEL_PROCESSES.index("SR-LR-UI"),
+                                   key="live_new_process")
+            seed = st.number_input("Seed", min_value=0, value=0, step=1, key="live_new_seed")
+            if st.form_submit_button("Start audit", icon=":material/play_arrow:"):
+                try:
+                    if source == "upload a CSV":
+                        if upload is None:
+                            raise InputError("pool: choose a CSV file to upload")
+                        new_id = live.start_live_audit(upload.name, strategy, process, int(seed),
+                                                       content=upload.getvalue())
+                    else:
+                        new_id = live.start_live_audit(source, strategy, process, int(seed))
+                    st.session_state[AUDIT_KEY] = new_id
+                    st.session_state.pop(LAST_LABEL_KEY, None)
+                except InputError as exc:
+                    _error(exc)
+    with resume:
+        if audits.empty:
+            st.caption("No audit in this workspace yet.")
+        else:
+            st.dataframe(audits, hide_index=True, width="stretch")
+            ids = [int(i) for i in audits["audit_id"]]
+            current = st.session_state.get(AUDIT_KEY)
+            picked = st.selectbox("Audit", ids, index=ids.index(current) if current in ids else len(ids) - 1,
+                                  key="live_resume_pick")
+            if st.button("Resume", key="live_resume", icon=":material/history:"):
+                st.session_state[AUDIT_KEY] = int(picked)
+                st.session_state.pop(LAST_LABEL_KEY, None)
+    return st.session_state.get(AUDIT_KEY)
+
+
+def label_panel(audit_id: int, annotator: str) -> None:
+    last = st.session_state.get(LAST_LABEL_KEY)
+    view = live.live_audit_view(audit_id, annotator, claim=last is None)
+    status = view.status
+    if status.stop is not None:
+        st.success(f"Decision: {view.verdict}", icon=":material/flag:")
+    elif status.done:
+        st.warning(f"Decision: {view.verdict}", icon=":material/flag:")
+    else:
+        st.info(view.verdict, icon=":material/pending:")
+    cols = st.columns(4)
+    cols[0].metric("Labelled", status.n)
+    cols[1].metric(f"log E {status.process}", "-inf" if status.log_e_model == float("-inf") else f"{status.log_e_model:.3f}")
+    cols[2].metric(f"log E {status.auditor_process}", f"{status.log_e_auditor:.3f}")
+    cols[3].metric("Threshold log(1/α)", f"{status.log_threshold:.3f}")
+    if last is not None:
+        st.write(f"Labelled case **{last}**.")
+        undo_col, next_col = st.columns(2)
+        if undo_col.button("Undo this label", key="live_undo", icon=":material/undo:", disabled=not status.can_undo):
+            try:
+                live.undo_last_label(audit_id, annotator)
+                st.session_state.pop(LAST_LABEL_KEY, None)
+                st.rerun()
+            except InputError as exc:
+                _error(exc)
+        if next_col.button("Next case", key="live_next", icon=":material/skip_next:", disabled=status.done):
+            st.session_state.pop(LAST_LABEL_KEY, None)
+            st.rerun()
+    elif view.current:
+        case, table, reason = view.current[0], view.case_tables[0], view.reasons[0]
+        st.subheader(f"Case {case.case_id}")
+        st.caption(f"Subgroup: {case.subgroup}. Why this case: {reason}"
+                   + (f" (predicted accuracy {case.predicted:.2f})." if case.predicted is not None else "."))
+        st.dataframe(table, hide_index=True, width="stretch")
+        buttons = st.columns(len(live.LABEL_CHOICES))
+        for col, (name, score) in zip(buttons, live.LABEL_CHOICES):
+            if col.button(name, key=f"live_label_{name}", width="stretch"):
+                try:
+                    live.record_label(audit_id, case.case_id, score, annotator)
+                    st.session_state[LAST_LABEL_KEY] = case.case_id
+                    st.rerun()
+                except InputError as exc:
+                    _error(exc)
+    if view.trajectory is not None:
+        st.vega_lite_chart(view.trajectory, width="stretch", theme=None)
+    with st.expander(f"Labels ({len(view.labels)})"):
+        st.dataframe(view.labels, hide_index=True, width="stretch")
+    share(audit_id, view)
+
+
+def share(audit_id: int, view) -> None:
+    st.session_state.setdefault(SECTIONS_KEY, {})[view.section.key] = view.section
+    left, right = st.columns(2)
+    if view.status.n:
+        left.download_button("Export labelled CSV (recorded-run format)", live.export_live_csv(audit_id),
+                             file_name=f"live_audit_{audit_id}.csv", mime="text/csv", key="live_export",
+                             icon=":material/download:")
+        right.caption("Load the export on *Replay* to see every e-process; this audit is on *Report*.")
+
+
+audit_id = choose_audit()
+if "live_annotator_input" not in st.session_state:
+    st.session_state["live_annotator_input"] = st.session_state.get(ANNOTATOR_KEY, "")
+st.text_input("Your name (recorded with every label)", key="live_annotator_input",
+              on_change=_keep, args=("live_annotator_input", ANNOTATOR_KEY))
+annotator = st.session_state.get(ANNOTATOR_KEY) or st.session_state.get("live_annotator_input", "")
+if audit_id is None:
+    st.caption("Start or resume an audit above.")
+elif not annotator.strip():
+    st.caption(f"Audit {audit_id} is open: enter your name to label.")
+else:
+    try:
+        label_panel(int(audit_id), annotator.strip())
+    except InputError as exc:
+        _error(exc)

@@ -1,0 +1,89 @@
+"""Browser: label 10 cases on the Live audit page, reloading the page half-way; nothing is lost."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+from audit_core.live import LiveAudit, connect
+from tests.app.test_browser import ROOT, _healthy, browser, free_port  # noqa: F401  (browser is a fixture)
+
+pytestmark = pytest.mark.browser
+NAME_FIELD = "Your name (recorded with every label)"
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory):
+    home = tmp_path_factory.mktemp("audit_home")
+    port = free_port()
+    log = tempfile.TemporaryFile()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env={**os.environ, "AUDIT_HOME": str(home)})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while not _healthy(url):
+            if process.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                pytest.fail("streamlit server did not become healthy:\n" + log.read().decode(errors="replace"))
+            time.sleep(0.3)
+        yield url, home
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(process.pid, signal.SIGKILL)
+        log.close()
+
+
+def _case_on_screen(page) -> str:
+    heading = page.locator("h3").filter(has_text="Case ").first
+    heading.wait_for(timeout=60_000)
+    return heading.inner_text().strip().removeprefix("Case ").strip()
+
+
+def _enter_name(page, name: str) -> None:
+    field = page.get_by_label(NAME_FIELD)
+    field.wait_for(timeout=60_000)
+    field.fill(name)
+    field.press("Enter")
+
+
+def test_ten_labels_survive_a_reload(live_server, browser):  # noqa: F811  (the shared fixture)
+    url, home = live_server
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    # Opened through the sidebar: a deep link as the first request shows Streamlit's "Page not
+    # found" dialog (issue 8, being fixed in the router).
+    page.goto(url)
+    page.get_by_role("link", name="Live audit").click()
+    page.get_by_role("button", name="Start audit").click()
+    _enter_name(page, "Ada")
+    clicked: list[str] = []
+    for i in range(10):
+        if i == 5:   # a reload is a new browser session: resume the audit from the workspace
+            page.reload()
+            page.get_by_role("tab", name="Resume an audit").click()
+            page.get_by_role("button", name="Resume").click()
+            _enter_name(page, "Ada")
+        case = _case_on_screen(page)
+        assert case not in clicked
+        page.get_by_role("button", name="correct", exact=True).click()
+        page.get_by_text(f"Labelled case {case}").wait_for(timeout=60_000)
+        clicked.append(case)
+        page.get_by_role("button", name="Next case").click()
+        page.locator("h3").filter(has_text="Case ").filter(has_not_text=case).first.wait_for(timeout=60_000)
+    audit = LiveAudit(connect(home / "audits.sqlite"), 1)
+    labels = audit.labels()
+    assert [r.case_id for r in labels] == clicked and {r.annotator for r in labels} == {"Ada"}
+    assert audit.status().n == 10
+    page.close()

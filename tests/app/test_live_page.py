@@ -1,0 +1,76 @@
+"""AppTest of the Live audit page: start, label with buttons, undo, next, resume in a new session."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from audit_core.live import LiveAudit, connect, default_db_path
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAGE = "pages/live_audit.py"
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUDIT_HOME", str(tmp_path))
+    return tmp_path
+
+
+def _page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page(PAGE)
+    return at.run()
+
+
+def _button(at: AppTest, label: str):
+    matches = [b for b in at.button if b.label == label]
+    assert matches, [b.label for b in at.button]
+    return matches[0]
+
+
+def _engine(audit_id: int = 1) -> LiveAudit:
+    return LiveAudit(connect(default_db_path()), audit_id)
+
+
+def test_label_undo_and_resume_through_the_page(home):
+    at = _page()
+    assert not at.exception and at.title[0].value == "Live audit"
+    at.selectbox(key="live_new_pool").set_value("gpqa:small")
+    at = _button(at, "Start audit").click().run()
+    at.text_input(key="live_annotator_input").input("Ada")
+    at = at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    (claimed,) = _engine().pending("Ada")
+    assert at.subheader[0].value == f"Case {claimed.case_id}" and claimed.phase == "init"
+    at = _button(at, "correct").click().run()
+    engine = _engine()
+    assert engine.status().n == 1 and engine.labels()[0].score == 1.0 and engine.labels()[0].annotator == "Ada"
+    assert [m.value for m in at.metric if m.label == "Labelled"] == ["1"]
+    at = _button(at, "Undo this label").click().run()
+    assert _engine().status().n == 0 and _engine().status().pending == (claimed.case_id,)
+    assert at.subheader[0].value == f"Case {claimed.case_id}"          # the same case is offered again
+    for name in ("incorrect", "partial", "correct"):
+        at = _button(at, name).click().run()
+        at = _button(at, "Next case").click().run()
+    engine = _engine()
+    assert [r.score for r in engine.labels()] == [0.0, 0.5, 1.0]
+    status = engine.status()
+    assert [m.value for m in at.metric if m.label == f"log E {status.auditor_process}"] == [
+        f"{status.log_e_auditor:.3f}"]
+    assert [m.value for m in at.metric if m.label == "Labelled"] == ["3"]
+    assert at.get("vega_lite_chart") or at.get("arrow_vega_lite_chart")
+    pending = engine.pending("Ada")
+    # a new browser session resumes the audit: same labels, the same claimed case for Ada
+    again = _page()
+    again = _button(again, "Resume").click().run()
+    again.text_input(key="live_annotator_input").input("Ada")
+    again = again.run()
+    assert not again.exception
+    assert again.subheader[0].value == f"Case {pending[0].case_id}"
+    assert [m.value for m in again.metric if m.label == "Labelled"] == ["3"]
+    # another annotator in that session gets a different case
+    again.text_input(key="live_annotator_input").input("Bo")
+    again = again.run()
+    assert again.subheader[0].value != f"Case {pending[0].case_id}"
+    assert {p.annotator for p in _engine().pending()} == {"Ada", "Bo"}

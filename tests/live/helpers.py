@@ -1,0 +1,22 @@
+"""Shared set-up of the live-audit tests: a fresh workspace and a loop that labels from the truth."""
+
+from __future__ import annotations
+
+from audit_core.live import LiveAudit, connect
+
+
+def workspace(tmp_path, name: str = "workspace.sqlite"):
+    return connect(tmp_path / name)
+
+
+def label_to_end(audit: LiveAudit, annotator: str = "ann", limit: int = 10_000) -> int:
+    """next → label with the truth column, one case at a time, until the audit is done."""
+    labelled = 0
+    while labelled < limit:
+        proposals = audit.next(annotator)
+        if not proposals:
+            break
+        for p in proposals:
+            audit.label(p.case_id, audit.truth(p.case_id), annotator)
+            labelled += 1
+    return labelled

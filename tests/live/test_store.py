@@ -1,0 +1,97 @@
+"""The workspace database: WAL, durability settings, append-only log, schema version and migration."""
+
+import sqlite3
+
+import pytest
+
+from audit_core.errors import InputError
+from audit_core.live import LiveAudit, connect, default_db_path, list_audits
+from audit_core.live import store
+from audit_core.auditing import AuditorConfig, make_sampler
+from audit_core.live.pool import build_live_pool, pool_source, resolve_roles, sha256
+from audit_core.sequential import AuditParams
+from tests.live.helpers import label_to_end
+
+GPQA = AuditParams.gpqa(n_init=2)
+
+
+def test_wal_full_sync_and_current_schema(tmp_path):
+    conn = connect(tmp_path / "w.sqlite")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2          # FULL
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION == 2
+    assert {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} >= {
+        "pools", "audits", "events"}
+
+
+def test_default_path_is_inside_audit_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUDIT_HOME", str(tmp_path / "home"))
+    assert default_db_path() == tmp_path / "home" / "audits.sqlite"
+    connect()
+    assert (tmp_path / "home" / "audits.sqlite").is_file()
+
+
+def test_the_event_log_is_append_only(tmp_path):
+    conn = connect(tmp_path / "w.sqlite")
+    audit = LiveAudit.create(conn, "gpqa:large", "stratified", "LR", seed=0, params=GPQA, truth="correct")
+    label_to_end(audit, limit=2)
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        conn.execute("UPDATE events SET score = 0")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        conn.execute("DELETE FROM events")
+    assert [a["labels"] for a in list_audits(conn)] == [2]
+
+
+def _v1_workspace(path):
+    """A workspace written by schema 1: proposals without a batch column."""
+    conn = connect(path, migrate_to=1)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    name, content, roles = pool_source("gpqa:large")
+    resolved = resolve_roles(content, name, roles, "correct")
+    resolved["style"] = "gpqa"
+    with store.write_transaction(conn):
+        pool_id = store.store_pool(conn, name, content, sha256(content))
+        audit_id = store.insert_audit(conn, pool_id, "gpqa:large", resolved, GPQA.to_dict(), "adaptive", "LR", 3,
+                                      {"scenario": "pool"})
+    return conn, audit_id
+
+
+def test_a_schema_1_workspace_is_migrated_and_its_audit_resumes(tmp_path):
+    path = tmp_path / "old.sqlite"
+    conn, audit_id = _v1_workspace(path)
+    name, content, _ = pool_source("gpqa:large")
+    resolved = store.audit_row(conn, audit_id)["roles"]
+    pool, _ = build_live_pool(content, name, resolved)
+    sampler = make_sampler("adaptive", pool, GPQA, 3, AuditorConfig(), "LR")
+    for _ in range(3):   # three labels written the way schema 1 wrote them (no batch column)
+        row = sampler.select().index
+        sampler.observe(row, float(pool.labels[row]))
+        for kind, score in (("proposed", None), ("labelled", float(pool.labels[row]))):
+            conn.execute("INSERT INTO events (audit_id, kind, case_id, annotator, ts, score) VALUES (?, ?, ?, ?, ?, ?)",
+                         (audit_id, kind, str(pool.case_ids[row]), "old", store.utc_now(), score))
+    conn.close()
+    migrated = connect(path)
+    assert migrated.execute("PRAGMA user_version").fetchone()[0] == 2
+    events = store.read_events(migrated, audit_id)
+    assert [e.batch for e in events] == [events[0].id, None, events[2].id, None, events[4].id, None]
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):      # the triggers survive
+        migrated.execute("UPDATE events SET annotator = 'x'")
+    audit = LiveAudit(migrated, audit_id)
+    assert audit.status().n == 3
+    (p,) = audit.next("new")
+    assert p.row == sampler.select().index and p.batch == events[4].id + 1   # the same proposal as before
+
+
+def test_a_newer_schema_or_a_non_database_is_refused(tmp_path):
+    conn = connect(tmp_path / "new.sqlite")
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    with pytest.raises(InputError, match="schema version 99 is newer"):
+        connect(tmp_path / "new.sqlite")
+    (tmp_path / "junk.sqlite").write_bytes(b"not a database at all" * 100)
+    with pytest.raises(InputError, match="junk.sqlite"):
+        connect(tmp_path / "junk.sqlite")
+    with pytest.raises(InputError, match="is a directory"):
+        connect(tmp_path)
+    with pytest.raises(InputError, match="no such audit"):
+        LiveAudit(conn=connect(tmp_path / "w.sqlite"), audit_id=5)
