@@ -309,7 +309,7 @@ class LinkField:
         if value is None:
             return None
         if self.kind == "list":
-            return ",".join(map(str, value))
+            return ",".join(map(str, value)) or None
         if self.kind == "bool":
             return "1" if value else "0"
         return f"{value:g}" if self.kind == "float" else str(value)
