@@ -29,7 +29,7 @@ _shared.page_header(
     "reaches 1/α: the audit is passed.")
 
 labels = {k: f"Bundled: {BUNDLED[k].title}" for k in BUNDLED}
-labels[UPLOAD] = "Upload a labelled CSV"
+labels[UPLOAD] = "Upload a labelled CSV or evaluation log"
 _shared.link_settings([_shared.LinkField("dataset", "replay_source", options=tuple(BUNDLED))])
 if st.session_state.get("replay_source") not in RUN_KEYS:
     st.session_state["replay_source"] = DEFAULT_RUN

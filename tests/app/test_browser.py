@@ -250,3 +250,116 @@ def test_deep_link_as_the_first_request_of_a_fresh_server(browser):
         finally:
             context.close()
             print(f"screenshots in {shots}")
+
+
+BROKEN_CSV = "case,grp,correct\nc1,a,1\nc2,b,maybe\n"
+
+
+def _upload(page, path: Path, label_text: str | None = None) -> None:
+    page.wait_for_selector('input[type="file"]', state="attached", timeout=30_000)
+    page.set_input_files('input[type="file"]', str(path))
+    page.wait_for_timeout(500)
+    wait_idle(page)
+
+
+def _choose(page, select_label: str, option: str) -> None:
+    page.locator('[data-testid="stSelectbox"]').filter(has_text=select_label).first.click()
+    page.get_by_role("option", name=option).click()
+    wait_idle(page)
+
+
+def test_uploads_and_choices_survive_page_switches_and_a_bad_upload(server, browser, tmp_path):
+    """Issue 14 defects 1 and 2 in the real browser, where a page's widgets are dropped while
+    another page is shown (AppTest keeps them, so only this test sees the difference)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    try:
+        page.goto(server, timeout=60_000)
+        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+        wait_idle(page)
+        # Explorer: upload a class, open Minimal supports: it says which class it uses
+        page.get_by_text("Uploaded JSON / CSV").click()
+        wait_idle(page)
+        _upload(page, ROOT / "data" / "example_policies.csv")
+        page.get_by_text("Active data: policy-class file example_policies.csv").first.wait_for(timeout=30_000)
+        nav(page, "Minimal supports")
+        page.get_by_text("Active data: policy-class file example_policies.csv").first.wait_for(timeout=30_000)
+        nav(page, "Protocol explorer")
+        assert page.get_by_role("radio", name="Uploaded JSON / CSV").is_checked()
+        page.get_by_text("Active data: policy-class file example_policies.csv").first.wait_for(timeout=30_000)
+
+        # Replay: a good upload, away and back, then a bad one: the good one stays
+        nav(page, "Replay")
+        _choose(page, "Data", "Upload a labelled CSV or evaluation log")
+        good = tmp_path / "good.csv"
+        good.write_text(CSV)
+        _upload(page, good)
+        wait_metric(page, "Cases replayed", "60", timeout=60)
+        nav(page, "Measure response logs")
+        nav(page, "Replay")
+        wait_metric(page, "Cases replayed", "60", timeout=60)
+        page.get_by_text("Active data: file good.csv").first.wait_for(timeout=30_000)
+        bad = tmp_path / "broken.csv"
+        bad.write_text(BROKEN_CSV)
+        _upload(page, bad)
+        page.locator('[data-testid="stAlert"]').filter(has_text="maybe").first.wait_for(timeout=30_000)
+        assert page.get_by_text("Still showing your earlier file good.csv").count() >= 1
+        wait_metric(page, "Cases replayed", "60", timeout=30)
+        # the Report lists the user's run, not the bundled one
+        nav(page, "Report")
+        page.get_by_text("Replay of good.csv").first.wait_for(timeout=30_000)
+        assert page.get_by_text("Replay of recorded_run.csv").count() == 0
+    finally:
+        context.close()
+
+
+def test_a_link_reproduces_settings_in_a_fresh_browser_and_the_pdf_downloads(server, browser):
+    """Issue 11: a Replay link with parameters opens with them applied; Minimal supports keeps its
+    form and result together across a page switch (issue 14 defect 4); the PDF downloads."""
+    context = browser.new_context(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/replay-run?dataset=gpqa:large&style=gpqa&alpha=0.01&m=20", timeout=60_000)
+        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+        wait_idle(page)
+        wait_metric(page, "Cases replayed", "448", timeout=60)
+        page.get_by_text("q = 0.85, α = 0.01").first.wait_for(timeout=30_000)  # in the verdict line
+
+        page.goto(f"{server}/minimal-supports?ratio_readout=3", timeout=60_000)
+        page.wait_for_selector('h1:has-text("Minimal supports")', timeout=60_000)
+        wait_idle(page)
+        wait_metric(page, "Optimal cost", "4", timeout=60)
+        nav(page, "Protocol explorer")
+        nav(page, "Minimal supports")
+        wait_metric(page, "Optimal cost", "4", timeout=60)  # the form kept ratio 3, and the result agrees
+        assert "ratio_readout=3" in page.url
+
+        nav(page, "Report")
+        button = page.locator('[data-testid="stDownloadButton"]').filter(has_text="PDF").first
+        button.wait_for(timeout=60_000)
+        with page.expect_download(timeout=120_000) as info:
+            button.click()
+        pdf = Path(info.value.path()).read_bytes()
+        assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
+    finally:
+        context.close()
+
+
+def test_replay_reads_an_uploaded_inspect_log(server, browser):
+    """Issue 9: an Inspect AI .eval upload, its scorer chosen on the page."""
+    context = browser.new_context(viewport={"width": 1500, "height": 1000})
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/replay-run", timeout=60_000)
+        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+        wait_idle(page)
+        _choose(page, "Data", "Upload a labelled CSV or evaluation log")
+        _upload(page, ROOT / "tests" / "fixtures" / "inspect" / "run.eval")
+        page.get_by_text("2 scorers (match, graded)").first.wait_for(timeout=30_000)
+        box = page.get_by_role("textbox", name="Scorer or metric")
+        box.fill("match")
+        box.press("Enter")
+        wait_idle(page)
+        wait_metric(page, "Cases replayed", "23", timeout=60)
+    finally:
+        context.close()
