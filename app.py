@@ -18,6 +18,7 @@ PAGES = {
                 url_path="protocol-explorer", default=True),
         st.Page("pages/supports.py", title="Minimal supports", icon=":material/join_inner:",
                 url_path="minimal-supports"),
+        st.Page("pages/testbed.py", title="Testbed items", icon=":material/science:", url_path="testbed-items"),
         st.Page("pages/measure.py", title="Measure response logs", icon=":material/analytics:",
                 url_path="measure-logs"),
     ],

@@ -91,3 +91,13 @@ def compare_runs(key_a: str, key_b: str, score: str | None, subgroups: tuple[str
 def plan_study(pool: Source, strategy: str, process: str, params, replicates: int, seed: int, progress):
     """Not cached: a plan runs when its button is pressed and the page keeps the result."""
     return analyses.plan_study(pool, strategy, process, params, replicates, seed, progress=progress)
+
+
+@st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
+def generate_testbed(n_clusters: int, seed: int, directions: tuple[str, ...], depth: int, distractors: int):
+    return analyses.generate_testbed(n_clusters, seed, directions or None, depth, distractors)
+
+
+@st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
+def check_testbed(key: str, _data: bytes, name: str):
+    return analyses.check_testbed(_data, name)

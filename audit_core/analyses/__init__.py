@@ -13,6 +13,7 @@ CLI commands print them; nothing is assembled twice.
 * :mod:`.plan`: :func:`plan_study` (how many labels will the audit need?).
 * :mod:`.compare`: :func:`compare_runs` (two runs, case by case).
 * :mod:`.combine`: :func:`combine_audits` (e-BH, e-Bonferroni over several audits).
+* :mod:`.testbed`: :func:`generate_testbed`, :func:`check_testbed` (solver-grounded items).
 """
 
 from audit_core.analyses.common import Verdict
@@ -32,6 +33,7 @@ from audit_core.analyses.measure import LogMeasurement, measure_log
 from audit_core.analyses.plan import PlannedAudit, assumed_pool_source, plan_study
 from audit_core.analyses.replay import ACCEPTED_SCORES, RunReplay, replay_run, score_labels, typed_run
 from audit_core.analyses.simulate import StudySimulation, simulate_study
+from audit_core.analyses.testbed import ALL_DIRECTIONS, TestbedCheck, TestbedItems, check_testbed, generate_testbed
 from audit_core.analyses.sources import (
     RunTable, Source, content_key, policy_source, pool_source, response_log_source, run_source,
 )
@@ -43,7 +45,8 @@ __all__ = [
     "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "ESTIMANDS", "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES",
     "paper_params", "paper_rows",
     "CombinedAudits", "LogMeasurement", "PlannedAudit", "RunReplay", "RunsComparison", "assumed_pool_source",
-    "combine_audits", "compare_runs", "plan_study", "typed_run", "RunTable", "Source", "StudySimulation", "SupportExploration",
+    "combine_audits", "compare_runs", "plan_study", "typed_run", "TestbedCheck", "TestbedItems", "check_testbed",
+    "generate_testbed", "ALL_DIRECTIONS", "RunTable", "Source", "StudySimulation", "SupportExploration",
     "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "measure_log",
     "policy_source", "pool_source", "replay_run", "response_log_source", "score_labels", "run_source",
     "simulate_study", "support_lattice",

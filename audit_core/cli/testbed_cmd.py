@@ -11,24 +11,15 @@ from __future__ import annotations
 
 from collections import Counter
 
+from pathlib import Path
+
+from audit_core import analyses
 from audit_core.cli import emit
 from audit_core.errors import InputError
-from audit_core.testbed import (
-    DEFAULT_VOCABULARY,
-    DIRECTIONS,
-    GeneratorParams,
-    check_items,
-    direction_name,
-    generate_clusters,
-    inspect_sample,
-    items_of,
-    parse_direction,
-    read_items,
-    write_jsonl,
-)
+from audit_core.testbed import DEFAULT_VOCABULARY, GeneratorParams, direction_name
 
 # The engine names the role of a bad value; the CLI adds the flag that set it.
-FLAG_OF = {"number of clusters": "--clusters", "seed": "--seed", "generator depth": "--depth",
+FLAG_OF = {"direction": "--directions", "number of clusters": "--clusters", "seed": "--seed", "generator depth": "--depth",
            "generator distractors": "--distractors", "generator vocabulary": "--vocabulary"}
 
 
@@ -74,26 +65,20 @@ def _list(text: str | None, flag: str) -> list[str] | None:
 
 def run_generate(args) -> int:
     try:
-        directions = tuple(parse_direction(d) for d in (_list(args.directions, "--directions") or []))
-    except InputError as exc:
-        raise InputError(f"--directions: {exc}") from None
-    params = GeneratorParams(depth=args.depth, distractors=args.distractors,
-                             vocabulary=tuple(_list(args.vocabulary, "--vocabulary") or DEFAULT_VOCABULARY),
-                             directions=directions or DIRECTIONS)
-    try:
-        clusters = generate_clusters(args.clusters, args.seed, params)
+        view = analyses.generate_testbed(args.clusters, args.seed, _list(args.directions, "--directions"),
+                                         args.depth, args.distractors, _list(args.vocabulary, "--vocabulary"))
     except InputError as exc:
         flag = next((f for prefix, f in FLAG_OF.items() if str(exc).startswith(prefix)), None)
         raise InputError(f"{flag}: {exc}" if flag else str(exc)) from None
-    items = items_of(clusters)
     try:
-        n_items = write_jsonl((i.to_dict() for i in items), args.out)
+        Path(args.out).write_text(view.jsonl, encoding="utf-8")
         if args.inspect:
-            write_jsonl((inspect_sample(i) for i in items), args.inspect)
+            Path(args.inspect).write_text(view.inspect_jsonl, encoding="utf-8")
     except OSError as exc:
         raise InputError(f"--out/--inspect: cannot write ({exc})") from None
-    payload = {"clusters": len(clusters), "items": n_items, "seed": args.seed,
-               "params": params.validated().to_dict(), "out": args.out, "inspect": args.inspect,
+    clusters = view.clusters
+    payload = {"clusters": len(clusters), "items": len(view.items), "seed": args.seed,
+               "params": view.params.validated().to_dict(), "out": args.out, "inspect": args.inspect,
                "directions": dict(Counter(direction_name(c.direction) for c in clusters)),
                "target_edits": dict(Counter(c.target_edit.kind for c in clusters)),
                "sham_edits": dict(Counter(c.sham_edit.kind for c in clusters))}
@@ -113,7 +98,7 @@ def _render_generate(payload: dict) -> str:
 
 
 def run_check(args) -> int:
-    report = check_items(read_items(args.items))
+    report = analyses.check_testbed(Path(args.items)).report
     emit({"items_file": args.items, **report.to_dict()}, args.json, _render_check)
     return 0 if report.ok else 1
 

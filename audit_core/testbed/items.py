@@ -234,6 +234,11 @@ def read_items(path: str | Path) -> tuple[Item, ...]:
         raise InputError(f"items file {name!r}: file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"items file {name!r}: cannot read it ({exc})") from None
+    return items_from_text(text, name)
+
+
+def items_from_text(text: str, name: str = "items") -> tuple[Item, ...]:
+    """Items of JSONL text (an uploaded items file); InputError for bad JSON or a malformed item."""
     items, theories = [], {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

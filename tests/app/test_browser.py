@@ -238,7 +238,7 @@ def test_deep_link_as_the_first_request_of_a_fresh_server(browser):
             # the router ran: its navigation (not the legacy list of pages/*.py files) and its sidebar
             links = page.locator('[data-testid="stSidebarNav"] a')
             assert [links.nth(i).inner_text().split("\n")[-1].strip() for i in range(links.count())] == [  # after the icon
-                "Protocol explorer", "Minimal supports", "Measure response logs", "Replay", "Simulate",
+                "Protocol explorer", "Minimal supports", "Testbed items", "Measure response logs", "Replay", "Simulate",
                 "Live audit", "Audit planner", "Compare two runs", "Report"]
             assert page.locator('[data-testid="stSidebar"]').get_by_text("Evaluation Audit Workbench").count() == 1
             # the session goes on under the router: st.switch_page("pages/explorer.py", ...) from the page

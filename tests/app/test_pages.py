@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from audit_core.identify import frozen_policy_class, identify
 
-PAGES = ["pages/explorer.py", "pages/supports.py", "pages/measure.py", "pages/replay.py", "pages/simulate.py",
+PAGES = ["pages/explorer.py", "pages/supports.py", "pages/testbed.py", "pages/measure.py", "pages/replay.py", "pages/simulate.py",
          "pages/plan.py", "pages/compare.py", "pages/live_audit.py", "pages/report.py"]
 COMPONENTS = ("target", "sham", "readout", "mapping")
 TIMEOUT = 90
@@ -383,3 +383,16 @@ def test_planner_page_runs_the_planner_and_states_its_error():
                                  replicates=6, seed=0, n_jobs=1).plan
     assert plan.p_pass_no_failure == engine.p_pass_no_failure
     assert metric(at, "Monte Carlo error (largest)") == f"±{engine.mc_error:.2f}"
+
+
+def test_testbed_page_generates_checks_and_flags_a_flipped_label():
+    from audit_core import analyses
+    at = app("pages/testbed.py", clusters="6", seed="3")
+    assert not at.exception and not at.error
+    engine = analyses.generate_testbed(6, 3)
+    assert int(metric(at, "Items")) == len(engine.items) == 216
+    assert any("every label re-derived" in s.value for s in at.success)
+    flipped = engine.jsonl.replace('"oracle": "TRUE"', '"oracle": "FALSE"', 1).encode()
+    at.file_uploader(key="tb_check_upload").upload("flipped.jsonl", flipped, "application/jsonl").run()
+    assert not at.exception
+    assert any("1 mismatch among 216 items" in w.value for w in at.warning)

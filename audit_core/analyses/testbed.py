@@ -1,0 +1,110 @@
+"""Testbed use cases (paper 000's workflow before any model call): generate solver-grounded
+items to send to models, and re-check an items file.
+
+Each cluster is an open-world signed-Horn theory with a query, a target edit that changes the
+three-valued oracle and a sham edit that keeps it; each item is one cell (world × mapping ×
+readout) of the frozen 36-cell layout, with its theory in machine-readable form.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import pandas as pd
+
+from audit_core.analyses.common import Verdict, plural
+from audit_core.errors import InputError
+from audit_core.report.document import ReportSection, ReportTable
+from audit_core.testbed import (
+    DEFAULT_VOCABULARY, DIRECTIONS, CheckReport, GeneratorParams, check_items, direction_name, generate_clusters,
+    inspect_sample, items_from_text, items_of, parse_direction, read_items,
+)
+
+PREVIEW_ROWS = 200
+ALL_DIRECTIONS = tuple(direction_name(d) for d in DIRECTIONS)  # the six base → target directions  # items shown on the page; the downloads hold all of them
+
+
+@dataclass(frozen=True)
+class TestbedItems:
+    """Generated items: ``clusters``, ``items``, the ``jsonl`` and ``inspect_jsonl`` texts (one
+    item or Inspect AI sample per line), summary and preview tables, section and verdict."""
+
+    params: GeneratorParams
+    seed: int
+    clusters: tuple = field(repr=False)
+    items: tuple = field(repr=False)
+    jsonl: str = field(repr=False)
+    inspect_jsonl: str = field(repr=False)
+    summary_table: pd.DataFrame = field(repr=False)
+    preview_table: pd.DataFrame = field(repr=False)
+    section: ReportSection = field(repr=False)
+    verdict: Verdict
+
+
+def _jsonl(records) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records)
+
+
+def generate_testbed(n_clusters: int, seed: int = 0, directions: Sequence[str] | None = None, depth: int = 3,
+                     distractors: int = 6, vocabulary: Sequence[str] | None = None) -> TestbedItems:
+    """``generate_clusters`` with the controls, the items of every cluster, and their exports."""
+    params = GeneratorParams(depth=depth, distractors=distractors,
+                             vocabulary=tuple(vocabulary or DEFAULT_VOCABULARY),
+                             directions=tuple(parse_direction(d) for d in directions) if directions else DIRECTIONS)
+    clusters = generate_clusters(n_clusters, seed, params)
+    items = items_of(clusters)
+    counts = Counter(direction_name(c.direction) for c in clusters)
+    summary = pd.DataFrame([{"direction": d, "clusters": n} for d, n in sorted(counts.items())])
+    preview = pd.DataFrame([{"id": i.id, "world": i.world, "mapping": i.mapping, "readout": i.readout,
+                             "direction": i.direction, "oracle": i.oracle, "correct letter": i.correct,
+                             "prompt": i.prompt} for i in items[:PREVIEW_ROWS]])
+    recheck = check_items(items)  # the solver re-derives every label and edit of what is exported
+    verdict = Verdict("good" if recheck.ok else "bad",
+                      f"{plural(len(clusters), 'cluster')} × 36 cells = {plural(len(items), 'item')}; "
+                      + ("every label re-derived, every target edit changes the oracle and every sham edit keeps it."
+                         if recheck.ok else f"{plural(recheck.n_mismatches, 'mismatch', 'mismatches')} on re-checking."))
+    section = ReportSection(
+        key="testbed", title=f"Testbed: {len(items)} solver-grounded items", source=f"generated with seed {seed}",
+        parameters={**params.validated().to_dict(), "clusters": n_clusters, "seed": seed},
+        summary=(verdict.text,), tables=(ReportTable("Clusters per oracle direction", summary),),
+        numbers={"clusters": len(clusters), "items": len(items), "directions": dict(counts)})
+    return TestbedItems(params=params, seed=seed, clusters=clusters, items=items,
+                        jsonl=_jsonl(i.to_dict() for i in items), inspect_jsonl=_jsonl(inspect_sample(i) for i in items),
+                        summary_table=summary, preview_table=preview, section=section, verdict=verdict)
+
+
+@dataclass(frozen=True)
+class TestbedCheck:
+    """An items file re-derived: the engine's :class:`~audit_core.testbed.CheckReport`, a table of
+    the first mismatches, verdict."""
+
+    name: str
+    report: CheckReport
+    mismatch_table: pd.DataFrame = field(repr=False)
+    verdict: Verdict
+
+
+def check_testbed(data: bytes | str | Path, name: str = "items.jsonl") -> TestbedCheck:
+    """Re-derive every label and every edit's effect of an items file: JSONL bytes or text, or
+    a file path."""
+    if isinstance(data, Path):
+        items, name = read_items(data), str(data)
+        data = None
+    elif isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(f"items file {name!r}: not UTF-8 text") from None
+    report = check_items(items if data is None else items_from_text(data, name))
+    table = pd.DataFrame({"mismatch": list(report.mismatches)})
+    if report.ok:
+        verdict = Verdict("good", f"{name}: every label and edit of {plural(report.n_items, 'item')} in "
+                                  f"{plural(report.n_clusters, 'cluster')} re-derived.")
+    else:
+        verdict = Verdict("bad", f"{name}: {plural(report.n_mismatches, 'mismatch', 'mismatches')} among "
+                                 f"{plural(report.n_items, 'item')}.")
+    return TestbedCheck(name=name, report=report, mismatch_table=table, verdict=verdict)
