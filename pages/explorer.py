@@ -8,10 +8,12 @@ bundled class; an uploaded class cannot travel in a link.
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
+from audit_core import analyses
+from audit_core.analyses import BEHAVIOURS, ESTIMANDS, BehaviourRule
 from audit_core.errors import InputError
-from audit_core.analyses import ESTIMANDS
 from audit_core.views.identify import components_of_key
 from pages import _cache, _shared
 
@@ -84,6 +86,91 @@ def back_to_toggles(component_names: tuple[str, ...]) -> None:
         st.session_state[f"cmp_{name}"] = True
 
 
+def use_class(source) -> None:
+    """Make an edited (or linked) class the active class: it is kept like an uploaded file."""
+    data = analyses.class_file(source)
+    st.session_state.setdefault(_shared.UPLOADS_KEY, {})["policy_class"] = _shared.Upload(source.name, data,
+                                                                                          analyses.content_key(data))
+    st.session_state["policy_source"] = UPLOAD
+    st.session_state["explorer_edit_message"] = None
+
+
+def edit_class(action: str, policy) -> None:
+    """Apply the editor's form (a button callback, before the rerun draws the new class)."""
+    state = st.session_state
+    try:
+        if action == "compose":
+            rules = [BehaviourRule(state[f"ed_axis_{i}"], state[f"ed_value_{i}"], state[f"ed_beh_{i}"])
+                     for i in range(2) if state.get(f"ed_axis_{i}") and state.get(f"ed_value_{i}")]
+            new = analyses.add_policy(policy, state.get("ed_name", ""), state.get("ed_base"), rules,
+                                      tau=state.get("ed_tau"))
+        elif action == "row":
+            row = state["ed_row_table"]
+            new = analyses.add_policy(policy, state.get("ed_name", ""),
+                                      responses=dict(zip(row["cell"], row["response"].astype(str))),
+                                      tau=state.get("ed_tau"))
+        elif action == "duplicate":
+            new = analyses.copy_policy(policy, state["ed_pick"], state.get("ed_name", ""))
+        else:
+            new = analyses.remove_policy(policy, state["ed_pick"])
+    except InputError as exc:
+        state["explorer_edit_message"] = str(exc)
+        return
+    use_class(new)
+
+
+def class_editor(policy) -> None:
+    """Add, edit, duplicate or delete a policy and watch classes, collisions and supports change."""
+    pc = policy.value
+    with st.expander("Edit the policy class: add, edit, duplicate or delete a policy"):
+        message = st.session_state.get("explorer_edit_message")
+        if message:
+            st.error(f"Could not apply the edit: {message}. The class is unchanged.", icon=":material/error:")
+        can_compose = analyses.composable(pc)
+        actions = (["compose"] if can_compose else []) + ["row", "duplicate", "delete"]
+        action = st.radio("Edit", actions, horizontal=True, key="ed_action",
+                          format_func={"compose": "Add by composing behaviours", "row": "Add or edit a response row",
+                                       "duplicate": "Duplicate a policy", "delete": "Delete a policy"}.get)
+        c1, c2 = st.columns(2)
+        if action in ("duplicate", "delete"):
+            c1.selectbox("Policy", list(pc.names), key="ed_pick")
+        if action != "delete":
+            c2.text_input("Name of the new (or replaced) policy", key="ed_name")
+        if action == "compose":
+            b1, b2 = st.columns([1, 2])
+            b1.selectbox("Behaves as", BEHAVIOURS, key="ed_base")
+            b2.caption("…except where a rule below says otherwise (the later rule wins).")
+            for i in range(2):
+                r1, r2, r3 = st.columns(3)
+                axis = r1.selectbox(f"Rule {i + 1}: where", [""] + list(pc.axes), key=f"ed_axis_{i}",
+                                    format_func=lambda a: a or "(no rule)")
+                r2.selectbox("is", list(pc.axes[axis]) if axis else [""], key=f"ed_value_{i}")
+                r3.selectbox("behave as", BEHAVIOURS, key=f"ed_beh_{i}")
+        if action == "row":
+            base = st.selectbox("Start from", list(pc.names), key="ed_row_from")
+            row = analyses.policy_row(policy, base)
+            st.session_state["ed_row_table"] = st.data_editor(
+                pd.DataFrame({"cell": list(row), "response": list(row.values())}), disabled=["cell"],
+                hide_index=True, height=240, key=f"ed_row_{base}")
+        if action in ("compose", "row") and pc.tau is not None:
+            st.radio("τ of the policy (used by the estimand 'file')", [0, 1], horizontal=True, key="ed_tau")
+        st.button("Apply", type="primary", on_click=edit_class, args=(action, policy), key="ed_apply")
+        st.download_button("Export the class (JSON)", analyses.class_file(policy), "policy_class.json",
+                           "application/json", key="ed_export", icon=":material/download:")
+
+
+def class_from_link() -> None:
+    """A small edited class travels in the link (``?class=``): open it as the active class."""
+    text = st.query_params.get("class")
+    if not text or st.session_state.get("_class_link_seen") == text:
+        return
+    st.session_state["_class_link_seen"] = text
+    try:
+        use_class(analyses.class_from_link(text))
+    except InputError as exc:
+        st.warning(str(exc))
+
+
 def policy_class_source():
     """The class chosen here (kept across pages): the frozen class or the accepted upload."""
     source_col, upload_col = st.columns([1.1, 3.4])
@@ -113,6 +200,7 @@ _shared.page_header(
     "they answer every observed cell alike; a collision is an equivalent pair with different τ. "
     "τ is identified exactly when there is no collision (paper 000, Theorem 1).")
 
+class_from_link()
 policy = policy_class_source()
 pc = policy.value
 component_names = tuple(pc.component_names)
@@ -137,12 +225,19 @@ with toggles_col:
                            + " and ".join(f"{axis} ∈ {{{', '.join(v)}}}" for axis, v in pc.components[name].items()))
 components = tuple(n for n in component_names if st.session_state.get(f"cmp_{n}"))
 custom = st.session_state.get("custom_cells")
-if policy.bundled:
+link = None if policy.bundled else analyses.class_link(policy)
+if policy.bundled or link:
     write_url(policy.key, components, estimand, custom)
+    if link and st.query_params.get("class") != link:
+        st.query_params["class"] = link
+        st.session_state["_class_link_seen"] = link
+    elif policy.bundled and "class" in st.query_params:
+        del st.query_params["class"]
 else:
     st.session_state["explorer_url"] = (policy.key, (st.query_params.get("components"),
                                                      st.query_params.get("estimand"), st.query_params.get("cells")))
-    st.caption("Links carry the toggles of the bundled class only: an uploaded class cannot travel in a link.")
+    st.caption("This class is too large to travel in a link: export it (JSON) and share the file.")
+class_editor(policy)
 
 try:
     view = _cache.explore_support(policy.key, components, estimand, custom, policy)

@@ -25,7 +25,9 @@ from audit_core.presets import (
 from audit_core.auditing import STRATEGY_NAMES
 from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParams
 from audit_core.analyses.identify import (
-    SupportExploration, SupportSearch, check_supports, explore_support, identify_support, support_lattice,
+    BEHAVIOURS, BehaviourRule, SupportExploration, SupportSearch, add_policy, check_supports, class_file, composable,
+    class_from_link, class_link, copy_policy, explore_support, identify_support, policy_row, remove_policy,
+    support_lattice,
 )
 from audit_core.analyses.combine import CombinedAudits, combine_audits
 from audit_core.analyses.compare import RunsComparison, compare_runs
@@ -46,7 +48,8 @@ __all__ = [
     "paper_params", "paper_rows",
     "CombinedAudits", "LogMeasurement", "PlannedAudit", "RunReplay", "RunsComparison", "assumed_pool_source",
     "combine_audits", "compare_runs", "plan_study", "typed_run", "TestbedCheck", "TestbedItems", "check_testbed",
-    "generate_testbed", "ALL_DIRECTIONS", "RunTable", "Source", "StudySimulation", "SupportExploration",
+    "generate_testbed", "ALL_DIRECTIONS", "BEHAVIOURS", "BehaviourRule", "add_policy", "class_file",
+    "class_from_link", "class_link", "copy_policy", "policy_row", "remove_policy", "composable", "RunTable", "Source", "StudySimulation", "SupportExploration",
     "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "measure_log",
     "policy_source", "pool_source", "replay_run", "response_log_source", "score_labels", "run_source",
     "simulate_study", "support_lattice",

@@ -16,12 +16,17 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from audit_core.analyses.common import Verdict, plural
-from audit_core.analyses.sources import Source
+from audit_core.analyses.sources import Source, content_key
+from audit_core.identify import editor
 from audit_core.identify import (
     Identification, Lattice, Synthesis, estimand_values, identify, lattice, minimum_supports,
 )
 from audit_core.report.document import ReportChart, ReportSection
 from audit_core.views import identify as views
+
+BEHAVIOURS = tuple(editor.BEHAVIOURS)
+BehaviourRule = editor.BehaviourRule
+composable = editor.composable
 
 # CP-SAT budget of the suggestions shown with every toggle (cheapest support inside, repair).
 SUGGESTION_TIME_LIMIT = 2.0
@@ -226,3 +231,54 @@ def check_supports(policy: Source, estimand: str = "tau_full", cost: Mapping[str
     return SupportSearch(source=policy, estimand=estimand, cost=dict(cost) if cost else None,
                          must_include=tuple(must_include), exclude=tuple(exclude), synthesis=result, checks=checks,
                          optima_table=optima, frequency_chart=chart, section=section, verdict=verdict)
+
+
+# ------------------------------------------------------------------------------ class editing
+
+def _edited(pc, origin: Source) -> Source:
+    text = editor.class_json(pc)
+    data = text.encode("utf-8")
+    return Source("policy_class", content_key(data), "edited class.json",
+                  f"edited class ({len(pc.names)} policies, from the {origin.name})", pc)
+
+
+def class_file(policy: Source) -> bytes:
+    """The class as an exchange-format JSON file (to download and upload again)."""
+    return editor.class_json(policy.value).encode("utf-8")
+
+
+def add_policy(policy: Source, name: str, behaviour: str | None = None,
+               rules: Sequence[editor.BehaviourRule] = (), responses: Mapping[str, str] | None = None,
+               tau: int | None = None) -> Source:
+    """The class with a policy added or replaced: composed from the behaviour vocabulary
+    (``behaviour`` plus ``rules``) or given as a response row (``responses``)."""
+    pc = policy.value
+    row = dict(responses) if responses is not None else editor.compose_responses(pc, behaviour or "ideal", rules)
+    description = "" if responses is not None else " then ".join(
+        [behaviour or "ideal"] + [f"{r.behaviour} where {r.axis}={r.value}" for r in rules])
+    return _edited(editor.with_policy(pc, name, row, tau, description), policy)
+
+
+def remove_policy(policy: Source, name: str) -> Source:
+    return _edited(editor.without_policy(policy.value, name), policy)
+
+
+def copy_policy(policy: Source, name: str, new_name: str) -> Source:
+    return _edited(editor.duplicate_policy(policy.value, name, new_name), policy)
+
+
+def policy_row(policy: Source, name: str) -> dict[str, str]:
+    """The responses of one policy, cell by cell (to edit as a row)."""
+    pc = policy.value
+    i = list(pc.names).index(name)
+    return {c: pc.codebook[int(code)] for c, code in zip(pc.cells, pc.responses[i])}
+
+
+def class_link(policy: Source) -> str | None:
+    """The compact form of a small class for a link (None: too large to travel)."""
+    return editor.encode_class(policy.value)
+
+
+def class_from_link(text: str) -> Source:
+    pc = editor.decode_class(text)
+    return _edited(pc, Source("policy_class", "link", "class from a link", "", pc))

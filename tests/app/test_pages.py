@@ -396,3 +396,41 @@ def test_testbed_page_generates_checks_and_flags_a_flipped_label():
     at.file_uploader(key="tb_check_upload").upload("flipped.jsonl", flipped, "application/jsonl").run()
     assert not at.exception
     assert any("1 mismatch among 216 items" in w.value for w in at.warning)
+
+
+def _add_scoring_target_inertia(at: AppTest) -> AppTest:
+    """A policy ideal everywhere except inertia on target scoring cells: it answers like the ideal
+    updater on every one of the 26 two-cell optima (target generated + sham scoring)."""
+    at.radio(key="ed_action").set_value("compose").run()
+    at.text_input(key="ed_name").input("scoring_target_inertia").run()
+    at.selectbox(key="ed_base").set_value("ideal").run()
+    at.selectbox(key="ed_axis_0").set_value("world").run()
+    at.selectbox(key="ed_value_0").set_value("target").run()
+    at.selectbox(key="ed_beh_0").set_value("inertia").run()
+    at.selectbox(key="ed_axis_1").set_value("readout").run()
+    at.selectbox(key="ed_value_1").set_value("generated").run()
+    at.selectbox(key="ed_beh_1").set_value("ideal").run()
+    at.radio(key="ed_tau").set_value(0).run()
+    return at.button(key="ed_apply").click().run()
+
+
+def test_policy_editor_adds_a_policy_and_the_minimal_support_grows():
+    from audit_core import analyses
+    at = app("pages/supports.py")
+    assert int(metric(at, "Cells in an optimum")) == 2 and int(metric(at, "Optimal supports")) == 26
+    at.switch_page("pages/explorer.py").run()
+    at = _add_scoring_target_inertia(at)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.radio(key="policy_source").value == "upload"
+    assert any("edited class.json" in c.value for c in at.caption)
+    link = at.query_params["class"]
+    link = link[0] if isinstance(link, list) else link
+    edited = analyses.class_from_link(link).value
+    assert edited.names[-1] == "scoring_target_inertia" and len(edited.names) == 8
+    engine = analyses.check_supports(analyses.class_from_link(link)).synthesis
+    at.switch_page("pages/supports.py").run()
+    assert not at.exception
+    assert int(metric(at, "Cells in an optimum")) == engine.size == 3
+    assert int(metric(at, "Optimal supports")) == engine.n_optimal
+    fresh = app(**{"class": link})  # the link opens the edited class in a new session
+    assert not fresh.exception and any("edited class.json" in c.value for c in fresh.caption)
