@@ -307,7 +307,7 @@ def test_uploads_and_choices_survive_page_switches_and_a_bad_upload(server, brow
         wait_metric(page, "Cases replayed", "60", timeout=30)
         # the Report lists the user's run, not the bundled one
         nav(page, "Report")
-        page.get_by_text("Replay of good.csv").first.wait_for(timeout=30_000)
+        page.get_by_text("Replay of good.csv").first.wait_for(timeout=90_000)
         assert page.get_by_text("Replay of recorded_run.csv").count() == 0
     finally:
         context.close()

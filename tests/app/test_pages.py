@@ -339,8 +339,10 @@ def test_replay_never_guesses_a_score_column_and_maps_text_labels():
 def test_every_chart_offers_png_and_svg_built_on_click():
     at = app()
     exports = [b for b in at.get("download_button") if b.label in ("PNG", "SVG (vector)")]
-    assert len(exports) == 4  # lattice and heat map, two formats each
-    assert all(b.proto.deferred_file_id for b in exports)
+    assert len(exports) == 2 and all(b.proto.deferred_file_id for b in exports)  # the lattice
+    at.toggle(key="explorer_heatmap").set_value(True).run()  # the heat map, drawn on request
+    exports = [b for b in at.get("download_button") if b.label in ("PNG", "SVG (vector)")]
+    assert len(exports) == 4 and all(b.proto.deferred_file_id for b in exports)
 
 
 def test_replay_page_reads_an_inspect_log_upload():
