@@ -354,3 +354,24 @@ def write_link(fields: list[LinkField], shareable: bool = True) -> None:
         written[field.param] = value
     if not shareable:
         st.caption("Links carry settings for the bundled data only: an uploaded file cannot travel in a link.")
+
+
+# -------------------------------------------------------------------------------------- tables
+
+def readable(name) -> str:
+    """A column name for people: ``failure_found_low`` → ``failure found low``."""
+    return str(name).replace("_", " ")
+
+
+def show_table(frame: pd.DataFrame, *, height: int | str = "auto", column_config: dict | None = None,
+               **kwargs) -> None:
+    """A table with every float at three decimals (1.000 next to 0.667, never 1 next to 0.6667)
+    and, in presentation mode, readable column names; hidden columns stay hidden."""
+    config = {c: st.column_config.NumberColumn(format="%.3f") for c in frame.columns
+              if pd.api.types.is_float_dtype(frame[c])}
+    config.update(column_config or {})
+    if presenting():
+        renamed = {c: readable(c) for c in frame.columns}
+        frame = frame.rename(columns=renamed)
+        config = {renamed.get(k, k): v for k, v in config.items()}
+    st.dataframe(frame, hide_index=True, width="stretch", height=height, column_config=config, **kwargs)

@@ -290,14 +290,14 @@ def show_support(view, custom) -> None:
                    "values is where the collisions are.")
         classes = view.class_table
         if len(classes) > MAX_LISTED_COLLISIONS:
-            st.dataframe(classes, hide_index=True, width="stretch")
+            _shared.show_table(classes)
         else:  # wrapped text: member lists are too long for a narrow table column
             for row in classes.to_dict(orient="records"):
                 st.text(f"Class {row['class']} (τ = {row['τ values']}; {row['size']} "
                         f"polic{'y' if row['size'] == 1 else 'ies'}): {row['members']}")
         if ident.mixture_signatures:
             st.markdown("**Mixtures** occupy these classes (weights are not identifiable):")
-            st.dataframe(view.mixture_table, hide_index=True, width="stretch")
+            _shared.show_table(view.mixture_table)
 
     st.subheader("Collisions")
     if not ident.collisions:
@@ -308,10 +308,10 @@ def show_support(view, custom) -> None:
         collisions = view.collision_table
         separating = "cells that would separate them"
         if len(collisions) > MAX_LISTED_COLLISIONS:
-            st.dataframe(collisions, hide_index=True, width="stretch")
+            _shared.show_table(collisions)
         else:
             # The cell lists are long; as wrapped text they stay readable on a projector.
-            st.dataframe(collisions.drop(columns=[separating]), hide_index=True, width="stretch")
+            _shared.show_table(collisions.drop(columns=[separating]))
             for row in collisions.to_dict(orient="records"):
                 st.text(f"{row['policy A']} ≡ {row['policy B']} (τ {row['τ(A)']} vs {row['τ(B)']}): any one of "
                         f"{row['# separating cells']} cells separates them: {row[separating]}")
@@ -320,9 +320,9 @@ def show_support(view, custom) -> None:
     st.caption("Collisions that appear when one component is dropped; a witness is a colliding pair, "
                "exclusive when no other removal produces it. The corollary is generated from the data.")
     loo = view.leave_one_out_table
-    st.dataframe(loo.drop(columns=["corollary"]), hide_index=True, width="stretch",
-                 column_config={"removed": st.column_config.TextColumn(width="small"),
-                                "collisions": st.column_config.NumberColumn(width="small")})
+    _shared.show_table(loo.drop(columns=["corollary"]),
+                       column_config={"removed": st.column_config.TextColumn(width="small"),
+                                      "collisions": st.column_config.NumberColumn(width="small")})
     for r in loo.itertuples():
         st.text(f"Without {r.removed}: {r.corollary}")
 

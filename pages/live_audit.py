@@ -11,16 +11,18 @@ import streamlit as st
 
 from audit_core.analyses import live
 from audit_core.errors import InputError
+from pages import _shared
 
 AUDIT_KEY = "live_audit_id"              # the audit this session works on
 ANNOTATOR_KEY = "live_annotator"         # who labels
 LAST_LABEL_KEY = "live_last_label"       # case just labelled: offer undo before claiming the next
 SECTIONS_KEY = "report_sections"         # the Report page's session key for computed sections
 
-st.title("Live audit")
-st.caption("Run the adaptive audit for real: the auditor's strategy picks the next case, you label "
-           "it, and both e-processes update until one reaches 1/α. Labels are saved as they are "
-           "given; close the browser and resume later, or label from several sessions at once.")
+_shared.page_header(
+    "Live audit",
+    "Run the adaptive audit for real: the auditor's strategy picks the next case, you label it, and both "
+    "e-processes update until one reaches 1/α. Labels are saved as they are given; close the browser and "
+    "resume later, or label from several sessions at once.")
 
 
 def _keep(source: str, target: str) -> None:
@@ -41,7 +43,7 @@ def choose_audit() -> int | None:
                                       key="live_new_upload")
             strategy = st.selectbox("Strategy", live.LIVE_STRATEGIES, index=live.LIVE_STRATEGIES.index("adaptive"),
                                     key="live_new_strategy")
-            process = st.selectbox("Model e-process", live.MODEL_PROCESSES, index=live.MODEL_PROCESSES.index("SR-LR-UI"),
+            process = st.selectbox("Model e-process", live.MODEL_PROCESSES, index=live.MODEL_PROCESSES.index(live.DEFAULT_MODEL_PROCESS),
                                    key="live_new_process")
             seed = st.number_input("Seed", min_value=0, value=0, step=1, key="live_new_seed")
             if st.form_submit_button("Start audit", icon=":material/play_arrow:"):
@@ -61,7 +63,7 @@ def choose_audit() -> int | None:
         if audits.empty:
             st.caption("No audit in this workspace yet.")
         else:
-            st.dataframe(audits, hide_index=True, width="stretch")
+            _shared.show_table(audits)
             ids = [int(i) for i in audits["audit_id"]]
             current = st.session_state.get(AUDIT_KEY)
             picked = st.selectbox("Audit", ids, index=ids.index(current) if current in ids else len(ids) - 1,
@@ -105,7 +107,7 @@ def label_panel(audit_id: int, annotator: str) -> None:
         st.subheader(f"Case {case.case_id}")
         st.caption(f"Subgroup: {case.subgroup}. Why this case: {reason}"
                    + (f" (predicted accuracy {case.predicted:.2f})." if case.predicted is not None else "."))
-        st.dataframe(table, hide_index=True, width="stretch")
+        _shared.show_table(table)
         buttons = st.columns(len(live.LABEL_CHOICES))
         for col, (name, score) in zip(buttons, live.LABEL_CHOICES):
             if col.button(name, key=f"live_label_{name}", width="stretch"):
@@ -116,9 +118,9 @@ def label_panel(audit_id: int, annotator: str) -> None:
                 except InputError as exc:
                     _error(exc)
     if view.trajectory is not None:
-        st.vega_lite_chart(view.trajectory, width="stretch", theme=None)
+        _shared.show_chart(view.trajectory, key="live_trajectory")
     with st.expander(f"Labels ({len(view.labels)})"):
-        st.dataframe(view.labels, hide_index=True, width="stretch")
+        _shared.show_table(view.labels)
     share(audit_id, view)
 
 

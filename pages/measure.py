@@ -76,10 +76,7 @@ for note in result.notes:
 st.subheader("Estimates per model")
 _shared.show_chart(view.estimates_chart, key="measure_estimates_chart")
 table = view.estimates_table
-st.dataframe(table, hide_index=True, width="stretch",
-             column_config={**{c: st.column_config.NumberColumn(format="%.3f")
-                               for c in table.columns if c == "rate" or c.endswith((" low", " high"))},
-                            **{c: st.column_config.NumberColumn(width="small") for c in ("k", "n")}})
+_shared.show_table(table, column_config={c: st.column_config.NumberColumn(width="small") for c in ("k", "n")})
 _shared.csv_download(table, "measure_estimates.csv", key="measure_estimates_csv")
 
 st.subheader("Behavioural composition")
@@ -88,12 +85,12 @@ st.caption("Each paired base/target/sham unit (one model, cluster, mapping and r
            "failure: a wrong base answer; then, for base-correct units, full success (follows the target "
            "and stays on sham), target inertia (keeps the base answer on the target) or other.")
 _shared.show_chart(view.composition_chart, key="measure_composition_chart")
-st.dataframe(view.composition_table, hide_index=True, width="stretch")
+_shared.show_table(view.composition_table)
 
 st.subheader("Per oracle transition")
 st.caption("The paired estimates again, split by each cluster's oracle labels (base → target → sham): "
            "selective response can depend strongly on the direction of the edit (paper 000, result 5).")
-st.dataframe(view.transitions_table, hide_index=True, width="stretch")
+_shared.show_table(view.transitions_table)
 
 if view.invariance_table is not None:
     st.subheader("Mapping and readout invariance")
@@ -101,10 +98,10 @@ if view.invariance_table is not None:
                "(same raw letter under all six), validity per readout, readout agreement per world, and the "
                "equal-weighted selective response over the six oracle directions against base accuracy "
                "(paper 000, results 3-5), with cluster-bootstrap intervals.")
-    st.dataframe(view.invariance_table, hide_index=True, width="stretch")
+    _shared.show_table(view.invariance_table)
 
 with st.expander(f"Model-cluster units ({len(result.units)})"):
-    st.dataframe(view.units_table, hide_index=True, width="stretch")
+    _shared.show_table(view.units_table)
     _shared.csv_download(view.units_table, "measure_units.csv", key="measure_units_csv")
 
 _shared.register_section(view.section)

@@ -88,9 +88,9 @@ _shared.show_chart(view.chart)
 left, right = st.columns([1.6, 1])
 with left:
     st.subheader("Decisions by budget")
-    st.dataframe(view.budget_table, hide_index=True, width="stretch")
+    _shared.show_table(view.budget_table)
 with right:
     st.subheader("Labels needed")
     st.caption("inf = more than the budget (fewer than that share of audits decide within it).")
-    st.dataframe(view.labels_table, hide_index=True, width="stretch")
+    _shared.show_table(view.labels_table)
 _shared.register_section(view.section)

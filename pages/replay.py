@@ -197,7 +197,7 @@ m3.metric("Overall accuracy", f"{overall.accuracy:.3f}",
 _shared.show_chart(view.trajectory_chart)
 st.subheader("Decision per process")
 st.caption("Each process alone: the case at which it first reached 1/α and what that means.")
-st.dataframe(view.decision_table, hide_index=True, width="stretch")
+_shared.show_table(view.decision_table)
 
 left, right = st.columns([1.1, 1])
 with left:
@@ -208,7 +208,7 @@ st.subheader("Subgroups")
 st.caption("n = cases, correct = sum of scores, accuracy with its 95% Wilson interval (ci, fixed n) and "
            "its anytime-valid interval (cs, valid however the run stopped); below q is flagged on the "
            "anytime-valid bound; share = share of the replayed cases.")
-st.dataframe(view.subgroup_table, hide_index=True, width="stretch")
+_shared.show_table(view.subgroup_table)
 _shared.csv_download(view.subgroup_table, "subgroups.csv")
 
 _shared.register_section(view.section)

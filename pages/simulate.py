@@ -117,7 +117,7 @@ if view.type_one_table is not None:
               help=f"Row {worst['method']}; 95% Wilson interval "
                    f"[{worst['95% CI low']:.3f}, {worst['95% CI high']:.3f}].")
     m2.metric("α", f"{params.alpha:g}")
-    st.dataframe(type1, hide_index=True, width="stretch")
+    _shared.show_table(type1)
 
 left, right = st.columns(2)
 with left:
@@ -133,9 +133,6 @@ st.caption("Rates are shares of replicates with their 95% Wilson intervals; stop
            "until the decision (median and quartiles).")
 summary = view.summary_table
 # strategy and process are in "method"; rates to two decimals keep the wide table readable.
-st.dataframe(summary, hide_index=True, width="stretch",
-             column_config={"strategy": None, "process": None, "seconds_per_audit": None,
-                            **{c: st.column_config.NumberColumn(format="%.2f") for c in summary.columns
-                               if c.startswith(("failure_found", "passed", "inconclusive"))}})
+_shared.show_table(summary, column_config={"strategy": None, "process": None, "seconds_per_audit": None})
 _shared.csv_download(summary, "simulation_summary.csv")
 _shared.register_section(view.section)

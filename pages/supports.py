@@ -128,7 +128,7 @@ if result.supports:
     left, right = st.columns([1, 1.2])
     with left:
         st.subheader("All optimal supports")
-        st.dataframe(optima, hide_index=True, width="stretch", height=380)
+        _shared.show_table(optima, height=380)
         _shared.csv_download(optima, "optimal_supports.csv")
     with right:
         _shared.show_chart(search.frequency_chart)

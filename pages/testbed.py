@@ -57,10 +57,10 @@ d2.download_button("Inspect AI samples (JSONL)", view.inspect_jsonl.encode("utf-
 left, right = st.columns([1, 3])
 with left:
     st.subheader("Clusters per direction")
-    st.dataframe(view.summary_table, hide_index=True, width="stretch")
+    _shared.show_table(view.summary_table)
 with right:
     st.subheader(f"Items (first {len(view.preview_table)})")
-    st.dataframe(view.preview_table, hide_index=True, width="stretch", height=320)
+    _shared.show_table(view.preview_table, height=320)
 with st.expander("One item in full (the first)"):
     st.json(view.items[0].to_dict())
 
@@ -77,5 +77,5 @@ if file is not None:
     else:
         _shared.show_verdict(checked.verdict)
         if not checked.report.ok:
-            st.dataframe(checked.mismatch_table, hide_index=True, width="stretch")
+            _shared.show_table(checked.mismatch_table)
 _shared.register_section(view.section)

@@ -18,6 +18,7 @@ from audit_core.live import LIVE_STRATEGIES, LiveAudit, LiveProposal, LiveStatus
 from audit_core.live.session import LabelRecord
 from audit_core.report import ReportChart, ReportSection, ReportTable, safe_csv_bytes
 from audit_core.views.charts import chart_spec, trajectory_chart
+from audit_core.presets import DEFAULT_MODEL_PROCESS  # noqa: F401 (the page's default)
 from audit_core.sequential import MODEL_PROCESSES
 
 LIVE_POOLS = tuple(BUNDLED_POOLS)
