@@ -49,7 +49,12 @@ def newcombe_paired_interval(y_a: np.ndarray, y_b: np.ndarray, confidence: float
     l_a, u_a = wilson_interval(a + b, n, confidence)
     l_b, u_b = wilson_interval(a + c, n, confidence)
     denominator = (a + b) * (c + d) * (a + c) * (b + d)
-    phi = (a * d - b * c) / math.sqrt(denominator) if denominator > 0 else 0.0
+    # Newcombe's correlation estimate with his correction for ad > bc (ad − bc shrunk by n/2):
+    # without it, runs with no discordant pair (b = c = 0) get phi = 1 and a zero-width interval.
+    cross = a * d - b * c
+    if cross > 0:
+        cross = max(cross - n / 2, 0.0)
+    phi = cross / math.sqrt(denominator) if denominator > 0 else 0.0
     theta = p_b - p_a
     low = theta - math.sqrt(max(0.0, (p_b - l_b) ** 2 - 2 * phi * (p_b - l_b) * (u_a - p_a) + (u_a - p_a) ** 2))
     high = theta + math.sqrt(max(0.0, (u_b - p_b) ** 2 - 2 * phi * (u_b - p_b) * (p_a - l_a) + (p_a - l_a) ** 2))

@@ -62,7 +62,7 @@ def test_newcombe_interval_by_hand_and_degenerate_tables():
     y_a = np.r_[np.ones(12), np.ones(5), np.zeros(1), np.zeros(2)]
     y_b = np.r_[np.ones(12), np.zeros(5), np.ones(1), np.zeros(2)]
     low, high = newcombe_paired_interval(y_a, y_b)
-    assert low < -0.2 < high < 0.05 and -1 <= low
+    assert -0.43 < low < -0.42 and 0.05 < high < 0.053  # Newcombe (1998) method 10, phi corrected for ad > bc
     assert paired_difference(np.ones(10), np.ones(10)).ci_high <= 1.0
     assert newcombe_paired_interval(np.zeros(5), np.ones(5))[1] == pytest.approx(1.0)
 
@@ -113,3 +113,11 @@ def test_paired_t_coverage_for_fractional_scores():
     rate, se = _coverage(lambda: next(draws), lambda a, b: paired_t_interval(b - a), truth)
     assert rate >= 0.95 - 3 * se, rate
     assert paired_difference([0.5, 1.0], [0.25, 1.0]).interval == PAIRED_T
+
+
+@pytest.mark.parametrize("n", [4, 10, 60])
+def test_identical_runs_get_an_interval_of_positive_width(n):
+    # Newcombe's phi correction: with no discordant pair the interval still has width.
+    y = np.array([1, 0] * (n // 2))
+    low, high = newcombe_paired_interval(y, y)
+    assert low < 0 < high
