@@ -184,7 +184,8 @@ def build_policy_class(
 
     # Codes in sorted string order so the encoding does not depend on file order.
     order = sorted(codebook)
-    remap = np.array([order.index(s) for s in codebook], dtype=np.int64)
+    rank = {text: i for i, text in enumerate(order)}  # a dict: list.index here was quadratic
+    remap = np.array([rank[s] for s in codebook], dtype=np.int64)
     responses = remap[np.asarray(rows, dtype=np.int64)].astype(_code_dtype(len(order)))
 
     tau_arr = None
