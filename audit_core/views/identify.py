@@ -14,7 +14,7 @@ import pandas as pd
 
 from audit_core.identify import parse_cell_id
 from audit_core.report.document import ReportChart, ReportSection, ReportTable
-from audit_core.views.charts import chart_spec, frequency_heatmap, hasse_chart, response_heatmap
+from audit_core.views.charts import MAX_CHART_ROWS, chart_spec, frequency_heatmap, hasse_chart, response_heatmap
 
 EMPTY_SUPPORT_KEY = "∅"
 
@@ -71,17 +71,27 @@ def lattice_spec(lat, component_names: Sequence[str], estimand: str, current: st
 
 
 def heatmap_spec(pc, tau: np.ndarray, support: Sequence[str]) -> dict:
-    """Policy × cell responses of the deterministic policies, support cells outlined."""
+    """Policy × cell responses of the deterministic policies, support cells outlined.
+
+    At most :data:`~audit_core.views.charts.MAX_CHART_ROWS` rectangles are drawn: with more
+    policies x cells the first policies (and, for a huge layout, the first cells) are shown and the
+    subtitle says how many; the class table lists every policy."""
+    n_cells = min(len(pc.cells), MAX_CHART_ROWS)
+    n_policies = min(len(pc.names), max(1, MAX_CHART_ROWS // n_cells))
     labels = [f"{name} (τ={int(t)})" for name, t in zip(pc.names, tau)]
     codebook = list(pc.codebook)
     inside = set(support)
     long = pd.DataFrame([{"policy": labels[i], "cell": cell, "response": codebook[int(pc.responses[i, j])] or "(empty)",
                           "in_support": cell in inside,
                           "support": "in support" if cell in inside else "outside support"}
-                         for i in range(len(pc.names)) for j, cell in enumerate(pc.cells)])
+                         for i in range(n_policies) for j, cell in enumerate(pc.cells[:n_cells])])
+    note = ""
+    if n_policies < len(pc.names) or n_cells < len(pc.cells):
+        note = (f"showing the first {n_policies} of {len(pc.names)} policies and {n_cells} of {len(pc.cells)} "
+                "cells (a chart draws at most {:,} rectangles); the tables list every policy".format(MAX_CHART_ROWS))
     return chart_spec(response_heatmap(long, title=f"Policy × cell responses ({len(inside)} of "
                                                    f"{len(pc.cells)} cells observed)",
-                                       cell_title=f"cell ({':'.join(pc.axes)})"))
+                                       cell_title=f"cell ({':'.join(pc.axes)})", note=note))
 
 
 def class_table(ident, tau: dict[str, int]) -> pd.DataFrame:
