@@ -117,7 +117,8 @@ def collision_table(ident, tau: dict[str, int]) -> pd.DataFrame:
 
 
 def leave_one_out_table(lat) -> pd.DataFrame:
-    return pd.DataFrame([{"removed": row.removed, "collisions": row.n_collisions,
+    """Leave-one-out rows of a lattice (no rows without a lattice)."""
+    return pd.DataFrame([] if lat is None else [{"removed": row.removed, "collisions": row.n_collisions,
                           "witnesses": "; ".join(f"{a} ≡ {b}" for a, b in row.witnesses),
                           "exclusive witnesses": "; ".join(f"{a} ≡ {b}" for a, b in row.exclusive_witnesses),
                           "corollary": row.corollary} for row in lat.leave_one_out],
@@ -132,21 +133,26 @@ def lattice_table(lat) -> pd.DataFrame:
 
 def identification_section(ident, lat, tau: dict[str, int], estimand: str, support_label: str, source: str,
                            components: Sequence[str], custom_cells: Sequence[str] | None,
-                           charts: Sequence[ReportChart], verdict: str = "") -> ReportSection:
+                           charts: Sequence[ReportChart], verdict: str = "", lattice_note: str = "") -> ReportSection:
+    """Report section of one support; ``lat`` None (too many components) leaves out the lattice
+    tables and says why in ``lattice_note``."""
     status = "identified" if ident.identified else "not identified"
+    lattice_lines = (f"No lattice: {lattice_note}",) if lat is None else tuple(
+        f"Without {row.removed}: {row.corollary}" for row in lat.leave_one_out)
+    lattice_tables = () if lat is None else (
+        ReportTable("Lattice of component supports", lattice_table(lat)),
+        ReportTable("Leave one component out", leave_one_out_table(lat)))
     return ReportSection(
         key="explorer", title=f"Identifiability of {estimand} on {support_label}", source=source,
         parameters={"estimand": estimand, "components": list(components), "custom cells": list(custom_cells or ())},
         summary=(*((verdict,) if verdict else ()),
                  f"{len(ident.cells)} cells observed; {ident.n_classes} equivalence classes; "
                  f"{ident.n_collisions} cross-estimand collisions; {estimand} {status}.",
-                 *(f"Without {row.removed}: {row.corollary}" for row in lat.leave_one_out)),
+                 *lattice_lines),
         tables=(ReportTable("Equivalence classes", class_table(ident, tau)),
-                ReportTable("Collisions", collision_table(ident, tau)),
-                ReportTable("Lattice of component supports", lattice_table(lat)),
-                ReportTable("Leave one component out", leave_one_out_table(lat))),
+                ReportTable("Collisions", collision_table(ident, tau)), *lattice_tables),
         charts=tuple(charts),
-        numbers={"identification": ident.to_dict(), "lattice": lat.to_dict()})
+        numbers={"identification": ident.to_dict(), "lattice": None if lat is None else lat.to_dict()})
 
 
 def optima_table(result, checks: Sequence) -> pd.DataFrame:
