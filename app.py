@@ -24,14 +24,23 @@ PAGES = {
     "Adaptive auditing": [
         st.Page("pages/replay.py", title="Replay", icon=":material/replay:", url_path="replay-run"),
         st.Page("pages/simulate.py", title="Simulate", icon=":material/casino:", url_path="simulation"),
+        st.Page("pages/plan.py", title="Audit planner", icon=":material/event_note:", url_path="audit-planner"),
+        st.Page("pages/compare.py", title="Compare two runs", icon=":material/compare_arrows:",
+                url_path="compare-runs"),
     ],
     "Share": [
         st.Page("pages/report.py", title="Report", icon=":material/description:", url_path="audit-report"),
     ],
 }
 
-# Streamlit treats a folder named pages/ as a legacy multipage app and matches its file names as
-# URL paths; the url_paths above differ from the file names so every URL goes through this router.
+# Deep links. Because a pages/ folder sits next to this file, Streamlit runs the FIRST script run of
+# each server process through its legacy multipage handling (PagesManager.uses_pages_directory is
+# still True until st.navigation runs): it lists pages/*.py, matches the URL path against their file
+# names and, finding none, shows "Page not found" before falling back to this file. So every
+# non-default url_path below has a file pages/<url_path>.py that only runs this router; the legacy
+# match then succeeds and this router resolves the URL as on every later run. A url_path must never
+# equal a page file's name: on a fresh server that URL would run the page file without this router.
+# tests/app/test_deep_links.py keeps the two lists in step.
 page = st.navigation(PAGES)
 try:
     page.run()

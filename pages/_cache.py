@@ -62,14 +62,32 @@ def measure_log(log_key: str, n_boot: int, seed: int, confidence: float, interva
 
 
 @st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
-def replay_run(run_key: str, score: str, subgroups: tuple[str, ...], order: str | None, params_key: str,
-               model_process: str, auditor_process: str, _run: Source, _params):
-    # The page always names the roles: () = no subgroups, no order column = file order.
-    return analyses.replay_run(_run, score=score, subgroups=subgroups, order=order or False, params=_params,
-                               model_process=model_process, auditor_process=auditor_process)
+def replay_run(run_key: str, score: str, subgroups: tuple[str, ...] | None, order: str | bool | None, params_key: str,
+               model_process: str, auditor_process: str, score_mapping: tuple[tuple[str, float], ...],
+               _run: Source, _params):
+    # The page names the roles: () = no subgroups (None: a log's reader detects them), False = file order (None: a log's own order).
+    return analyses.replay_run(_run, score=score, subgroups=subgroups, order=order, params=_params,
+                               model_process=model_process, auditor_process=auditor_process,
+                               score_mapping=dict(score_mapping) or None)
+
+
+@st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
+def score_labels(run_key: str, column: str, _run: Source):
+    return analyses.score_labels(_run, column)
 
 
 def simulate_study(pool: Source, rows: Sequence[tuple[str, str]], replicates: int, params, seed: int,
                    mode: str, progress) -> analyses.StudySimulation:
     """Not cached: a study runs when its button is pressed and the page keeps the result."""
     return analyses.simulate_study(pool, rows, replicates, params, seed, mode=mode, progress=progress)
+
+
+@st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
+def compare_runs(key_a: str, key_b: str, score: str | None, subgroups: tuple[str, ...] | None, params_key: str,
+                 confidence: float, _a: Source, _b: Source, _params):
+    return analyses.compare_runs(_a, _b, score=score, subgroups=subgroups, params=_params, confidence=confidence)
+
+
+def plan_study(pool: Source, strategy: str, process: str, params, replicates: int, seed: int, progress):
+    """Not cached: a plan runs when its button is pressed and the page keeps the result."""
+    return analyses.plan_study(pool, strategy, process, params, replicates, seed, progress=progress)

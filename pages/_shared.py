@@ -14,7 +14,7 @@ import streamlit as st
 
 from audit_core.analyses import Source, Verdict, content_key
 from audit_core.errors import InputError
-from audit_core.report import ReportSection, safe_csv_bytes
+from audit_core.report import ReportSection, chart_png, chart_svg, safe_csv_bytes
 from pages import _cache
 
 APP_TITLE = "Evaluation Audit Workbench"
@@ -26,10 +26,76 @@ UPLOAD_ERRORS_KEY = "_upload_errors"
 
 # ------------------------------------------------------------------------------ page & sidebar
 
+GLOSSARY = {
+    "τ (estimand)": "The behavioural property a protocol should measure, one value per policy (e.g. τ_full = 1 "
+                    "when a policy answers every cell as the ideal semantic updater does).",
+    "support": "The set of cells (world × mapping × readout) a protocol observes; components widen it.",
+    "collision": "Two policies with different τ that give the same response on every observed cell. τ is "
+                 "identified exactly when there is none (paper 000, Theorem 1).",
+    "LR / SR-LR": "The model's-null e-processes with a fixed alternative q − δ; SR-LR mixes over changepoints.",
+    "LR-UI / SR-LR-UI": "The same with a forecast alternative learnt from past scores (predictable, so valid).",
+    "AUD-LR / AUD-LR-UI": "The auditor's-null e-processes, from step m on, with alternative q + δ′ or a forecast.",
+    "q": "The accuracy threshold: a subgroup below q is a failure mode.",
+    "δ, δ′": "Distances of the fixed alternatives below and above q.",
+    "η": "Learning rate of the forecaster of the -UI processes.",
+    "m": "The auditor's budget: its null is tested from step m on.",
+    "1/α": "The threshold: a process whose e-value reaches 1/α rejects its null at level α, at any "
+           "stopping time and under adaptive sampling.",
+}
+PRESENT_PARAM = "present"
+_PRESENTATION_CSS = """<style>
+section[data-testid="stSidebar"], div[data-testid="stSidebarCollapsedControl"], [data-testid="stToolbar"],
+header[data-testid="stHeader"] {display: none !important;}
+.block-container {padding-top: 1rem !important; max-width: 100% !important;}
+html, body, [data-testid="stMarkdownContainer"] p, [data-testid="stText"], label, .stCaption {font-size: 1.12rem !important;}
+h1 {font-size: 2.4rem !important;} [data-testid="stMetricValue"] {font-size: 2.3rem !important;}
+[data-testid="stMetricLabel"] p {font-size: 1.1rem !important;}
+label[data-baseweb="checkbox"] div[role="switch"], [data-testid="stToggle"] div[role="checkbox"] {outline: 2px solid #1f4e79;}
+[data-testid="stAlert"] p {font-size: 1.2rem !important; font-weight: 600;}
+</style>"""
+
+
+def _favicon():
+    """A local favicon drawn at start-up (a named icon would be fetched from a font server)."""
+    from PIL import Image, ImageDraw
+    image = Image.new("RGBA", (64, 64), (31, 78, 121, 255))
+    draw = ImageDraw.Draw(image)
+    draw.line([(14, 34), (27, 47), (50, 18)], fill="white", width=8)
+    return image
+
+
 def configure_page() -> None:
-    """Wide layout and the app's title; called once by ``app.py`` before the router."""
-    st.set_page_config(page_title=APP_TITLE, page_icon=":material/fact_check:", layout="wide",
+    """Wide layout, the app's title and a local icon; called once by ``app.py`` before the router."""
+    st.set_page_config(page_title=APP_TITLE, page_icon=_favicon(), layout="wide",
                        initial_sidebar_state="expanded")
+
+
+def presenting() -> bool:
+    """Presentation mode is on (kept in the URL as ``?present=1``, so a link opens in it)."""
+    return st.query_params.get(PRESENT_PARAM) == "1"
+
+
+def _set_presenting() -> None:
+    if st.session_state.get("presentation_toggle"):
+        st.query_params[PRESENT_PARAM] = "1"
+    elif PRESENT_PARAM in st.query_params:
+        del st.query_params[PRESENT_PARAM]
+
+
+def presentation_switch() -> None:
+    """The presentation-mode toggle (top of every page, since the sidebar is hidden in the mode)."""
+    st.session_state["presentation_toggle"] = presenting()
+    st.toggle("Present", key="presentation_toggle", on_change=_set_presenting,
+              help="Hides the sidebar and toolbar, enlarges type and keeps itself in the URL.")
+    if presenting():
+        st.html(_PRESENTATION_CSS)
+
+
+def glossary() -> None:
+    """The terms every page uses, defined once."""
+    with st.expander("Glossary"):
+        for term, meaning in GLOSSARY.items():
+            st.markdown(f"**{term}**: {meaning}")
 
 
 def sidebar() -> None:
@@ -46,11 +112,18 @@ def sidebar() -> None:
                 st.text(f"• {s.title}")
         else:
             st.caption("Results you compute appear on the *Report* page.")
+        glossary()
 
 
 def page_header(title: str, intro: str) -> None:
-    st.title(title)
+    head, switch = st.columns([4, 1], vertical_alignment="center")
+    with head:
+        st.title(title)
+    with switch:
+        presentation_switch()
     st.caption(intro)
+    if presenting():
+        glossary()  # the sidebar, which holds it otherwise, is hidden
 
 
 def show_verdict(verdict: Verdict) -> None:
@@ -101,15 +174,15 @@ class Upload:
     key: str
 
 
-def _on_upload_change(kind: str, widget_key: str) -> None:
+def _on_upload_change(slot: str, widget_key: str) -> None:
     # The user removed the file (the x in the uploader): forget it. A page switch resets the
     # widget without calling this, so the accepted upload stays.
     if st.session_state.get(widget_key) is None:
-        st.session_state.setdefault(UPLOADS_KEY, {}).pop(kind, None)
+        st.session_state.setdefault(UPLOADS_KEY, {}).pop(slot, None)
 
 
-def accepted_upload(kind: str) -> Upload | None:
-    return st.session_state.get(UPLOADS_KEY, {}).get(kind)
+def accepted_upload(slot: str) -> Upload | None:
+    return st.session_state.get(UPLOADS_KEY, {}).get(slot)
 
 
 UPLOAD_WIDGETS = {"policy_class": "policy_upload__widget", "response_log": "measure_upload__widget",
@@ -117,17 +190,19 @@ UPLOAD_WIDGETS = {"policy_class": "policy_upload__widget", "response_log": "meas
 
 
 def upload_source(kind: str, label: str, types: list[str], help: str | None = None,
-                  policy: Source | None = None) -> Source | None:
+                  policy: Source | None = None, slot: str | None = None) -> Source | None:
     """File uploader whose last good file outlives the widget and the page.
 
     A new file replaces the accepted one only when the engine loads it; otherwise one error says
-    so and the accepted file (if any) stays active. Returns the source of the accepted upload.
+    so and the accepted file (if any) stays active. ``slot`` names where it is kept (default: the
+    kind; two slots of one kind let a page hold two files). Returns the accepted upload's source.
     """
-    widget_key = UPLOAD_WIDGETS.get(kind, f"{kind}_upload__widget")
+    slot = slot or kind
+    widget_key = UPLOAD_WIDGETS.get(slot, f"{slot}_upload__widget")
     file = st.file_uploader(label, type=types, key=widget_key, help=help, on_change=_on_upload_change,
-                            args=(kind, widget_key))
+                            args=(slot, widget_key))
     uploads = st.session_state.setdefault(UPLOADS_KEY, {})
-    accepted: Upload | None = uploads.get(kind)
+    accepted: Upload | None = uploads.get(slot)
     if file is not None:
         data = file.getvalue()
         key = content_key(data)
@@ -139,7 +214,7 @@ def upload_source(kind: str, label: str, types: list[str], help: str | None = No
                          "Nothing was replaced.")
                 show_input_error(exc, "this file", keeps)
             else:
-                accepted = uploads[kind] = Upload(file.name, data, key)
+                accepted = uploads[slot] = Upload(file.name, data, key)
     return None if accepted is None else load_upload(kind, accepted, policy)
 
 
@@ -156,9 +231,27 @@ def bundled_source(kind: str, key: str | None = None) -> Source:
 
 # ------------------------------------------------------------------------------------- charts
 
-def show_chart(spec: dict, *, key: str | None = None, on_select=None):
-    """Draw a Vega-Lite spec full width without Streamlit's theme (report and app look alike)."""
-    return st.vega_lite_chart(spec, width="stretch", theme=None, key=key, on_select=on_select or "ignore")
+def _chart_name(spec: dict) -> str:
+    title = spec.get("title")
+    text = title.get("text", "chart") if isinstance(title, dict) else (title or "chart")
+    text = " ".join(text) if isinstance(text, list) else str(text)
+    slug = "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-")
+    return "-".join(filter(None, slug.split("-")))[:60] or "chart"
+
+
+def show_chart(spec: dict, *, key: str | None = None, on_select=None, export: bool = True):
+    """Draw a Vega-Lite spec full width without Streamlit's theme (report and app look alike),
+    with PNG and SVG downloads rendered offline by vl-convert when clicked."""
+    shown = st.vega_lite_chart(spec, width="stretch", theme=None, key=key, on_select=on_select or "ignore")
+    if export:
+        name = _chart_name(spec)
+        tag = key or name
+        with st.popover("Export chart", icon=":material/image:"):
+            st.download_button("PNG", lambda: chart_png(spec, scale=2.0), f"{name}.png", "image/png",
+                               key=f"png_{tag}", icon=":material/download:")
+            st.download_button("SVG (vector)", lambda: chart_svg(spec).encode("utf-8"), f"{name}.svg",
+                               "image/svg+xml", key=f"svg_{tag}", icon=":material/download:")
+    return shown
 
 
 def csv_download(frame: pd.DataFrame, file_name: str, label: str = "Download CSV", key: str | None = None) -> None:

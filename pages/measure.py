@@ -87,6 +87,14 @@ st.caption("The paired estimates again, split by each cluster's oracle labels (b
            "selective response can depend strongly on the direction of the edit (paper 000, result 5).")
 st.dataframe(view.transitions_table, hide_index=True, width="stretch")
 
+if view.invariance_table is not None:
+    st.subheader("Mapping and readout invariance")
+    st.caption("Semantic equivariance (same decoded answer under all six mappings), fixed-label attachment "
+               "(same raw letter under all six), validity per readout, readout agreement per world, and the "
+               "equal-weighted selective response over the six oracle directions against base accuracy "
+               "(paper 000, results 3-5), with cluster-bootstrap intervals.")
+    st.dataframe(view.invariance_table, hide_index=True, width="stretch")
+
 with st.expander(f"Model-cluster units ({len(result.units)})"):
     st.dataframe(view.units_table, hide_index=True, width="stretch")
     _shared.csv_download(view.units_table, "measure_units.csv", key="measure_units_csv")

@@ -7,11 +7,12 @@ test stops at the first step where the model's e-process (failure mode found) or
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from audit_core.errors import InputError
 from audit_core.analyses import (
-    AUDITOR_PROCESSES, BUNDLED, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_RUN, MODEL_PROCESSES, STYLES,
+    ACCEPTED_SCORES, AUDITOR_PROCESSES, BUNDLED, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_RUN, MODEL_PROCESSES, STYLES,
     AuditParams,
 )
 from pages import _cache, _shared
@@ -38,9 +39,12 @@ with src_col:
 with up_col:
     source = None
     if choice == UPLOAD:
-        source = _shared.upload_source("run", "Labelled CSV (one row per annotated case)", ["csv", "tsv", "txt"],
-                                       help="Needs a score column (0/1 or a number in [0, 1]); "
-                                            "subgroup and order columns are optional.")
+        source = _shared.upload_source(
+            "run", "Labelled CSV, Inspect AI log (.eval, .json) or lm-eval samples (.jsonl)",
+            ["csv", "tsv", "txt", "eval", "json", "jsonl"],
+            help="A CSV needs a score column (0/1 or a number in [0, 1]); subgroup and order columns are "
+                 "optional. An Inspect log gives one case per sample (scorer values C = 1, I = 0, P = 0.5, N = 0); "
+                 "lm-eval samples one case per document.")
         if source is None:
             st.caption(f"No accepted upload: showing the bundled {BUNDLED[DEFAULT_RUN].title}.")
     else:
@@ -53,17 +57,36 @@ data_key = source.key if source.bundled else f"upload:{source.key}"
 columns = list(table.columns)
 defaults = table.defaults
 
-with st.expander("Columns and parameters", expanded=not source.bundled):
+with st.expander("Columns and parameters", expanded=not source.bundled or bool(table.pending)):
     c1, c2, c3, c4 = st.columns(4)
-    score_col = c1.selectbox("Score column", columns, key=_shared.kept(f"score_{data_key}"),
-                             index=columns.index(defaults.score) if defaults.score in columns else 0,
-                             help="1 = correct, 0 = wrong (or a number in [0, 1]).")
-    group_cols = c2.multiselect("Subgroup columns", columns, key=_shared.kept(f"groups_{data_key}"),
-                                default=[g for g in defaults.subgroups if g in columns])
-    order_options = [NONE] + columns
-    order_col = c3.selectbox("Order column", order_options, key=_shared.kept(f"order_{data_key}"),
-                             index=order_options.index(defaults.order) if defaults.order in order_options else 0,
-                             help="Annotation order of the recorded run; without it, file order is used.")
+    if table.is_log:
+        # A log names its scorers/metrics and metadata keys; the case order follows the log's timestamps.
+        score_col = c1.text_input("Scorer or metric", defaults.score or "", key=_shared.kept(f"score_{data_key}"),
+                                  help="Inspect AI: a scorer's name (e.g. match); lm-eval: a metric (e.g. acc).") or None
+        offered = [c for c in columns if c not in ("id", "sample_id", "epoch", "doc_id", score_col)]
+        if offered:
+            group_cols = c2.multiselect("Subgroups (metadata keys or doc fields)", offered,
+                                        key=_shared.kept(f"groups_{data_key}"),
+                                        default=[g for g in defaults.subgroups if g in offered])
+        else:  # nothing read yet (the log needed a choice): the reader detects them from the metadata
+            group_cols = None
+            c2.caption("Subgroups: detected from the log's metadata (see the loader notes).")
+        c3.caption(f"Order: {defaults.order or 'as logged'} (from the log's timestamps).")
+        if table.pending and not score_col:
+            st.info(f"{table.pending}: type its name under *Scorer or metric*.", icon=":material/touch_app:")
+        order_col = None
+    else:
+        # Never a guess: without a detected score column the user picks one.
+        score_col = c1.selectbox("Score column", columns, key=_shared.kept(f"score_{data_key}"),
+                                 index=columns.index(defaults.score) if defaults.score in columns else None,
+                                 placeholder="Choose the score column", help=ACCEPTED_SCORES)
+        group_cols = c2.multiselect("Subgroup columns", columns, key=_shared.kept(f"groups_{data_key}"),
+                                    default=[g for g in defaults.subgroups if g in columns])
+        order_options = [NONE] + columns
+        order_col = c3.selectbox("Order column", order_options, key=_shared.kept(f"order_{data_key}"),
+                                 index=order_options.index(defaults.order) if defaults.order in order_options else 0,
+                                 help="Annotation order of the recorded run; without it, file order is used.")
+        order_col = False if order_col == NONE else order_col
     style = c4.radio("Parameter defaults", list(STYLES), key=_shared.kept(f"style_{data_key}"),
                      index=list(STYLES).index(table.style), horizontal=True,
                      format_func={"gpqa": "GPQA-style", "sdoh": "SDoH-style"}.get)
@@ -89,11 +112,37 @@ with st.expander("Columns and parameters", expanded=not source.bundled):
                                    index=AUDITOR_PROCESSES.index(DEFAULT_AUDITOR_PROCESS),
                                    key=_shared.kept("replay_auditor_process"))
 
+score_mapping = None
+if score_col is None and table.is_log:
+    st.stop()
+if score_col is None:
+    st.info("No score column was detected in this file: choose it under *Columns and parameters*. "
+            + ACCEPTED_SCORES, icon=":material/touch_app:")
+    st.stop()
+# A log's scorer values have their own documented meaning; a CSV's text labels may need a mapping.
+labels = None if table.is_log else _cache.score_labels(source.key, score_col, source)
+if labels is not None and labels.needs_mapping and not labels.too_many:
+    mapping_key = f"mapping_{data_key}_{score_col}"
+    st.markdown(f"**Scores for the labels of {score_col}** (edit where the suggestion is wrong; "
+                "leave a cell empty to report the label as unreadable)")
+    suggested = st.session_state.get(mapping_key, labels.suggested)
+
+    edited = st.data_editor(
+        pd.DataFrame({"label": list(labels.labels), "score": [suggested.get(v) for v in labels.labels]}),
+        disabled=["label"], hide_index=True, key=f"editor_{mapping_key}",
+        column_config={"score": st.column_config.NumberColumn(min_value=0.0, max_value=1.0, step=0.25)})
+    score_mapping = {str(r.label): float(r.score) for r in edited.itertuples() if pd.notna(r.score)}
+    st.session_state[mapping_key] = score_mapping
+elif labels is not None and labels.too_many:
+    st.caption(f"{score_col} has more than {len(labels.labels)} distinct text values: it is not a label column. "
+               + ACCEPTED_SCORES)
+
 try:
     params = AuditParams.for_style(style, q=q, alpha=alpha, m=m, delta=round(q - q_mod, 10),
                                    delta_aud=round(q_aud - q, 10), eta=eta)
-    view = _cache.replay_run(source.key, score_col, tuple(group_cols), None if order_col == NONE else order_col,
-                             repr(params.to_dict()), model_process, auditor_process, source, params)
+    view = _cache.replay_run(source.key, score_col, None if group_cols is None else tuple(group_cols), order_col,
+                             repr(params.to_dict()), model_process, auditor_process,
+                             tuple(sorted((score_mapping or {}).items())), source, params)
 except InputError as exc:
     _shared.show_input_error(exc, f"{source.name} with these choices",
                              "Choose other columns or parameters above; nothing below belongs to them.")
@@ -109,10 +158,11 @@ if view.data.notes:
 
 m1, m2, m3 = st.columns(3)
 m1.metric("Cases replayed", result.n)
-m2.metric("Stopped at case", "–" if dual["stop"] is None else dual["stop"],
+m2.metric("Stopped at case", "–" if dual.stop is None else dual.stop,
           help="Cases annotated when the dual test stopped (– = never within the run).")
-m3.metric("Overall accuracy", f"{overall['accuracy']:.3f}",
-          help=f"95% Wilson interval [{overall['ci_low']:.3f}, {overall['ci_high']:.3f}].")
+m3.metric("Overall accuracy", f"{overall.accuracy:.3f}",
+          help=f"95% anytime-valid interval [{overall.cs_low:.3f}, {overall.cs_high:.3f}]; "
+               f"Wilson (fixed n) [{overall.ci_low:.3f}, {overall.ci_high:.3f}].")
 
 _shared.show_chart(view.trajectory_chart)
 st.subheader("Decision per process")
@@ -125,8 +175,9 @@ with left:
 with right:
     _shared.show_chart(view.frequency_chart)
 st.subheader("Subgroups")
-st.caption("n = cases, correct = sum of scores, accuracy with its 95% Wilson interval, share = "
-           "share of the replayed cases.")
+st.caption("n = cases, correct = sum of scores, accuracy with its 95% Wilson interval (ci, fixed n) and "
+           "its anytime-valid interval (cs, valid however the run stopped); below q is flagged on the "
+           "anytime-valid bound; share = share of the replayed cases.")
 st.dataframe(view.subgroup_table, hide_index=True, width="stretch")
 _shared.csv_download(view.subgroup_table, "subgroups.csv")
 

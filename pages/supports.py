@@ -99,6 +99,9 @@ m1.metric("Solver status", result.status,
 m2.metric("Optimal cost", "–" if result.cost is None else f"{result.cost:g}")
 m3.metric("Cells in an optimum", "–" if result.size is None else result.size)
 m4.metric("Optimal supports", result.n_optimal, help="How many different supports reach the optimal cost.")
+if result.fallback_for_separable_pairs and result.supports:
+    st.warning("The supports below are a fallback: they separate every pair that can be separated, but they do "
+               "not identify τ, because the pairs named below differ on no cell at all.")
 if result.supports and not result.complete:
     st.warning("The list of optimal supports may be incomplete (enumeration not proven complete).")
 if result.unseparable_pairs:

@@ -10,6 +10,9 @@ CLI commands print them; nothing is assembled twice.
 * :mod:`.measure`: :func:`measure_log`.
 * :mod:`.replay`: :func:`replay_run`.
 * :mod:`.simulate`: :func:`simulate_study`.
+* :mod:`.plan`: :func:`plan_study` (how many labels will the audit need?).
+* :mod:`.compare`: :func:`compare_runs` (two runs, case by case).
+* :mod:`.combine`: :func:`combine_audits` (e-BH, e-Bonferroni over several audits).
 """
 
 from audit_core.analyses.common import Verdict
@@ -18,12 +21,16 @@ from audit_core.presets import (
     BUNDLED, BUNDLED_POOLS, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_RUN, NULL_POOL, STYLES,
     paper_params, paper_rows,
 )
+from audit_core.auditing import STRATEGY_NAMES
 from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParams
 from audit_core.analyses.identify import (
     SupportExploration, SupportSearch, check_supports, explore_support, identify_support, support_lattice,
 )
+from audit_core.analyses.combine import CombinedAudits, combine_audits
+from audit_core.analyses.compare import RunsComparison, compare_runs
 from audit_core.analyses.measure import LogMeasurement, measure_log
-from audit_core.analyses.replay import RunReplay, replay_run
+from audit_core.analyses.plan import PlannedAudit, assumed_pool_source, plan_study
+from audit_core.analyses.replay import ACCEPTED_SCORES, RunReplay, replay_run, score_labels, typed_run
 from audit_core.analyses.simulate import StudySimulation, simulate_study
 from audit_core.analyses.sources import (
     RunTable, Source, content_key, policy_source, pool_source, response_log_source, run_source,
@@ -32,11 +39,12 @@ from audit_core.analyses.sources import (
 # The choices a page offers (estimands, processes, styles, bundled data, paper presets) are
 # re-exported here, so pages import the use-case layer and nothing below it.
 __all__ = [
-    "AUDITOR_PROCESSES", "AuditParams", "BUNDLED", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS",
-    "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "ESTIMANDS", "MODEL_PROCESSES", "NULL_POOL", "STYLES",
+    "ACCEPTED_SCORES", "AUDITOR_PROCESSES", "AuditParams", "BUNDLED", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS",
+    "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "ESTIMANDS", "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES",
     "paper_params", "paper_rows",
-    "LogMeasurement", "RunReplay", "RunTable", "Source", "StudySimulation", "SupportExploration",
+    "CombinedAudits", "LogMeasurement", "PlannedAudit", "RunReplay", "RunsComparison", "assumed_pool_source",
+    "combine_audits", "compare_runs", "plan_study", "typed_run", "RunTable", "Source", "StudySimulation", "SupportExploration",
     "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "measure_log",
-    "policy_source", "pool_source", "replay_run", "response_log_source", "run_source",
+    "policy_source", "pool_source", "replay_run", "response_log_source", "score_labels", "run_source",
     "simulate_study", "support_lattice",
 ]

@@ -195,11 +195,16 @@ class SupportSearch:
 def _search_verdict(estimand: str, result: Synthesis, checks) -> Verdict:
     if result.unseparable_pairs:
         pairs = "; ".join(f"{a} ≡ {b}" for a, b in result.unseparable_pairs)
+        fallback = (f" The supports listed (cost {result.cost:g}) separate only the other pairs: a fallback, "
+                    "not an identifying support." if result.fallback_for_separable_pairs and result.supports else "")
         return Verdict("bad", f"No support identifies {estimand}: {plural(len(result.unseparable_pairs), 'pair')} "
-                              f"with different τ answer every cell alike ({pairs}).")
+                              f"with different τ answer every cell alike ({pairs}).{fallback}")
     if not result.supports:
-        return Verdict("bad", f"No identifying support was found for {estimand} under these constraints "
-                              f"(solver status {result.status}).")
+        if result.status == "INFEASIBLE":
+            return Verdict("bad", f"No support identifies {estimand} under these constraints: the excluded cells "
+                                  "leave some pair with different τ inseparable (solver status INFEASIBLE).")
+        return Verdict("neutral", f"The solver stopped before it found a support for {estimand} (status "
+                                  f"{result.status}); nothing is known yet about these constraints. Allow more time.")
     ok = sum(c.identified for c in checks)
     proven = "proven cheapest" if result.status == "OPTIMAL" else f"not proven cheapest (status {result.status})"
     listed = (f"all {result.n_optimal} optimal supports listed" if result.complete
@@ -220,7 +225,8 @@ def check_supports(policy: Source, estimand: str = "tau_full", cost: Mapping[str
                               enumerate_all=enumerate_all, time_limit=time_limit)
     checks = tuple(identify(pc, estimand=estimand, cells=list(s)) for s in result.supports)
     optima = views.optima_table(result, checks)
-    chart = views.cell_frequency_spec(pc, result.supports) if result.supports else None
+    chart = (views.cell_frequency_spec(pc, result.supports, must_include, exclude) if result.supports
+             else None)
     verdict = _search_verdict(estimand, result, checks)
     section = views.synthesis_section(result, optima, chart, estimand, policy.description,
                                       dict(cost) if cost else None, tuple(must_include), tuple(exclude),

@@ -14,6 +14,8 @@ import pandas as pd
 from audit_core.analyses.common import Verdict
 from audit_core.analyses.sources import Source
 from audit_core.measure import ALL_MODELS, Measurement, measure
+from audit_core.measure.invariance import Invariance, measure_invariance
+from audit_core.measure.log import mapping_axis
 from audit_core.report.document import ReportSection
 from audit_core.views import measure as views
 
@@ -27,6 +29,8 @@ class LogMeasurement:
     Attributes
     ----------
     result : the engine's :class:`~audit_core.measure.Measurement`.
+    invariance : mapping/readout invariance, balanced transitions and the transition asymmetry
+        (paper 000 results 3-5), or None when the log's layout has no mapping axis.
     estimates_table, composition_table, transitions_table, units_table : display tables.
     estimates_chart, composition_chart : Vega-Lite specs (error bars of ``interval``).
     section; verdict.
@@ -35,6 +39,8 @@ class LogMeasurement:
     source: Source
     interval: str
     result: Measurement = field(repr=False)
+    invariance: Invariance | None = field(repr=False)
+    invariance_table: pd.DataFrame | None = field(repr=False)
     estimates_table: pd.DataFrame = field(repr=False)
     composition_table: pd.DataFrame = field(repr=False)
     transitions_table: pd.DataFrame = field(repr=False)
@@ -63,11 +69,16 @@ def measure_log(source: Source, n_boot: int = 2000, seed: int = 0, confidence: f
                 interval: str = "bootstrap") -> LogMeasurement:
     """``measure`` on the source's response log, with its tables, charts and report section."""
     result = measure(source.value, n_boot=n_boot, seed=seed, confidence=confidence)
+    invariance = (measure_invariance(source.value, n_boot=n_boot, seed=seed, confidence=confidence)
+                  if mapping_axis(source.value.layout) is not None else None)
+    invariance_table = views.invariance_table(invariance) if invariance is not None else None
     interval = interval if n_boot > 0 else "wilson"
     verdict = _verdict(result)
     charts = (views.estimates_spec(result, interval), views.composition_spec(result))
-    section = views.measurement_section(result, interval, verdict=verdict.text, charts=charts)
-    return LogMeasurement(source=source, interval=interval, result=result,
+    section = views.measurement_section(result, interval, verdict=verdict.text, charts=charts,
+                                        invariance_table=invariance_table)
+    return LogMeasurement(source=source, interval=interval, result=result, invariance=invariance,
+                          invariance_table=invariance_table,
                           estimates_table=views.estimates_table(result),
                           composition_table=views.composition_table(result),
                           transitions_table=views.transitions_table(result), units_table=views.units_table(result),

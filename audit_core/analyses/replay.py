@@ -8,17 +8,23 @@ passed) reaches 1/α.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import pandas as pd
 
 from audit_core.analyses.common import Verdict
 from audit_core.analyses.sources import ColumnRoles, Source
+from audit_core.data.labels import ACCEPTED_SCORES, ScoreLabels, apply_score_mapping
+from audit_core.data.labels import score_labels as _score_labels
 from audit_core.data.loader import AuditData, load_audit_frame
+from audit_core.data.sources import load_audit_source
+from audit_core.errors import InputError
 from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
 from audit_core.report.document import ReportSection
 from audit_core.sequential import AUDIT_PASSED, FAILURE_FOUND, MODEL_PROCESSES, AuditParams, Replay, replay
 from audit_core.views import sequential as views
+
+__all__ = ["ACCEPTED_SCORES", "RunReplay", "replay_run", "score_labels", "typed_run"]
 
 CAVEATS = {
     FAILURE_FOUND: ("The model's e-process reached 1/α: with probability at least 1 − α no such crossing "
@@ -70,37 +76,73 @@ def _weakest(result: Replay) -> str:
 
 def _verdict(result: Replay) -> Verdict:
     dual = result.dual
-    pair = f"{dual['model_process']} vs {dual['auditor_process']}"
-    if dual["decision"] == FAILURE_FOUND:
-        return Verdict("bad", f"Failure mode found at case {dual['stop']} of {result.n}{_weakest(result)} "
+    pair = f"{dual.model_process} vs {dual.auditor_process}"
+    if dual.decision == FAILURE_FOUND:
+        return Verdict("bad", f"Failure mode found at case {dual.stop} of {result.n}{_weakest(result)} "
                               f"({pair}, q = {result.params.q}, α = {result.params.alpha}).", CAVEATS[FAILURE_FOUND])
-    if dual["decision"] == AUDIT_PASSED:
-        return Verdict("good", f"Audit passed at case {dual['stop']} of {result.n} ({pair}, q = {result.params.q}, "
+    if dual.decision == AUDIT_PASSED:
+        return Verdict("good", f"Audit passed at case {dual.stop} of {result.n} ({pair}, q = {result.params.q}, "
                                f"α = {result.params.alpha}).", CAVEATS[AUDIT_PASSED])
     return Verdict("neutral", f"Inconclusive after {result.n} cases: neither e-process reached 1/α = "
                               f"{1 / result.params.alpha:g} ({pair}){_weakest(result)}.", INCONCLUSIVE_CAVEAT)
 
 
-def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str] | None = None,
-               order: str | bool | None = None, params: AuditParams | None = None,
-               model_process: str = DEFAULT_MODEL_PROCESS,
-               auditor_process: str = DEFAULT_AUDITOR_PROCESS) -> RunReplay:
-    """Type the run with the chosen roles, then ``replay`` it through the six e-processes.
+def score_labels(source: Source, column: str) -> ScoreLabels:
+    """The distinct labels of a run's column with suggested scores, for a value-mapping step
+    (accepted values: :data:`ACCEPTED_SCORES`)."""
+    frame = source.value.frame
+    if column not in frame.columns:
+        raise InputError(f"{source.name}: no column {column!r}")
+    return _score_labels(frame[column], column)
 
-    ``score``/``subgroups``/``order`` of None take the bundled dataset's roles, or are detected
-    in a file (the loader notes what it chose); ``subgroups=()`` means none; ``order=False``
-    means file order.
-    ``params`` default to the run's style.
-    """
+
+def typed_run(source: Source, score: str | None = None, subgroups: Sequence[str] | None = None,
+              order: str | bool | None = None, id: str | None = None,
+              score_mapping: Mapping[str, float] | None = None, filter: str | None = None) -> AuditData:
+    """The run typed with the chosen roles (see :func:`replay_run` for what None means)."""
     table = source.value
+    if table.is_log:
+        return load_audit_source(table.log, source.name, score=score, subgroups=subgroups, order=order,
+                                 filter=filter)
+    if filter is not None:
+        raise InputError(f"{source.name}: a filter applies to lm-eval samples only")
     if source.bundled:  # the bundled dataset's roles; a file's are detected (and noted) by the loader
         roles = table.defaults
         score = score or roles.score
         subgroups = tuple(roles.subgroups) if subgroups is None else subgroups
         order = roles.order if order is None else order
-    data = load_audit_frame(table.frame, name=source.name, score=score,
+    frame = table.frame
+    if score_mapping:
+        if not score or score not in frame.columns:
+            raise InputError("a score mapping needs the score column it applies to")
+        frame = frame.assign(**{score: apply_score_mapping(frame[score], score_mapping, score)})
+    return load_audit_frame(frame, name=source.name, score=score, id=id,
                             subgroups=None if subgroups is None else tuple(subgroups), order=order)
-    params = params if params is not None else AuditParams.for_style(table.style)
+
+
+def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str] | None = None,
+               order: str | bool | None = None, params: AuditParams | None = None,
+               model_process: str = DEFAULT_MODEL_PROCESS,
+               auditor_process: str = DEFAULT_AUDITOR_PROCESS,
+               score_mapping: Mapping[str, float] | None = None, filter: str | None = None) -> RunReplay:
+    """Type the run with the chosen roles, then ``replay`` it through the six e-processes.
+
+    ``score``/``subgroups``/``order`` of None take the bundled dataset's roles, or are detected
+    in a file (the loader notes what it chose); ``subgroups=()`` means none; ``order=False``
+    means file order. For an evaluation log, ``score`` names the scorer or metric and
+    ``subgroups`` metadata keys or doc fields; ``filter`` picks an lm-eval filter.
+    ``score_mapping`` maps text labels of the score column (e.g.
+    correct/incorrect) to scores in [0, 1] before the column is read.
+    ``params`` default to the run's style.
+    """
+    data = typed_run(source, score, subgroups, order, score_mapping=score_mapping, filter=filter)
+    return _replayed(source, data, params if params is not None else AuditParams.for_style(source.value.style),
+                     model_process, auditor_process)
+
+
+def _replayed(source: Source, data: AuditData, params: AuditParams, model_process: str,
+              auditor_process: str) -> RunReplay:
+    """``replay`` of typed data, with its views, section and verdict."""
     result = replay(data.scores, params, subgroups=data.subgroup_frame, model_process=model_process,
                     auditor_process=auditor_process)
     used = ColumnRoles(data.score, tuple(data.subgroups), data.order)

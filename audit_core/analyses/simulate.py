@@ -88,9 +88,16 @@ def _verdict(mode: str, summary: pd.DataFrame, type_one: pd.DataFrame | None, al
 
 def simulate_study(pool: Source, rows: Sequence[tuple[str, str]], replicates: int, params: AuditParams,
                    seed: int = 0, mode: str = "power", progress: Callable[[int, int], None] | None = None,
-                   n_jobs: int | None = None, config: AuditorConfig | None = None) -> StudySimulation:
-    """``run_study`` of the rows on the pool, with tables, charts, report section and verdict."""
-    kwargs = {} if n_jobs is None else {"n_jobs": n_jobs}
+                   n_jobs: int | None = None, config: AuditorConfig | None = None, backend: str = "local",
+                   address: str | None = None) -> StudySimulation:
+    """``run_study`` of the rows on the pool, with tables, charts, report section and verdict.
+
+    ``backend``: "local" (a process pool on this machine) or "dask" (a LocalCluster, or the
+    cluster at ``address``); the results are the same whatever the backend.
+    """
+    kwargs = {"backend": backend, "address": address}
+    if n_jobs is not None:
+        kwargs["n_jobs"] = n_jobs
     if config is not None:
         kwargs["config"] = config
     study = run_study(pool.value, list(rows), replicates, params, seed, progress=progress, **kwargs)

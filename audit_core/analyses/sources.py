@@ -20,6 +20,7 @@ from audit_core.data.loader import ColumnGuess, detect_columns, load_audit_frame
 from audit_core.errors import InputError
 from audit_core.presets import BUNDLED_POOLS, DEFAULT_STYLE, EXAMPLE_RESPONSE_LOG
 
+CSV = "csv"
 FROZEN_CLASS = "frozen"
 FROZEN_DESCRIPTION = "frozen seven-policy class of paper 000 (data/frozen_policies.json)"
 EXAMPLE_LOG_DESCRIPTION = ("bundled SYNTHETIC response log: two made-up models x 24 clusters x 36 cells "
@@ -123,6 +124,13 @@ class RunTable:
     defaults: ColumnRoles
     detected: ColumnGuess
     style: str
+    kind: str = CSV  # or an evaluation log: "inspect-eval", "inspect-json", "lmeval-samples", "lmeval-dir"
+    log: Any = field(default=None, repr=False)  # a log's bytes or path(s), read again with the chosen roles
+    pending: str = ""  # a log that needs a choice before it can be read (which scorer, which filter)
+
+    @property
+    def is_log(self) -> bool:
+        return self.kind != CSV
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -132,8 +140,43 @@ class RunTable:
         return f"RunTable({len(self.frame)} rows, columns={len(self.frame.columns)}, defaults={self.defaults})"
 
 
+def _log_source(data, name: str | None, check: bool) -> Source | None:
+    """An evaluation log as a run source, or None when ``data`` is a CSV."""
+    from audit_core.data.sources import LMEVAL_DIR, detect_kind, load_audit_source
+    if isinstance(data, (list, tuple)) or (isinstance(data, (str, Path)) and Path(data).is_dir()):
+        kind, raw, display = LMEVAL_DIR, data, name or (", ".join(map(str, data)) if isinstance(data, (list, tuple))
+                                                        else str(data))
+    else:
+        raw, display = _read(data, name)
+        kind, _ = detect_kind(raw, display)
+        if kind == CSV:
+            return None
+    frame, roles, pending = pd.DataFrame(), ColumnRoles(None, (), None), ""
+    if check:  # read once with the log's own defaults: a bad log is refused now
+        try:
+            data_read = load_audit_source(raw, display)
+        except InputError as exc:
+            if CHOICE_NEEDED not in str(exc):
+                raise
+            pending = str(exc)  # a readable log that needs a choice (e.g. which of its scorers)
+        else:
+            frame, roles = data_read.frame, ColumnRoles(data_read.score, tuple(data_read.subgroups), data_read.order)
+    key = content_key(raw) if isinstance(raw, bytes) else f"path:{display}"
+    table = RunTable(frame, roles, detect_columns(frame) if len(frame.columns) else _NO_GUESS, DEFAULT_STYLE,
+                     kind=kind, log=raw, pending=pending)
+    return Source("run", key, Path(display).name if isinstance(display, str) else str(display),
+                  f"{kind.replace('-', ' ')} log {display}", table)
+
+
+_NO_GUESS = ColumnGuess(None, (), None, None, None, ())
+# The readers' words when a log is fine but a role must be chosen (several scorers, metrics, filters).
+CHOICE_NEEDED = "choose one"
+
+
 def run_source(data: SourceData, name: str | None = None, check: bool = True) -> Source:
-    """A labelled run: a bundled key (``recorded_run``, ``sdoh``, ``gpqa:large``, ...) or a file.
+    """A labelled run: a bundled key (``recorded_run``, ``sdoh``, ``gpqa:large``, ...), a labelled
+    CSV, an Inspect AI log (``.eval`` or ``.json``), lm-eval samples file(s) or an lm-eval output
+    folder (the kind is read from the content).
 
     The table is read once; roles are chosen later (:func:`audit_core.analyses.replay_run`).
     ``check``: when a score column is detected, type the file with the detected roles now, so a
@@ -146,6 +189,9 @@ def run_source(data: SourceData, name: str | None = None, check: bool = True) ->
         table = RunTable(frame, roles, detect_columns(frame), dataset.style)
         return Source("run", f"bundled:{data}", dataset.path.name, f"bundled {data}: {dataset.title}", table,
                       bundled=True)
+    log = _log_source(data, name, check)
+    if log is not None:
+        return log
     raw, display = _read(data, name)
     frame = read_csv_frame(raw, name=display)
     guess = detect_columns(frame)

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
+from audit_core.auditing.backends import BACKENDS, run_units_dask
 from audit_core.auditing.pool import Pool
 from audit_core.auditing.strategies import (
     AUDITOR_FOR, AuditorConfig, AuditRun, check_row, draw_labels, paper_rows, run_audit,
@@ -131,12 +132,15 @@ class Study:
 
 
 def run_study(pool: Pool, rows=None, replicates: int = 100, params: AuditParams | None = None, seed: int = 0,
-              progress: Progress | None = None, n_jobs: int = 2, config: AuditorConfig | None = None) -> Study:
+              progress: Progress | None = None, n_jobs: int = 2, config: AuditorConfig | None = None,
+              backend: str = "local", address: str | None = None, client=None) -> Study:
     """Run every (strategy, process) row ``replicates`` times; see the module doc for seeding.
 
     ``rows`` default to the paper's seven for the pool's style; ``params`` to the style's defaults
     (``AuditParams.gpqa()`` / ``.sdoh()``); ``n_jobs`` > 1 runs in that many worker processes.
-    ``progress(done, total)`` is called after every finished audit.
+    ``backend="dask"`` runs on Dask instead (:mod:`audit_core.auditing.backends`: a LocalCluster of
+    ``n_jobs`` workers, the scheduler at ``address``, or the ``client`` given); the records are the
+    same whatever the backend. ``progress(done, total)`` is called as audits finish.
     """
     import time
 
@@ -155,6 +159,12 @@ def run_study(pool: Pool, rows=None, replicates: int = 100, params: AuditParams 
     total = len(units)
     started = time.perf_counter()
     records: list[dict] = []
+    if backend not in BACKENDS:
+        raise InputError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend == "dask":
+        records = run_units_dask(units, pool, rows, params, config, seed, progress, address,
+                                 max(1, int(n_jobs)), client)
+        return _study(pool, rows, replicates, seed, params, config, records, started)
     n_jobs = max(1, min(int(n_jobs), os.cpu_count() or 1, total))
     if n_jobs == 1:
         for done, (r, j) in enumerate(units, start=1):
@@ -175,6 +185,13 @@ def run_study(pool: Pool, rows=None, replicates: int = 100, params: AuditParams 
                 done += len(part)
                 if progress:
                     progress(done, total)
+    return _study(pool, rows, replicates, seed, params, config, records, started)
+
+
+def _study(pool, rows, replicates, seed, params, config, records, started) -> Study:
+    """The :class:`Study` of finished records (any completion order; sorted by row, replicate)."""
+    import time
+
     results = pd.DataFrame.from_records(records).sort_values(["row", "replicate"], kind="stable")
     results = results.reset_index(drop=True)
     return Study(pool_name=pool.name, rows=rows, replicates=int(replicates), seed=int(seed), params=params,

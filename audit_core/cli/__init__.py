@@ -24,6 +24,10 @@ COMMAND_MODULES = (
     "audit_core.cli.simulate_cmd",
     "audit_core.cli.measure_cmd",
     "audit_core.cli.report_cmd",
+    "audit_core.cli.testbed_cmd",
+    "audit_core.cli.combine_cmd",
+    "audit_core.cli.compare_cmd",
+    "audit_core.cli.plan_cmd",
 )
 
 

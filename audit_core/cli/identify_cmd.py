@@ -1,7 +1,10 @@
 """``identify``, ``lattice`` and ``synthesize`` commands (DESIGN.md section 6).
 
 Without ``--policies`` the frozen seven-policy class of paper 000 is used. ``identify`` exits 1
-when τ is not identified on the chosen support, so it can gate a pipeline.
+when τ is not identified on the chosen support, so it can gate a pipeline. ``synthesize`` exits 1
+when it returns no support that identifies τ: ``NOT_IDENTIFIABLE`` (some pair with different τ
+differs on no cell; the supports printed are only the labelled fallback for the separable pairs),
+``INFEASIBLE`` (the exclusions leave a pair unseparated) or a solver that gave up.
 """
 
 from __future__ import annotations
@@ -132,14 +135,30 @@ def run_synthesize(args: argparse.Namespace) -> int:
         policy, args.estimand, cost=parse_cost(args.cost), must_include=_names(args.include) or (),
         exclude=_names(args.exclude) or (), enumerate_all=args.all, time_limit=args.time_limit,
     )
-    emit(search.synthesis.to_dict(), args.json, _synthesis_text)
-    return 0
+    result = search.synthesis
+    emit(result.to_dict(), args.json, _synthesis_text)
+    return 0 if result.identifies else 1
+
+
+_MAX_PAIRS_SHOWN = 20
 
 
 def _synthesis_text(d: dict) -> str:
-    lines = [f"Status: {d['status']}   cost: {d['cost']}   size: {d['size']}   optimal supports listed: {d['n_optimal']}"
-             f"   complete: {'yes' if d['complete'] else 'no'}",
-             d["message"]]
+    lines = []
+    if d["fallback_for_separable_pairs"]:
+        pairs = d["unseparable_pairs"]
+        lines.append(f"Status: NOT_IDENTIFIABLE: no support identifies τ; {len(pairs)} pair(s) with different τ "
+                     "differ on no cell:")
+        lines += [f"  {a} ≡ {b}" for a, b in pairs[:_MAX_PAIRS_SHOWN]]
+        if len(pairs) > _MAX_PAIRS_SHOWN:
+            lines.append(f"  ... ({len(pairs) - _MAX_PAIRS_SHOWN} more, see --json)")
+        lines.append("Fallback for the separable pairs only (these supports do NOT identify τ):")
+        head = f"  Solver status: {d['solver_status']}"
+    else:
+        head = f"Status: {d['status']}"
+    lines += [f"{head}   cost: {d['cost']}   size: {d['size']}   optimal supports listed: {d['n_optimal']}"
+              f"   complete: {'yes' if d['complete'] else 'no'}",
+              d["message"]]
     if d["mandatory_cells"]:
         lines.append("Mandatory cells: " + ", ".join(d["mandatory_cells"]))
     for i, s in enumerate(d["supports"], start=1):

@@ -30,8 +30,10 @@ def register(subparsers) -> None:
 def run(args) -> int:
     layout = policy_source(args.policies) if args.policies else None
     log = analyses.response_log_source(args.log, policy=layout)
-    result = analyses.measure_log(log, n_boot=args.bootstrap, seed=args.seed, confidence=args.confidence).result
-    payload = result.to_dict()
+    view = analyses.measure_log(log, n_boot=args.bootstrap, seed=args.seed, confidence=args.confidence)
+    payload = view.result.to_dict()
+    if view.invariance is not None:  # paper 000 results 3-5 need a mapping axis
+        payload["invariance"] = view.invariance.to_dict()
     if not args.json and not args.units:
         payload = {**payload, "units": []}
     emit(payload, args.json, render_text)
@@ -80,6 +82,30 @@ def render_text(payload: dict) -> str:
             lines.append(f"  {u['model']:<22} {u['cluster']:<14} {u['oracle']:<22} {u['cells_observed']:>5} "
                          f"{flags[0]:>6} {flags[1]:>5} {flags[2]:>6}  {u['local']}/{u['n_paired']}")
         lines.append("")
-    for note in payload["notes"]:
+    if payload.get("invariance"):
+        lines += _invariance_block(payload["invariance"]["pooled"]) + [""]
+    for note in payload["notes"] + (payload.get("invariance") or {}).get("notes", []):
         lines.append(f"note: {note}")
     return "\n".join(lines)
+
+
+def _invariance_block(m: dict) -> list[str]:
+    lines = [f"Mapping and readout invariance, transitions ({m['model']}):"]
+    for e in m["estimates"]:
+        rate = "-" if e["rate"] is None else f"{e['rate']:.4f}"
+        lines.append(f"  {e['label']:<58} {str(e['successes']) + '/' + str(e['n']):>9} {rate:>7}  "
+                     f"{_interval(e['boot_low'], e['boot_high'])}")
+    bal = m["balanced_transitions"]
+    if bal:
+        sel, acc = bal["selective_mean"], bal["base_accuracy_mean"]
+        if sel["value"] is not None:
+            p = "-" if bal["p_delta_positive"] is None else f"{bal['p_delta_positive']:.3f}"
+            lines.append(f"  balanced transitions over {len(bal['directions'])} direction(s): selective response "
+                         f"{sel['value']:.3f} {_interval(sel['boot_low'], sel['boot_high'])} vs base accuracy "
+                         f"{acc['value']:.3f} {_interval(acc['boot_low'], acc['boot_high'])}, P(Δ > 0) = {p}")
+    asym = m["asymmetry"]
+    if asym:
+        parts = [f"after {e['name'].split(':')[1]} {e['rate']:.3f} ({e['successes']}/{e['n']})"
+                 for e in asym["by_base"] if e["rate"] is not None]
+        lines.append("  selective response by base oracle: " + ", ".join(parts))
+    return lines

@@ -1,8 +1,12 @@
-"""``replay FILE.csv``: every e-process over a recorded annotation run (DESIGN.md section 6).
+"""``replay FILE``: every e-process over a recorded annotation run (DESIGN.md section 6).
 
-Scores are replayed in the file's ``order`` column if there is one (``--order COL`` to name it,
-``--file-order`` to ignore it), else in file order. Parameters default to the style's values of
-DESIGN.md section 3 (``--style gpqa`` unless given); any of them can be overridden.
+FILE is a labelled audit CSV, an Inspect AI log (``.eval`` or ``.json``), lm-eval samples files
+(``samples_<task>_<time>.jsonl``, one or several) or an lm-eval output folder; the kind is found
+from the content. ``--score`` names the CSV column, the Inspect scorer or the lm-eval metric;
+``--subgroup`` a column, metadata key or doc field; ``--filter`` the lm-eval filter. Scores are
+replayed in the file's order column (CSV; ``--order COL`` to name it, ``--file-order`` to ignore
+it), the samples' timestamps (Inspect) or file order (lm-eval). Parameters default to the
+style's values of DESIGN.md section 3 (``--style gpqa`` unless given); any can be overridden.
 """
 
 from __future__ import annotations
@@ -31,8 +35,12 @@ def register(subparsers) -> None:
         "replay", help="replay a recorded annotation run through the six e-processes and the dual test",
         description=__doc__.split("\n\n")[0],
     )
-    parser.add_argument("file", metavar="FILE.csv", help="labelled audit CSV, one row per annotated case")
-    parser.add_argument("--score", help="score column (0/1 or a number in [0, 1]); auto-detected if omitted")
+    parser.add_argument("file", metavar="FILE", nargs="+",
+                        help="labelled audit CSV, Inspect AI log (.eval/.json), lm-eval samples_*.jsonl file(s) "
+                             "or lm-eval output folder")
+    parser.add_argument("--score", help="score column, Inspect scorer or lm-eval metric (0/1 or a number in [0, 1]); "
+                                        "auto-detected if omitted and unambiguous")
+    parser.add_argument("--filter", help="lm-eval filter (e.g. strict-match) when the samples have several")
     parser.add_argument("--order", help="annotation-order column (auto-detected: 'order', 'step', ...)")
     parser.add_argument("--file-order", action="store_true", help="replay in file order even if an order column exists")
     parser.add_argument("--subgroup", action="append", metavar="COL",
@@ -62,6 +70,8 @@ def _params(args) -> AuditParams:
     except InputError as exc:
         if "grid" in str(exc) and args.q is not None:
             raise InputError(f"{exc}; with --q {args.q} give --grid-mod and --grid-aud on its two sides") from None
+        if "parameter delta" in str(exc) and args.q is not None:
+            raise InputError(f"{exc}; with --q {args.q} give --delta and --delta-aud that fit it") from None
         raise
 
 
@@ -72,16 +82,32 @@ def run(args) -> int:
         subgroups = [c.strip() for item in args.subgroup for c in item.split(",") if c.strip()]
     if args.file_order and args.order:
         raise InputError("replay: give either --order COL or --file-order, not both")
-    view = analyses.replay_run(analyses.run_source(args.file, check=False), score=args.score, subgroups=subgroups,
-                               order=False if args.file_order else args.order, params=params,
-                               model_process=args.model_process, auditor_process=args.auditor_process)
+    source = args.file[0] if len(args.file) == 1 else args.file
+    try:
+        view = analyses.replay_run(analyses.run_source(source, check=False), score=args.score, subgroups=subgroups,
+                                   order=False if args.file_order else args.order, params=params,
+                                   model_process=args.model_process, auditor_process=args.auditor_process,
+                                   filter=args.filter)
+    except InputError as exc:
+        raise InputError(_with_flags(str(exc))) from None
     data, result = view.data, view.result
     payload = result.to_dict()
-    payload["file"] = str(args.file)
+    payload["file"] = ", ".join(str(f) for f in args.file)
     payload["columns"] = {"score": data.score, "order": data.order, "subgroups": list(data.subgroups), "id": data.id}
     payload["notes"] = list(data.notes)
     emit(payload, args.json, render_text)
     return 0
+
+
+# Engine messages name roles; the command line names its flags.
+_FLAG_HINTS = (("choose one as the score", "choose one with --score"),
+               ("choose one filter", "choose one with --filter"))
+
+
+def _with_flags(message: str) -> str:
+    for role, flag in _FLAG_HINTS:
+        message = message.replace(role, flag)
+    return message
 
 
 def render_text(payload: dict) -> str:
@@ -105,17 +131,20 @@ def render_text(payload: dict) -> str:
         lines.append(f"{name:<11}{process['final_log_e']:>12.3f}{max(process['log_e']):>11.3f}{stop:>7}  "
                      f"{process['decision']}")
     overall = payload["overall"]
-    lines += ["", f"Overall accuracy {overall['accuracy']:.3f} (95% Wilson {overall['ci_low']:.3f}-"
-                  f"{overall['ci_high']:.3f}, n={overall['n']})"]
+    lines += ["", f"Overall accuracy {overall['accuracy']:.3f} (n={overall['n']}): 95% anytime-valid "
+                  f"[{overall['cs_low']:.3f}, {overall['cs_high']:.3f}], Wilson (fixed n) "
+                  f"[{overall['ci_low']:.3f}, {overall['ci_high']:.3f}]"]
     columns = payload["subgroup_columns"]
     if columns:
         rows = sorted(payload["subgroups"], key=lambda r: r["accuracy"])
-        lines += ["", f"Subgroups by {', '.join(columns)} (lowest accuracy first):"]
+        lines += ["", f"Subgroups by {', '.join(columns)} (lowest accuracy first; anytime-valid interval, "
+                      "Wilson fixed-n in parentheses):"]
         for row in rows[:_MAX_SUBGROUP_ROWS]:
             label = " / ".join(str(row[c]) for c in columns)
-            flag = "  (interval below q)" if row["ci_high"] < params["q"] else ""
+            flag = "  (anytime-valid interval below q)" if row["cs_high"] < params["q"] else ""
             lines.append(f"  {label[:44]:<44} n={row['n']:<5} acc={row['accuracy']:.3f} "
-                         f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]{flag}")
+                         f"[{row['cs_low']:.3f}, {row['cs_high']:.3f}] "
+                         f"({row['ci_low']:.3f}, {row['ci_high']:.3f}){flag}")
         if len(rows) > _MAX_SUBGROUP_ROWS:
             lines.append(f"  ... {len(rows) - _MAX_SUBGROUP_ROWS} more (see --json)")
     if payload["notes"]:

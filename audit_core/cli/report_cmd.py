@@ -4,7 +4,7 @@ Sections are the ones the dashboard builds (``audit_core.analyses``): identifiab
 chosen support (always), ``--synthesize`` minimal identifying supports, ``--measure LOG|example``
 estimand-separated results of a model response log, ``--replay CSV|KEY`` a recorded run,
 ``--simulate POOL`` a simulation study of the paper's rows. The format follows the ``--out``
-suffix (.html, .md, .zip, .json) unless ``--format`` is given.
+suffix (.html, .md, .zip, .json, .pdf) unless ``--format`` is given.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from audit_core.errors import InputError
 from audit_core.presets import BUNDLED_POOLS, EXAMPLE_RESPONSE_LOG, paper_params, paper_rows
 from audit_core.sequential import AuditParams
 
-FORMATS = {".html": "html", ".htm": "html", ".md": "md", ".zip": "zip", ".json": "json"}
+FORMATS = {".html": "html", ".htm": "html", ".md": "md", ".zip": "zip", ".json": "json", ".pdf": "pdf"}
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("report", help="write a self-contained audit report (HTML / Markdown / zip / JSON)",
+    p = subparsers.add_parser("report", help="write a self-contained audit report (HTML / Markdown / zip / JSON / PDF)",
                               description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", required=True, metavar="FILE", help="output file (.html, .md, .zip or .json)")
+    p.add_argument("--out", required=True, metavar="FILE", help="output file (.html, .md, .zip, .json or .pdf)")
     p.add_argument("--format", choices=sorted(set(FORMATS.values())), help="override the format chosen by --out")
     p.add_argument("--title", default="Evaluation audit report", help="report title")
     p.add_argument("--policies", metavar="FILE", help="policy class (JSON or long CSV); default: the frozen class")
@@ -37,7 +37,8 @@ def register(subparsers) -> None:
                         "bundled synthetic log; cells follow --policies when given")
     p.add_argument("--bootstrap", type=int, default=2000, metavar="B",
                    help="cluster-bootstrap replicates of --measure (default 2000; 0 = Wilson intervals only)")
-    p.add_argument("--replay", metavar="CSV|KEY", help="labelled CSV or bundled key (sdoh, gpqa:large, ..., recorded_run)")
+    p.add_argument("--replay", metavar="FILE|KEY", help="labelled CSV, Inspect AI log, lm-eval samples file or folder, "
+                                                         "or bundled key (sdoh, gpqa:large, ..., recorded_run)")
     p.add_argument("--score", help="score column of --replay (auto-detected if omitted)")
     p.add_argument("--subgroup", action="append", metavar="COL", help="subgroup column of --replay (repeatable)")
     p.add_argument("--order", help="order column of --replay (auto-detected if omitted)")
@@ -92,7 +93,7 @@ def run(args) -> int:
     out = Path(args.out)
     fmt = args.format or FORMATS.get(out.suffix.lower())
     if fmt is None:
-        raise InputError(f"--out {out}: unknown suffix {out.suffix!r}; use .html, .md, .zip or .json (or --format)")
+        raise InputError(f"--out {out}: unknown suffix {out.suffix!r}; use .html, .md, .zip, .json or .pdf (or --format)")
     if args.replicates < 1:
         raise InputError(f"--replicates: must be at least 1, got {args.replicates}")
     if out.parent and not out.parent.exists():
@@ -105,6 +106,9 @@ def run(args) -> int:
         out.write_text(render_markdown(report), encoding="utf-8")
     elif fmt == "zip":
         out.write_bytes(markdown_zip(report))
+    elif fmt == "pdf":
+        from audit_core.report.pdf import render_pdf
+        out.write_bytes(render_pdf(report))
     else:
         out.write_text(render_json(report), encoding="utf-8")
     payload = {"out": str(out), "format": fmt, "bytes": out.stat().st_size,

@@ -18,6 +18,7 @@ import sys
 from audit_core import analyses
 from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
 from audit_core.cli import emit, flag
+from audit_core.cli.plan_cmd import add_backend_options
 from audit_core.errors import InputError
 from audit_core.presets import (
     ALL_GPQA_POOLS, DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, GPQA_STUDY_POOLS, paper_params, paper_rows,
@@ -74,6 +75,7 @@ def register(subparsers) -> None:
     p.add_argument("--subgroup", action="append", metavar="COL", help="subgroup column of a CSV pool (repeatable)")
     p.add_argument("--features", metavar="COL,COL", help="feature columns of a CSV pool (default: auto-detect)")
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    add_backend_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run)
 
@@ -87,7 +89,8 @@ def _study_payload(pool, args, strategies, processes, config, progress) -> dict:
     style = pool.value.style or args.style or DEFAULT_STYLE
     rows = study_rows(strategies, processes, style, args.paper)
     view = analyses.simulate_study(pool, rows, args.replicates, build_params(style, args), seed=args.seed,
-                                   progress=progress, n_jobs=args.jobs, config=config)
+                                   progress=progress, n_jobs=args.jobs, config=config,
+                                   backend="dask" if args.address else args.backend, address=args.address)
     payload = view.study.to_dict()
     if view.sampling is not None:
         payload["sampling_frequency"] = {

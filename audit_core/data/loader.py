@@ -6,7 +6,8 @@ there). This module gives the columns their roles and types:
 * ``score`` (required): a number in [0, 1] (0/1 correctness, or a fractional agreement score);
   ``true/false`` and ``yes/no`` are read as 1/0. Empty, non-numeric and out-of-range values are
   errors naming the column and data row (the first data row below the header is row 1).
-* ``order``: annotation order of a recorded run; numeric and unique; rows are sorted by it.
+* ``order``: annotation order of a recorded run; unique numbers or ISO-8601 timestamps (ordered by
+  their instant, naive ones read as UTC); rows are sorted by it.
 * ``subgroups``, ``id``, ``text``: kept as strings; ``features``: numeric columns for learners.
 
 Any role not given is auto-detected (by column name; features also by name, ``f01`` / ``x1`` /
@@ -17,8 +18,8 @@ blank value, duplicate id or unused column is written to ``notes``: nothing happ
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -29,7 +30,8 @@ from audit_core.errors import InputError
 # Normalised names (lower case, letters and digits only) that suggest a role, best first.
 SCORE_NAMES = ("score", "correct", "iscorrect", "correctness", "label", "agreement", "agree", "match",
                "accuracy", "outcome", "result", "passed", "pass", "success", "y")
-ORDER_NAMES = ("order", "annotationorder", "step", "sequence", "seq", "position", "timestep", "t")
+ORDER_NAMES = ("order", "annotationorder", "step", "sequence", "seq", "position", "timestep", "t", "timestamp",
+               "annotatedat", "completedat", "time")
 ID_NAMES = ("id", "caseid", "questionid", "itemid", "exampleid", "uid", "noteid", "key")
 TEXT_NAMES = ("text", "question", "prompt", "query", "input", "content", "passage", "note",
               "definition", "description")
@@ -167,7 +169,7 @@ def _parse_numbers(series: pd.Series, column: str, name: str, allow_words: bool 
             f"{name}: column {column!r} is empty at {_rows(empty)} ({int(empty.sum())} empty value(s) in total); "
             "every case needs a value"
         )
-    values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+    values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float, copy=True)  # written to below
     values[np.isinf(values)] = np.nan
     words = 0
     bad = np.isnan(values)
@@ -302,80 +304,92 @@ def _as_tuple(value) -> tuple[str, ...] | None:
 
 
 def load_audit_frame(frame: pd.DataFrame, name: str = "data", score: str | None = None, subgroups=None,
-                     order: str | bool | None = None, id: str | None = None, text: str | None = None,
+                     order: str | bool | None = None, id: str | bool | None = None, text: str | bool | None = None,
                      features=None) -> AuditData:
     """Type and check an already-read table (strings from csvio, or typed columns).
 
     ``None`` for a role means auto-detect; ``subgroups=()`` / ``features=()`` mean none,
-    ``order=False`` means keep file order even if an order column exists.
+    ``order=False`` means keep file order even if an order column exists, ``id=False`` /
+    ``text=False`` mean no such column.
     """
     if len(frame) == 0:
         raise InputError(f"{name}: the table has no rows")
     notes: list[str] = []
     cache: dict = {}  # column -> parsed floats (or None), shared by detection and typing
     guess = _detect(frame, cache)
+    score = _choose_score(frame, score, guess, name, notes)
+    order = None if order is False else _choose_role(frame, order, guess.order, "order", (score,), name, notes)
+    id = _choose_role(frame, id, guess.id, "id", (score, order), name, notes)
+    text = _choose_role(frame, text, guess.text, "text", (score, order, id), name, notes)
+    chosen_subgroups = _choose_subgroups(frame, subgroups, guess, (score, order, id, text), name, notes)
+    chosen_features = _choose_features(frame, features, guess, (score, order, id, text, *chosen_subgroups),
+                                       name, notes, cache)
+    assigned = _one_role_per_column(name, score=(score,), order=(order,), id=(id,), text=(text,),
+                                    subgroup=chosen_subgroups, feature=chosen_features)
+    typed = _typed_columns(frame, score, chosen_subgroups, chosen_features, id, text, name, notes, cache)
+    typed = _sort_by_order(frame, typed, order, name, notes, cache)
+    unused = [str(c) for c in frame.columns if c not in assigned]
+    if unused:
+        notes.append(f"column(s) not used: {', '.join(unused[:10])}{' ...' if len(unused) > 10 else ''}")
+    return AuditData(frame=pd.DataFrame(typed, copy=False), score=score, subgroups=chosen_subgroups, order=order,
+                     id=id, text=text, features=chosen_features, notes=tuple(notes), name=name)
 
-    if score is None:
-        if guess.score is None:
-            raise InputError(
-                f"{name}: no score column found (looked for a 0/1 or [0, 1] column named like "
-                f"{', '.join(SCORE_NAMES[:6])}, ...); name it explicitly (--score COL)"
-                f"{_delimiter_hint([str(c) for c in frame.columns])}"
-            )
-        score = guess.score
-        notes.append(f"score column auto-detected: {score!r}")
-    else:
-        score = _resolve(frame, score, "score", name, notes)
 
-    if order is False:
-        order = None
-    elif order is None:
-        order = guess.order if guess.order != score else None
-        if order:
-            notes.append(f"order column auto-detected: {order!r}")
-    else:
-        order = _resolve(frame, order, "order", name, notes)
+def _choose_score(frame: pd.DataFrame, score: str | None, guess: ColumnGuess, name: str, notes: list[str]) -> str:
+    if score is not None:
+        return _resolve(frame, score, "score", name, notes)
+    if guess.score is None:
+        raise InputError(
+            f"{name}: no score column found (looked for a 0/1 or [0, 1] column named like "
+            f"{', '.join(SCORE_NAMES[:6])}, ...); name it explicitly (--score COL)"
+            f"{_delimiter_hint([str(c) for c in frame.columns])}"
+        )
+    notes.append(f"score column auto-detected: {guess.score!r}")
+    return guess.score
 
-    if id is None:
-        id = guess.id if guess.id not in (score, order) else None
-        if id:
-            notes.append(f"id column auto-detected: {id!r}")
-    else:
-        id = _resolve(frame, id, "id", name, notes)
 
-    if text is None:
-        text = guess.text if guess.text not in (score, order, id) else None
-        if text:
-            notes.append(f"text column auto-detected: {text!r}")
-    else:
-        text = _resolve(frame, text, "text", name, notes)
+def _choose_role(frame: pd.DataFrame, given: str | None, guessed: str | None, role: str, taken: tuple,
+                 name: str, notes: list[str]) -> str | None:
+    """A single-column role: the user's column, else the detected one unless another role has it."""
+    if given is False:  # explicitly none
+        return None
+    if given is not None:
+        return _resolve(frame, given, role, name, notes)
+    if guessed is None or guessed in taken:
+        return None
+    notes.append(f"{role} column auto-detected: {guessed!r}")
+    return guessed
 
-    chosen_subgroups = _as_tuple(subgroups)
-    if chosen_subgroups is None:
-        chosen_subgroups = tuple(c for c in guess.subgroups if c not in (score, order, id, text))
-        notes.append(f"subgroup column(s) auto-detected: {', '.join(map(repr, chosen_subgroups))}"
-                     if chosen_subgroups else "no subgroup column detected (choose with --subgroup COL)")
-    else:
-        chosen_subgroups = tuple(_resolve(frame, c, "subgroup", name, notes) for c in chosen_subgroups)
 
-    roles = {score: "score", order: "order", id: "id", text: "text"}
-    for c in chosen_subgroups:
-        roles.setdefault(c, "subgroup")
-    chosen_features = _as_tuple(features)
-    if chosen_features is None:
-        chosen_features = tuple(c for c in guess.features if c not in roles)
-        if not chosen_features:
-            chosen_features = tuple(str(c) for c in frame.columns if c not in roles and _is_numeric(frame[c], cache))
-        if chosen_features:
-            notes.append(f"{len(chosen_features)} numeric feature column(s) auto-detected: "
-                         f"{', '.join(chosen_features[:8])}{' ...' if len(chosen_features) > 8 else ''}")
-    else:
-        chosen_features = tuple(_resolve(frame, c, "feature", name, notes) for c in chosen_features)
+def _choose_subgroups(frame: pd.DataFrame, subgroups, guess: ColumnGuess, taken: tuple, name: str,
+                      notes: list[str]) -> tuple[str, ...]:
+    chosen = _as_tuple(subgroups)
+    if chosen is not None:
+        return tuple(_resolve(frame, c, "subgroup", name, notes) for c in chosen)
+    chosen = tuple(c for c in guess.subgroups if c not in taken)
+    notes.append(f"subgroup column(s) auto-detected: {', '.join(map(repr, chosen))}"
+                 if chosen else "no subgroup column detected (choose with --subgroup COL)")
+    return chosen
 
-    # One role per column.
+
+def _choose_features(frame: pd.DataFrame, features, guess: ColumnGuess, taken: tuple, name: str,
+                     notes: list[str], cache: dict) -> tuple[str, ...]:
+    chosen = _as_tuple(features)
+    if chosen is not None:
+        return tuple(_resolve(frame, c, "feature", name, notes) for c in chosen)
+    chosen = tuple(c for c in guess.features if c not in taken)
+    if not chosen:
+        chosen = tuple(str(c) for c in frame.columns if c not in taken and _is_numeric(frame[c], cache))
+    if chosen:
+        notes.append(f"{len(chosen)} numeric feature column(s) auto-detected: "
+                     f"{', '.join(chosen[:8])}{' ...' if len(chosen) > 8 else ''}")
+    return chosen
+
+
+def _one_role_per_column(name: str, **roles: tuple) -> dict[str, str]:
+    """column -> role; a column chosen for two roles (or twice for one) is an error."""
     assigned: dict[str, str] = {}
-    for role, cols in (("score", (score,)), ("order", (order,)), ("id", (id,)), ("text", (text,)),
-                       ("subgroup", chosen_subgroups), ("feature", chosen_features)):
+    for role, cols in roles.items():
         for c in cols:
             if c is None:
                 continue
@@ -383,16 +397,19 @@ def load_audit_frame(frame: pd.DataFrame, name: str = "data", score: str | None 
                 what = f"twice as {role}" if assigned[c] == role else f"both as {assigned[c]} and as {role}"
                 raise InputError(f"{name}: column {c!r} is chosen {what}; give each column one role")
             assigned[c] = role
+    return assigned
 
-    # Typed columns are collected as arrays and the frame is built once (fast at 10^6 rows).
+
+def _typed_columns(frame: pd.DataFrame, score: str, subgroups: tuple, features: tuple, id: str | None,
+                   text: str | None, name: str, notes: list[str], cache: dict) -> dict[str, np.ndarray]:
+    """Every column as an array, the role columns typed (the frame is built once: fast at 10^6 rows)."""
     typed: dict[str, np.ndarray] = {str(c): frame[c].to_numpy() for c in frame.columns}
-    scores, words = _parse_scores(frame[score], score, name, cache)
-    typed[score] = scores
+    typed[score], words = _parse_scores(frame[score], score, name, cache)
     if words:
         notes.append(f"column {score!r}: {words} true/false or yes/no value(s) read as 1/0")
-    for c in chosen_features:
+    for c in features:
         typed[c], _ = _parse_numbers(frame[c], c, name, cache=cache)
-    for c in chosen_subgroups:
+    for c in subgroups:
         typed[c] = _as_text(frame[c]).to_numpy()
         blank = typed[c] == ""
         if blank.any():
@@ -406,36 +423,58 @@ def load_audit_frame(frame: pd.DataFrame, name: str = "data", score: str | None 
                          f"({_rows(duplicated)}); all are kept")
     if text is not None:
         typed[text] = frame[text].astype(str).to_numpy()  # free text kept exactly as written
+    return typed
 
-    if order is not None:
-        positions, _ = _parse_numbers(frame[order], order, name, cache=cache)
-        permutation = np.argsort(positions, kind="stable")
-        ranked = positions[permutation]
-        tie = np.flatnonzero(ranked[1:] == ranked[:-1])
-        if len(tie):
-            value = ranked[tie[0]]
-            twins = np.flatnonzero(positions == value) + 1
-            involved = int(pd.Series(positions).duplicated(keep=False).sum())
-            raise InputError(
-                f"{name}: column {order!r}: value {value:g} appears at data rows "
-                f"{', '.join(map(str, twins[:_MAX_ROWS_LISTED]))}; annotation order values must be unique "
-                f"({involved} row(s) involved)"
-            )
-        typed[order] = positions
-        if np.any(permutation != np.arange(len(positions))):
-            typed = {c: v[permutation] for c, v in typed.items()}
-            notes.append(f"rows sorted by {order!r} (annotation order); the file listed them in another order")
+
+def _order_positions(series: pd.Series, column: str, name: str, cache: dict) -> tuple[np.ndarray, bool]:
+    """(sort keys, are they timestamps): numbers, else ISO-8601 timestamps (as UTC nanoseconds)."""
+    try:
+        return _parse_numbers(series, column, name, cache=cache)[0], False
+    except InputError as numeric_error:
+        if pd.api.types.is_datetime64_any_dtype(series):
+            stamps = pd.to_datetime(series, utc=True)
         else:
-            notes.append(f"rows already in {order!r} order")
-    else:
-        notes.append("no order column: scores replayed in file order")
-    typed_frame = pd.DataFrame(typed, copy=False)
+            text = _as_text(series)
+            if (text == "").any() or not text.str.contains(r"^\d{4}-\d{2}-\d{2}", regex=True).all():
+                raise numeric_error from None
+            try:
+                stamps = pd.to_datetime(text, format="ISO8601", utc=True)
+            except (ValueError, TypeError):
+                raise numeric_error from None
+        if stamps.isna().any():
+            raise numeric_error from None
+        return stamps.astype("int64").to_numpy().astype(float), True
 
-    unused = [str(c) for c in frame.columns if c not in assigned]
-    if unused:
-        notes.append(f"column(s) not used: {', '.join(unused[:10])}{' ...' if len(unused) > 10 else ''}")
-    return AuditData(frame=typed_frame, score=score, subgroups=chosen_subgroups, order=order, id=id, text=text,
-                     features=chosen_features, notes=tuple(notes), name=name)
+
+def _sort_by_order(frame: pd.DataFrame, typed: dict, order: str | None, name: str, notes: list[str],
+                   cache: dict) -> dict[str, np.ndarray]:
+    """Rows sorted by the order column (unique numbers or ISO-8601 timestamps), or kept as read."""
+    if order is None:
+        notes.append("no order column: scores replayed in file order")
+        return typed
+    positions, timestamps = _order_positions(frame[order], order, name, cache)
+    permutation = np.argsort(positions, kind="stable")
+    ranked = positions[permutation]
+    tie = np.flatnonzero(ranked[1:] == ranked[:-1])
+    if len(tie):
+        twins = np.flatnonzero(positions == ranked[tie[0]]) + 1
+        shown = repr(str(frame[order].iloc[twins[0] - 1]).strip()) if timestamps else f"{ranked[tie[0]]:g}"
+        involved = int(pd.Series(positions).duplicated(keep=False).sum())
+        raise InputError(
+            f"{name}: column {order!r}: value {shown} appears at data rows "
+            f"{', '.join(map(str, twins[:_MAX_ROWS_LISTED]))}; annotation order values must be unique "
+            f"({involved} row(s) involved)"
+        )
+    if timestamps:
+        typed[order] = _as_text(frame[order]).to_numpy()  # the timestamps as written; sorted by their instant
+        notes.append(f"column {order!r}: ISO-8601 timestamps, ordered by their instant (UTC)")
+    else:
+        typed[order] = positions
+    if np.any(permutation != np.arange(len(positions))):
+        notes.append(f"rows sorted by {order!r} (annotation order); the file listed them in another order")
+        return {c: v[permutation] for c, v in typed.items()}
+    notes.append(f"rows already in {order!r} order")
+    return typed
 
 
 def load_audit_csv(source: CsvSource, name: str | None = None, score: str | None = None, subgroups=None,

@@ -5,7 +5,7 @@ estimands, equivalence classes and cross-estimand collisions, the component latt
 leave-one-out witnesses, distinguishing-cell sets and minimum identifying supports (CP-SAT).
 """
 
-from audit_core.identify.cells import parse_cell_id
+from audit_core.identify.cells import cell_id, parse_cell_id, split_cell_id
 from audit_core.identify.distinguish import distinguishing_cells
 from audit_core.identify.equivalence import (
     Identification,
@@ -45,6 +45,8 @@ __all__ = [
     "identify",
     "load_policy_class",
     "parse_cell_id",
+    "split_cell_id",
+    "cell_id",
     "policy_class_from_json",
     "policy_class_to_json",
     "row_classes",

@@ -24,11 +24,19 @@ def cell_id(values: Sequence[str]) -> str:
     return CELL_SEPARATOR.join(values)
 
 
-def parse_cell_id(cell: str, axes: Axes) -> dict[str, str]:
-    """Split a cell id into ``{axis: value}``; InputError when it does not fit the axes."""
+def split_cell_id(cell: str) -> tuple[str, ...]:
+    """The values of a cell id in axis order, unchecked against any axes (the one splitting path).
+
+    Use :func:`parse_cell_id` when the axes are known; this is for inferring a layout from ids.
+    """
     if not isinstance(cell, str):
         raise InputError(f"cell id {cell!r} is not a string")
-    parts = cell.split(CELL_SEPARATOR)
+    return tuple(cell.split(CELL_SEPARATOR))
+
+
+def parse_cell_id(cell: str, axes: Axes) -> dict[str, str]:
+    """Split a cell id into ``{axis: value}``; InputError when it does not fit the axes."""
+    parts = split_cell_id(cell)
     names = list(axes)
     if len(parts) != len(names):
         raise InputError(

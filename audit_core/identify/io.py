@@ -19,7 +19,7 @@ from typing import Any
 
 from audit_core.data.csvio import CsvSource, decode_utf8, read_bytes, read_csv_frame
 from audit_core.errors import InputError
-from audit_core.identify.cells import CELL_SEPARATOR, parse_cell_id
+from audit_core.identify.cells import parse_cell_id, split_cell_id
 from audit_core.identify.policies import (
     FROZEN_AXES,
     FROZEN_BASE,
@@ -120,7 +120,7 @@ def _infer_layout(cells: list[str], source: str) -> tuple[dict, dict, dict]:
     frozen_parts = list(FROZEN_AXES.values())
     fits = [
         len(p) == 3 and all(v in vals for v, vals in zip(p, frozen_parts))
-        for p in (c.split(CELL_SEPARATOR) for c in cells)
+        for p in (split_cell_id(c) for c in cells)
     ]
     if all(fits):
         return dict(FROZEN_AXES), dict(FROZEN_BASE), dict(FROZEN_COMPONENTS)
@@ -131,10 +131,10 @@ def _infer_layout(cells: list[str], source: str) -> tuple[dict, dict, dict]:
             parse_cell_id(bad, FROZEN_AXES)
         except InputError as exc:
             raise InputError(f"{source}: {exc}") from None
-    width = len(cells[0].split(CELL_SEPARATOR))
+    width = len(split_cell_id(cells[0]))
     values: list[dict[str, None]] = [dict() for _ in range(width)]
     for c in cells:
-        parts = c.split(CELL_SEPARATOR)
+        parts = split_cell_id(c)
         if len(parts) != width:
             raise InputError(
                 f"{source}: cell id {c!r} has {len(parts)} part(s) but {cells[0]!r} has {width}; "
@@ -143,7 +143,7 @@ def _infer_layout(cells: list[str], source: str) -> tuple[dict, dict, dict]:
         for slot, v in zip(values, parts):
             slot.setdefault(v, None)
     axes = {f"axis{k + 1}": tuple(slot) for k, slot in enumerate(values)}
-    first = cells[0].split(CELL_SEPARATOR)
+    first = split_cell_id(cells[0])
     base = {axis: (v,) for axis, v in zip(axes, first)}
     components = {axis: {axis: tuple(x for x in vals if x != base[axis][0])} for axis, vals in axes.items() if len(vals) > 1}
     return axes, base, components

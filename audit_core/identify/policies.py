@@ -18,6 +18,7 @@ import numpy as np
 from audit_core.errors import InputError
 from audit_core.identify.cells import (
     parse_cell_id,
+    split_cell_id,
     support_cells_of,
     validate_layout,
 )
@@ -105,6 +106,119 @@ def _code_dtype(n_codes: int) -> np.dtype:
     return np.dtype(np.uint8 if n_codes <= 256 else np.uint16 if n_codes <= 65536 else np.uint32)
 
 
+def _check_cell(cell: str, owner: str, cell_set: set[str], axes: Mapping[str, Sequence[str]], where: str) -> None:
+    """InputError unless ``cell`` is a full-support cell id (the message says which part is wrong)."""
+    if cell not in cell_set:
+        try:
+            parse_cell_id(cell, axes)
+        except InputError as exc:
+            raise InputError(f"{where}: {owner}: {exc}") from None
+        raise InputError(f"{where}: {owner}: cell {cell!r} is outside the full support")
+
+
+def _check_names(names: Sequence[Any], mixtures: Mapping[str, Any], where: str) -> None:
+    """Policy and mixture names: non-empty strings, no name used by both."""
+    for name in list(names) + list(mixtures):
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(f"{where}: policy name {name!r} must be a non-empty string")
+    clash = set(names) & set(mixtures)
+    if clash:
+        raise InputError(f"{where}: policy name {sorted(clash)[0]!r} is used twice")
+
+
+def _encode_responses(policies: Mapping[str, Mapping[str, str]], cells: tuple[str, ...], axes, where: str):
+    """(policy x cell codes, codebook) with codes in sorted response order (file order irrelevant)."""
+    cell_set = set(cells)
+    codebook: dict[str, int] = {}
+    rows = []
+    for name, answers in policies.items():
+        if not isinstance(answers, Mapping):
+            raise InputError(f"{where}: policy {name!r}: 'responses' must be an object cell -> response")
+        for cell in answers:
+            _check_cell(cell, f"policy {name!r}", cell_set, axes, where)
+        missing = [c for c in cells if c not in answers]
+        if missing:
+            raise InputError(
+                f"{where}: policy {name!r} has no response for {len(missing)} cell(s), "
+                f"first {missing[0]!r}; every policy must answer all {len(cells)} cells"
+            )
+        row = []
+        for c in cells:
+            value = answers[c]
+            if not isinstance(value, str):
+                raise InputError(f"{where}: policy {name!r} cell {c!r}: response {value!r} is not a string")
+            row.append(codebook.setdefault(value, len(codebook)))
+        rows.append(row)
+    order = sorted(codebook)
+    rank = {text: i for i, text in enumerate(order)}  # a dict: list.index here was quadratic
+    remap = np.array([rank[s] for s in codebook], dtype=np.int64)
+    responses = remap[np.asarray(rows, dtype=np.int64)].astype(_code_dtype(len(order)))
+    return responses, tuple(order)
+
+
+def _oracle_row(oracle: Mapping[str, str] | None, cells: tuple[str, ...], axes, where: str) -> tuple[str, ...] | None:
+    """The oracle's correct response per full-support cell, in cell order (None when not given)."""
+    if oracle is None:
+        return None
+    if not isinstance(oracle, Mapping):
+        raise InputError(f"{where}: 'oracle' must be an object cell -> correct response")
+    cell_set = set(cells)
+    for cell in oracle:
+        _check_cell(cell, "oracle", cell_set, axes, where)
+    missing = [c for c in cells if c not in oracle]
+    if missing:
+        raise InputError(f"{where}: 'oracle' has no response for cell {missing[0]!r}")
+    for c in cells:
+        if not isinstance(oracle[c], str):
+            raise InputError(f"{where}: oracle cell {c!r}: {oracle[c]!r} is not a string")
+    return tuple(oracle[c] for c in cells)
+
+
+def _tau_array(tau: Mapping[str, Any] | None, policies: Mapping[str, Any], names: tuple[str, ...],
+               where: str) -> np.ndarray | None:
+    """τ as 0/1 int8 per deterministic policy, given for every policy or for none."""
+    if not tau:
+        return None
+    given = {n: v for n, v in tau.items() if v is not None}
+    unknown = [n for n in given if n not in policies]
+    if unknown:
+        raise InputError(f"{where}: τ given for unknown or mixture policy {unknown[0]!r}")
+    if not given:
+        return None
+    absent = [n for n in names if n not in given]
+    if absent:
+        raise InputError(f"{where}: policy {absent[0]!r} has no τ (give τ for every policy or none)")
+    values = []
+    for n in names:
+        v = given[n]
+        if isinstance(v, bool) or v not in (0, 1) or (isinstance(v, float) and not v.is_integer()):
+            raise InputError(f"{where}: policy {n!r}: τ must be 0 or 1, got {v!r}")
+        values.append(int(v))
+    return np.asarray(values, dtype=np.int8)
+
+
+def _clean_mixtures(mixtures: Mapping[str, Mapping[str, Any]], policies: Mapping[str, Any],
+                    where: str) -> dict[str, dict[str, float]]:
+    """Mixtures over deterministic policies with positive weights summing to 1 (within tolerance)."""
+    clean_mixtures: dict[str, dict[str, float]] = {}
+    for mname, weights in mixtures.items():
+        if not isinstance(weights, Mapping) or not weights:
+            raise InputError(f"{where}: mixture {mname!r} must map component policies to weights")
+        clean: dict[str, float] = {}
+        for comp, w in weights.items():
+            if comp not in policies:
+                kind = "another mixture" if comp in mixtures else "an unknown policy"
+                raise InputError(f"{where}: mixture {mname!r} names {kind} {comp!r}")
+            if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w <= 0:
+                raise InputError(f"{where}: mixture {mname!r}: weight of {comp!r} must be a positive number, got {w!r}")
+            clean[comp] = float(w)
+        total = sum(clean.values())
+        if abs(total - 1.0) > WEIGHT_TOLERANCE:
+            raise InputError(f"{where}: mixture {mname!r}: weights sum to {total:g}, not 1")
+        clean_mixtures[mname] = clean
+    return clean_mixtures
+
+
 def build_policy_class(
     axes: Mapping[str, Sequence[str]],
     base: Mapping[str, Sequence[str]],
@@ -125,108 +239,19 @@ def build_policy_class(
     where = source
     axes, base, components = validate_layout(axes, base, components, where)
     cells = support_cells_of(axes, base, components, list(components))
-    cell_set = set(cells)
     if not policies:
         raise InputError(f"{where}: no deterministic policy given")
-
     names = tuple(policies)
     mixtures = dict(mixtures or {})
-    for name in list(names) + list(mixtures):
-        if not isinstance(name, str) or not name.strip():
-            raise InputError(f"{where}: policy name {name!r} must be a non-empty string")
-    clash = set(names) & set(mixtures)
-    if clash:
-        raise InputError(f"{where}: policy name {sorted(clash)[0]!r} is used twice")
-
-    def check_cell(cell: str, owner: str) -> None:
-        if cell not in cell_set:
-            try:
-                parse_cell_id(cell, axes)
-            except InputError as exc:
-                raise InputError(f"{where}: {owner}: {exc}") from None
-            raise InputError(f"{where}: {owner}: cell {cell!r} is outside the full support")
-
-    codebook: dict[str, int] = {}
-    rows = []
-    for name in names:
-        answers = policies[name]
-        if not isinstance(answers, Mapping):
-            raise InputError(f"{where}: policy {name!r}: 'responses' must be an object cell -> response")
-        for cell in answers:
-            check_cell(cell, f"policy {name!r}")
-        missing = [c for c in cells if c not in answers]
-        if missing:
-            raise InputError(
-                f"{where}: policy {name!r} has no response for {len(missing)} cell(s), "
-                f"first {missing[0]!r}; every policy must answer all {len(cells)} cells"
-            )
-        row = []
-        for c in cells:
-            value = answers[c]
-            if not isinstance(value, str):
-                raise InputError(f"{where}: policy {name!r} cell {c!r}: response {value!r} is not a string")
-            row.append(codebook.setdefault(value, len(codebook)))
-        rows.append(row)
-
-    oracle_row: tuple[str, ...] | None = None
-    if oracle is not None:
-        if not isinstance(oracle, Mapping):
-            raise InputError(f"{where}: 'oracle' must be an object cell -> correct response")
-        for cell in oracle:
-            check_cell(cell, "oracle")
-        missing = [c for c in cells if c not in oracle]
-        if missing:
-            raise InputError(f"{where}: 'oracle' has no response for cell {missing[0]!r}")
-        for c in cells:
-            if not isinstance(oracle[c], str):
-                raise InputError(f"{where}: oracle cell {c!r}: {oracle[c]!r} is not a string")
-        oracle_row = tuple(oracle[c] for c in cells)
-
-    # Codes in sorted string order so the encoding does not depend on file order.
-    order = sorted(codebook)
-    rank = {text: i for i, text in enumerate(order)}  # a dict: list.index here was quadratic
-    remap = np.array([rank[s] for s in codebook], dtype=np.int64)
-    responses = remap[np.asarray(rows, dtype=np.int64)].astype(_code_dtype(len(order)))
-
-    tau_arr = None
-    if tau:
-        given = {n: v for n, v in tau.items() if v is not None}
-        unknown = [n for n in given if n not in policies]
-        if unknown:
-            raise InputError(f"{where}: τ given for unknown or mixture policy {unknown[0]!r}")
-        if given:
-            absent = [n for n in names if n not in given]
-            if absent:
-                raise InputError(f"{where}: policy {absent[0]!r} has no τ (give τ for every policy or none)")
-            values = []
-            for n in names:
-                v = given[n]
-                if isinstance(v, bool) or v not in (0, 1) or (isinstance(v, float) and not v.is_integer()):
-                    raise InputError(f"{where}: policy {n!r}: τ must be 0 or 1, got {v!r}")
-                values.append(int(v))
-            tau_arr = np.asarray(values, dtype=np.int8)
-
-    clean_mixtures: dict[str, dict[str, float]] = {}
-    for mname, weights in mixtures.items():
-        if not isinstance(weights, Mapping) or not weights:
-            raise InputError(f"{where}: mixture {mname!r} must map component policies to weights")
-        clean: dict[str, float] = {}
-        for comp, w in weights.items():
-            if comp not in policies:
-                kind = "another mixture" if comp in mixtures else "an unknown policy"
-                raise InputError(f"{where}: mixture {mname!r} names {kind} {comp!r}")
-            if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w <= 0:
-                raise InputError(f"{where}: mixture {mname!r}: weight of {comp!r} must be a positive number, got {w!r}")
-            clean[comp] = float(w)
-        total = sum(clean.values())
-        if abs(total - 1.0) > WEIGHT_TOLERANCE:
-            raise InputError(f"{where}: mixture {mname!r}: weights sum to {total:g}, not 1")
-        clean_mixtures[mname] = clean
-
+    _check_names(names, mixtures, where)
+    responses, codebook = _encode_responses(policies, cells, axes, where)
+    oracle_row = _oracle_row(oracle, cells, axes, where)
+    tau_arr = _tau_array(tau, policies, names, where)
+    clean_mixtures = _clean_mixtures(mixtures, policies, where)
     descriptions = {k: str(v) for k, v in (descriptions or {}).items() if v}
     return PolicyClass(
         axes=axes, base=base, components=components, cells=cells, names=names,
-        responses=responses, codebook=tuple(order), tau=tau_arr, mixtures=clean_mixtures,
+        responses=responses, codebook=codebook, tau=tau_arr, mixtures=clean_mixtures,
         oracle=oracle_row, descriptions=descriptions, source=source,
     )
 
@@ -303,7 +328,7 @@ def frozen_policy_class() -> PolicyClass:
     τ is τ_full computed from the oracle (agreement on all 36 cells), so only ``ideal`` has τ = 1.
     """
     cells = support_cells_of(FROZEN_AXES, FROZEN_BASE, FROZEN_COMPONENTS, list(FROZEN_COMPONENTS))
-    split = [c.split(":") for c in cells]
+    split = [split_cell_id(c) for c in cells]
     policies = {name: {c: fn(*parts) for c, parts in zip(cells, split)} for name, _, fn in FROZEN_POLICIES}
     oracle = {c: _ideal(*parts) for c, parts in zip(cells, split)}
     tau = {name: int(all(policies[name][c] == oracle[c] for c in cells)) for name in policies}

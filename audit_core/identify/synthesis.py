@@ -4,7 +4,9 @@ A support identifies τ iff it contains a cell of every distinguishing set D(h, 
 cross-estimand pair (paper 000, protocol synthesis). Recipe (DESIGN.md section 2), for CP-SAT 9.x:
 
 1. Reduce the instance safely: pairs with an empty D are reported as unseparable and never sent
-   to the solver; excluded cells are deleted from every set; duplicate sets and supersets of
+   to the solver (then no support identifies τ: the status is ``NOT_IDENTIFIABLE`` and the
+   supports returned are only a labelled fallback that separates the separable pairs, see
+   :class:`Synthesis`); excluded cells are deleted from every set; duplicate sets and supersets of
    another set are dropped; a set with a single cell forces that cell (mandatory); identical cell
    columns are merged into one variable (only the cheapest cells of a column are kept: a costlier
    copy can never be in an optimum) and expanded back after solving.
@@ -33,7 +35,8 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from audit_core.errors import InputError
-from audit_core.identify.distinguish import pack_sets, pair_sets
+from audit_core.identify.cells import parse_cell_id
+from audit_core.identify.distinguish import PairSets, pack_sets, pair_sets
 from audit_core.identify.equivalence import row_classes
 from audit_core.identify.estimands import estimand_values
 from audit_core.identify.policies import PolicyClass
@@ -41,9 +44,32 @@ from audit_core.identify.policies import PolicyClass
 DEFAULT_MAX_SUPPORTS = 100_000
 
 
+NOT_IDENTIFIABLE = "NOT_IDENTIFIABLE"
+# Statuses whose supports identify τ (FEASIBLE: identifying, minimality not proven in time).
+IDENTIFYING_STATUSES = ("OPTIMAL", "FEASIBLE")
+
+
 @dataclass(frozen=True)
 class Synthesis:
-    """Result of :func:`minimum_supports` (``cost`` in the units of the cost dict)."""
+    """Result of :func:`minimum_supports` (``cost`` in the units of the cost dict).
+
+    ``status``: ``OPTIMAL`` (the listed supports identify τ at proven minimum cost), ``FEASIBLE``
+    (an identifying support, minimality not proven within the time limit), ``INFEASIBLE`` (the
+    exclusions leave a pair without a distinguishing cell), ``UNKNOWN`` / ``MODEL_INVALID`` (the
+    solver gave up), or ``NOT_IDENTIFIABLE``: some pair with different τ differs on no cell of the
+    full support, so no support at all identifies τ (paper 000, Theorem 1) and
+    ``unseparable_pairs`` names those pairs.
+
+    Fallback design: the solver still runs on the separable pairs. ``solver_status`` is the status
+    of that solve (equal to ``status`` unless ``status`` is ``NOT_IDENTIFIABLE``), and
+    ``fallback_for_separable_pairs`` is True exactly when ``status`` is ``NOT_IDENTIFIABLE``: then
+    ``supports``, ``cost``, ``size``, ``n_optimal``, ``complete`` and ``in_every_optimum`` describe
+    the cheapest supports that separate every *separable* pair only; they do NOT identify τ.
+    ``identifies`` is True when the listed supports identify τ.
+
+    ``mandatory_cells``: cells alone in some distinguishing set (in every support);
+    ``reductions``: instance sizes before and after the safe reductions; ``seconds``: wall time.
+    """
 
     status: str
     cost: float | None
@@ -58,10 +84,18 @@ class Synthesis:
     in_every_optimum: tuple[str, ...] = ()
     reductions: dict = field(default_factory=dict)
     seconds: float = 0.0
+    solver_status: str = ""
+    fallback_for_separable_pairs: bool = False
+
+    @property
+    def identifies(self) -> bool:
+        """Do the listed supports identify τ (status OPTIMAL or FEASIBLE)?"""
+        return self.status in IDENTIFYING_STATUSES
 
     def __repr__(self) -> str:
+        fallback = ", fallback for separable pairs" if self.fallback_for_separable_pairs else ""
         return (
-            f"Synthesis({self.status}, cost={self.cost}, size={self.size}, "
+            f"Synthesis({self.status}{fallback}, cost={self.cost}, size={self.size}, "
             f"n_optimal={self.n_optimal}, complete={self.complete})"
         )
 
@@ -69,6 +103,9 @@ class Synthesis:
         """CLI JSON shape (DESIGN.md section 6) plus detail fields."""
         return {
             "status": self.status,
+            "identifies": self.identifies,
+            "solver_status": self.solver_status,
+            "fallback_for_separable_pairs": self.fallback_for_separable_pairs,
             "cost": self.cost,
             "size": self.size,
             "n_optimal": self.n_optimal,
@@ -107,9 +144,8 @@ def cell_costs(pc: PolicyClass, cost: Mapping[str, float] | None = None) -> np.n
             factors[(axis_of[key][0], key)] = float(value)
         else:
             raise InputError(f"cost key {key!r} is neither a cell id nor an axis value of {pc.source}")
-    axes = list(pc.axes)
     for i, c in enumerate(pc.cells):
-        for axis, v in zip(axes, c.split(":")):
+        for axis, v in parse_cell_id(c, pc.axes).items():
             costs[i] *= factors.get((axis, v), 1.0)
     for i, v in explicit.items():
         costs[i] = v
@@ -167,6 +203,155 @@ def _number(x: float) -> float | int:
     return int(round(x)) if abs(x - round(x)) < 1e-9 else round(x, 9)
 
 
+@dataclass(frozen=True, eq=False)
+class _Instance:
+    """What every result of one :func:`minimum_supports` call shares."""
+
+    pc: PolicyClass
+    estimand: str
+    costs: np.ndarray
+    unseparable: list[tuple[str, str]]
+    reductions: dict
+    started: float
+
+
+def _result(inst: _Instance, status: str, supports: list[tuple[str, ...]], complete: bool, message: str,
+            mandatory: tuple[str, ...] = ()) -> Synthesis:
+    """Build the Synthesis; with unseparable pairs the status becomes NOT_IDENTIFIABLE (fallback)."""
+    pc = inst.pc
+    costs_of = [_number(float(inst.costs[pc.columns(s)].sum())) for s in supports]
+    note = message
+    fallback = bool(inst.unseparable)
+    if fallback:
+        a, b = inst.unseparable[0]
+        note = (f"τ is NOT identifiable: {len(inst.unseparable)} pair(s) with different τ differ on no cell "
+                f"and cannot be separated by any support (first {a} vs {b}). Fallback, not an identifying "
+                f"support: for the separable pairs only (solver status {status}), {message}")
+    common = ()
+    if complete and supports:
+        common = tuple(c for c in supports[0] if all(c in s for s in supports[1:]))
+    return Synthesis(
+        status=NOT_IDENTIFIABLE if fallback else status, cost=costs_of[0] if costs_of else None,
+        size=len(supports[0]) if supports else None, n_optimal=len(supports), supports=supports,
+        complete=complete, unseparable_pairs=inst.unseparable, mandatory_cells=mandatory,
+        estimand=inst.estimand, message=note.strip(), in_every_optimum=common, reductions=inst.reductions,
+        seconds=time.perf_counter() - inst.started, solver_status=status, fallback_for_separable_pairs=fallback,
+    )
+
+
+def _check_constraints(pc: PolicyClass, must_include: Sequence[str], exclude: Sequence[str]):
+    """Deduplicated required / excluded cell ids and their columns (InputError on a clash)."""
+    must_include = tuple(dict.fromkeys(must_include))
+    exclude = tuple(dict.fromkeys(exclude))
+    inc_cols, exc_cols = pc.columns(must_include), pc.columns(exclude)
+    both = set(must_include) & set(exclude)
+    if both:
+        raise InputError(f"cell {sorted(both)[0]!r} is both required and excluded")
+    return must_include, exclude, inc_cols, exc_cols
+
+
+def _pairs_of(pc: PolicyClass, sets: PairSets, rows: np.ndarray) -> list[tuple[str, str]]:
+    """Policy-name pairs behind rows of the flattened (unique τ=1 row x unique τ=0 row) sets."""
+    m0 = len(sets.zeros)
+    out = []
+    for r in rows:
+        i, j = divmod(int(r), m0)
+        out.extend((pc.names[a], pc.names[b]) for a in sets.ones[i] for b in sets.zeros[j])
+    return sorted(out, key=lambda p: (pc.policy_index[p[0]], pc.policy_index[p[1]]))
+
+
+def _force_cells(live: np.ndarray, forced: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Drop sets hit by forced cells; a set left with one cell forces it (repeat to a fixpoint).
+
+    Returns the remaining sets, all forced cells and the mandatory ones (forced by a single set).
+    """
+    forced = forced.copy()
+    mandatory = np.zeros_like(forced)
+    while True:
+        live = live[~(live & forced[None, :]).any(axis=1)]
+        single = live.sum(axis=1) == 1
+        if not single.any():
+            return live, forced, mandatory
+        new = live[single].any(axis=0)
+        mandatory |= new
+        forced |= new
+
+
+def _merge_columns(live: np.ndarray, costs: np.ndarray) -> tuple[list[list[int]], list[float], np.ndarray, int]:
+    """Identical cell columns as one variable each, keeping only the cheapest cells of a column.
+
+    Returns the cells of each group, each group's cost, the (sets x groups) matrix and the number
+    of cells that appear in some set.
+    """
+    used = np.flatnonzero(live.any(axis=0))
+    col_labels, n_groups = row_classes(live[:, used].T.astype(np.uint8))
+    groups: list[list[int]] = [[] for _ in range(n_groups)]
+    for c, g in zip(used, col_labels):
+        groups[g].append(int(c))
+    group_cost = [min(costs[g]) for g in groups]
+    groups = [[c for c in g if costs[c] == gc] for g, gc in zip(groups, group_cost)]
+    group_sets = np.zeros((live.shape[0], n_groups), dtype=bool)
+    group_sets[:, col_labels] = live[:, used]
+    return groups, group_cost, group_sets, int(used.size)
+
+
+def _solver(time_limit: float, workers: int) -> cp_model.CpSolver:
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = float(time_limit)
+    solver.parameters.num_workers = max(1, int(workers))
+    solver.parameters.random_seed = 0
+    # Hitting sets need the LP relaxation's bound to prove optimality; level 2 adds it in full.
+    solver.parameters.linearization_level = 2
+    return solver
+
+
+def _hitting_set_model(group_sets: np.ndarray, int_costs: list[int]):
+    """CP-SAT model: one Boolean per group, every set hit, cost objective (not yet minimised)."""
+    model = cp_model.CpModel()
+    x = [model.NewBoolVar(f"g{g}") for g in range(group_sets.shape[1])]
+    for row in group_sets:
+        model.AddBoolOr([x[g] for g in np.flatnonzero(row)])
+    objective = sum(c * v for c, v in zip(int_costs, x))
+    return model, x, objective
+
+
+def _enumerate_optima(model, x: list, objective, optimum: int, time_limit: float,
+                      max_supports: int) -> tuple[_Collector, str]:
+    """Phase 2: every group assignment of cost ``optimum`` (one worker; see the module docstring)."""
+    model.ClearObjective()
+    model.Add(objective == optimum)
+    enum = _solver(time_limit, 1)
+    enum.parameters.enumerate_all_solutions = True
+    collector = _Collector(x, max_supports)
+    status = enum.Solve(model, collector)
+    return collector, enum.StatusName(status)
+
+
+def _expand(solutions, groups: list[list[int]], support_from, first: tuple[str, ...],
+            max_supports: int, order: Mapping[str, int]) -> tuple[list[tuple[str, ...]], bool]:
+    """Group solutions back to cell supports (every cheapest cell of a group), sorted; truncated?"""
+    # The phase-1 optimum is always listed, even if enumeration stops before finding it again.
+    supports: set[tuple[str, ...]] = {first}
+    truncated = False
+    for sol in sorted(solutions):
+        for choice in itertools.product(*(groups[g] for g in sol)):
+            supports.add(support_from([[c] for c in choice]))
+            if len(supports) >= max_supports:
+                truncated = True
+                break
+        if truncated:
+            break
+    return sorted(supports, key=lambda s: (len(s), [order[c] for c in s])), truncated
+
+
+def _enumeration_message(n: int, complete: bool, truncated: bool, status: str, max_supports: int) -> str:
+    if complete:
+        return f"all {n} optimal supports (enumeration proved complete)."
+    if truncated:
+        return f"the first {n} optimal supports (stopped at max_supports={max_supports}); the list may be incomplete."
+    return f"{n} optimal supports found; enumeration ended {status} (time limit), so the list may be incomplete."
+
+
 def minimum_supports(
     pc: PolicyClass,
     estimand: str = "tau_full",
@@ -181,158 +366,80 @@ def minimum_supports(
     """Minimum-cost supports that identify ``estimand`` (see the module docstring for the recipe).
 
     ``time_limit`` applies to each solver phase. ``workers`` is phase 1's CP-SAT worker count
-    (1 keeps the single returned support reproducible when ``enumerate_all`` is False).
+    (1 keeps the single returned support reproducible when ``enumerate_all`` is False). A class
+    with an unseparable pair gives status ``NOT_IDENTIFIABLE`` and the separable-pairs fallback
+    described in :class:`Synthesis`.
     """
     started = time.perf_counter()
     tau = estimand_values(pc, estimand)
-    n_cells = len(pc.cells)
     costs = cell_costs(pc, cost)
-    must_include = tuple(dict.fromkeys(must_include))
-    exclude = tuple(dict.fromkeys(exclude))
-    inc_cols, exc_cols = pc.columns(must_include), pc.columns(exclude)
-    both = set(must_include) & set(exclude)
-    if both:
-        raise InputError(f"cell {sorted(both)[0]!r} is both required and excluded")
+    must_include, exclude, inc_cols, exc_cols = _check_constraints(pc, must_include, exclude)
 
     sets = pair_sets(pc, tau)
-    m1, m0 = len(sets.ones), len(sets.zeros)
-    masks = sets.differ.reshape(m1 * m0, n_cells)
-
-    def pairs_of(rows: np.ndarray) -> list[tuple[str, str]]:
-        out = []
-        for r in rows:
-            i, j = divmod(int(r), m0)
-            out.extend((pc.names[a], pc.names[b]) for a in sets.ones[i] for b in sets.zeros[j])
-        return sorted(out, key=lambda p: (pc.policy_index[p[0]], pc.policy_index[p[1]]))
-
+    masks = sets.differ.reshape(len(sets.ones) * len(sets.zeros), len(pc.cells))
     empty = ~masks.any(axis=1)
-    unseparable = pairs_of(np.flatnonzero(empty))
-    reductions = {"pairs": int(tau.sum()) * int((1 - tau).sum()), "unique_row_pairs": m1 * m0,
+    unseparable = _pairs_of(pc, sets, np.flatnonzero(empty))
+    reductions = {"pairs": int(tau.sum()) * int((1 - tau).sum()), "unique_row_pairs": int(masks.shape[0]),
                   "unseparable": len(unseparable)}
-    allowed = np.ones(n_cells, dtype=bool)
+    inst = _Instance(pc, estimand, costs, unseparable, reductions, started)
+    allowed = np.ones(len(pc.cells), dtype=bool)
     allowed[exc_cols] = False
     live = masks[~empty] & allowed[None, :]
-    live_rows = np.flatnonzero(~empty)
-
-    def result(status: str, supports: list[tuple[str, ...]], complete: bool, message: str,
-               mandatory: tuple[str, ...] = ()) -> Synthesis:
-        costs_of = [_number(float(costs[pc.columns(s)].sum())) for s in supports]
-        note = message
-        if unseparable:
-            note += (f" {len(unseparable)} pair(s) differ on no cell and cannot be separated by any support; "
-                     "they were not sent to the solver.")
-        common = ()
-        if complete and supports:
-            common = tuple(c for c in supports[0] if all(c in s for s in supports[1:]))
-        return Synthesis(
-            status=status, cost=costs_of[0] if costs_of else None, size=len(supports[0]) if supports else None,
-            n_optimal=len(supports), supports=supports, complete=complete, unseparable_pairs=unseparable,
-            mandatory_cells=mandatory, estimand=estimand, message=note.strip(), in_every_optimum=common,
-            reductions=reductions, seconds=time.perf_counter() - started,
-        )
 
     blocked = ~live.any(axis=1)
     if blocked.any():
-        pairs = pairs_of(live_rows[blocked])
-        return result("INFEASIBLE", [], False,
-                      f"excluding {', '.join(exclude)} leaves {len(pairs)} pair(s) with no distinguishing cell, "
-                      f"first {pairs[0][0]} vs {pairs[0][1]}.")
+        pairs = _pairs_of(pc, sets, np.flatnonzero(~empty)[blocked])
+        return _result(inst, "INFEASIBLE", [], False,
+                       f"excluding {', '.join(exclude)} leaves {len(pairs)} pair(s) with no distinguishing cell, "
+                       f"first {pairs[0][0]} vs {pairs[0][1]}.")
 
     # Forced cells: required by the user, or alone in a distinguishing set (then in every support).
-    forced = np.zeros(n_cells, dtype=bool)
-    forced[inc_cols] = True
-    mandatory = np.zeros(n_cells, dtype=bool)
-    while True:
-        live = live[~(live & forced[None, :]).any(axis=1)]
-        single = live.sum(axis=1) == 1
-        if not single.any():
-            break
-        new = live[single].any(axis=0)
-        mandatory |= new
-        forced |= new
+    required = np.zeros(len(pc.cells), dtype=bool)
+    required[inc_cols] = True
+    live, forced, mandatory = _force_cells(live, required)
     live = _drop_supersets(live)
     reductions["constraints"] = int(live.shape[0])
     mandatory_cells = tuple(pc.cells[i] for i in np.flatnonzero(mandatory))
-    forced_idx = np.flatnonzero(forced)
+    forced_idx = set(np.flatnonzero(forced).tolist())
 
     def support_from(groups: Sequence[Sequence[int]]) -> tuple[str, ...]:
-        cols = sorted(set(forced_idx.tolist()) | {c for g in groups for c in g})
-        return tuple(pc.cells[c] for c in cols)
+        return tuple(pc.cells[c] for c in sorted(forced_idx | {c for g in groups for c in g}))
 
     if live.shape[0] == 0:
-        return result("OPTIMAL", [support_from([])], True,
-                      "every separable pair is already separated by the required and mandatory cells.",
-                      mandatory_cells)
+        return _result(inst, "OPTIMAL", [support_from([])], True,
+                       "every separable pair is already separated by the required and mandatory cells.",
+                       mandatory_cells)
 
-    # Merge identical columns; keep only the cheapest cells of each column.
-    used = np.flatnonzero(live.any(axis=0))
-    col_labels, n_groups = row_classes(live[:, used].T.astype(np.uint8))
-    groups: list[list[int]] = [[] for _ in range(n_groups)]
-    for c, g in zip(used, col_labels):
-        groups[g].append(int(c))
-    group_cost = [min(costs[g]) for g in groups]
-    groups = [[c for c in g if costs[c] == gc] for g, gc in zip(groups, group_cost)]
-    group_sets = np.zeros((live.shape[0], n_groups), dtype=bool)
-    group_sets[:, col_labels] = live[:, used]
-    reductions.update({"cells": int(used.size), "variables": n_groups})
-    int_costs, scale = _integer_costs(np.asarray(group_cost))
+    return _optimise(inst, live, support_from, mandatory_cells, enumerate_all, time_limit, max_supports, workers)
 
-    model = cp_model.CpModel()
-    x = [model.NewBoolVar(f"g{g}") for g in range(n_groups)]
-    for row in group_sets:
-        model.AddBoolOr([x[g] for g in np.flatnonzero(row)])
-    objective = sum(c * v for c, v in zip(int_costs, x))
+
+def _optimise(inst: _Instance, live: np.ndarray, support_from, mandatory_cells: tuple[str, ...],
+              enumerate_all: bool, time_limit: float, max_supports: int, workers: int) -> Synthesis:
+    """Phases 1 and 2 on the reduced sets ``live`` (module docstring, steps 2 and 3)."""
+    groups, group_cost, group_sets, n_used = _merge_columns(live, inst.costs)
+    inst.reductions.update({"cells": n_used, "variables": len(groups)})
+    int_costs, _ = _integer_costs(np.asarray(group_cost))
+    model, x, objective = _hitting_set_model(group_sets, int_costs)
     model.Minimize(objective)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_workers = max(1, int(workers))
-    solver.parameters.random_seed = 0
-    # Hitting sets need the LP relaxation's bound to prove optimality; level 2 adds it in full.
-    solver.parameters.linearization_level = 2
-    status = solver.Solve(model)
-    name = solver.StatusName(status)
-    if name not in ("OPTIMAL", "FEASIBLE"):
+    solver = _solver(time_limit, workers)
+    name = solver.StatusName(solver.Solve(model))
+    if name not in IDENTIFYING_STATUSES:
         why = "the instance has no identifying support" if name == "INFEASIBLE" else "no support found within the time limit"
-        return result(name, [], False, why + ".", mandatory_cells)
-    best = [g for g in range(n_groups) if solver.Value(x[g])]
-    one = support_from([[groups[g][0]] for g in best])
+        return _result(inst, name, [], False, why + ".", mandatory_cells)
+    one = support_from([[groups[g][0]] for g in range(len(groups)) if solver.Value(x[g])])
     if name != "OPTIMAL":
-        return result("FEASIBLE", [one], False,
-                      f"time limit {time_limit:g}s reached before optimality was proven; the support identifies τ "
-                      "but may not be minimum.", mandatory_cells)
+        does = "separates every separable pair" if inst.unseparable else "identifies τ"
+        return _result(inst, "FEASIBLE", [one], False,
+                       f"time limit {time_limit:g}s reached before optimality was proven; the support {does} "
+                       "but may not be minimum.", mandatory_cells)
     if not enumerate_all:
-        return result("OPTIMAL", [one], False, "one optimal support (enumeration not requested).", mandatory_cells)
+        return _result(inst, "OPTIMAL", [one], False, "one optimal support (enumeration not requested).",
+                       mandatory_cells)
 
-    optimum = int(round(solver.ObjectiveValue()))
-    model.ClearObjective()
-    model.Add(objective == optimum)
-    enum = cp_model.CpSolver()
-    enum.parameters.enumerate_all_solutions = True
-    enum.parameters.num_workers = 1
-    enum.parameters.random_seed = 0
-    enum.parameters.max_time_in_seconds = float(time_limit)
-    enum.parameters.linearization_level = 2
-    collector = _Collector(x, max_supports)
-    status2 = enum.Solve(model, collector)
-    # The phase-1 optimum is always listed, even if enumeration stops before finding it again.
-    supports: set[tuple[str, ...]] = {one}
-    truncated = collector.hit_limit
-    for sol in sorted(collector.solutions):
-        for choice in itertools.product(*(groups[g] for g in sol)):
-            supports.add(support_from([[c] for c in choice]))
-            if len(supports) >= max_supports:
-                truncated = True
-                break
-        if len(supports) >= max_supports:
-            break
-    order = pc.cell_index
-    ordered = sorted(supports, key=lambda s: (len(s), [order[c] for c in s]))
-    complete = enum.StatusName(status2) == "OPTIMAL" and not truncated
-    if complete:
-        msg = f"all {len(ordered)} optimal supports (enumeration proved complete)."
-    elif truncated:
-        msg = f"the first {len(ordered)} optimal supports (stopped at max_supports={max_supports}); the list may be incomplete."
-    else:
-        msg = (f"{len(ordered)} optimal supports found; enumeration ended {enum.StatusName(status2)} "
-               "(time limit), so the list may be incomplete.")
-    return result("OPTIMAL", ordered, complete, msg, mandatory_cells)
+    collector, status2 = _enumerate_optima(model, x, objective, int(round(solver.ObjectiveValue())),
+                                           time_limit, max_supports)
+    ordered, truncated = _expand(collector.solutions, groups, support_from, one, max_supports, inst.pc.cell_index)
+    truncated = truncated or collector.hit_limit
+    complete = status2 == "OPTIMAL" and not truncated
+    return _result(inst, "OPTIMAL", ordered, complete,
+                   _enumeration_message(len(ordered), complete, truncated, status2, max_supports), mandatory_cells)

@@ -3,7 +3,9 @@
 Load a long-format log (``model, cluster, cell, response`` + oracle) with
 :func:`load_response_log`, then :func:`measure` gives base accuracy, target-follow and sham-stay
 given base-correct, local response, τ_full (complete units), readout validity, Wilson and
-cluster-bootstrap intervals, and the mutually exclusive behavioural composition.
+cluster-bootstrap intervals, and the mutually exclusive behavioural composition;
+:func:`measure_invariance` gives mapping/readout invariance, balanced transitions and the
+oracle-transition asymmetry.
 """
 
 from audit_core.measure.estimates import (
@@ -23,6 +25,7 @@ from audit_core.measure.estimates import (
     measure,
     paired_units,
 )
+from audit_core.measure.invariance import Invariance, measure_invariance
 from audit_core.measure.log import NON_ANSWER, ResponseLog, is_non_answer, load_response_log
 
 __all__ = [
@@ -31,6 +34,7 @@ __all__ = [
     "ENGINE_ESTIMANDS",
     "ESTIMATES",
     "Estimate",
+    "Invariance",
     "Measurement",
     "ModelMeasure",
     "NON_ANSWER",
@@ -44,5 +48,6 @@ __all__ = [
     "is_non_answer",
     "load_response_log",
     "measure",
+    "measure_invariance",
     "paired_units",
 ]

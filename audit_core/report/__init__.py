@@ -2,6 +2,7 @@
 
 Public API: :class:`Report`, :class:`ReportSection`, :class:`ReportTable`, :class:`ReportChart`,
 :func:`render_html`, :func:`render_markdown`, :func:`markdown_zip`, :func:`render_json`,
+:func:`render_pdf` (typst; :mod:`audit_core.report.pdf`),
 :func:`package_versions`, :func:`json_safe`, :func:`safe_csv_bytes`, :func:`escape_html`,
 :func:`escape_markdown`, :func:`chart_svg`, :func:`chart_png`. Tables and chart specs live in
 :mod:`audit_core.views` (imports Altair, so it is not loaded here).
@@ -11,6 +12,7 @@ from audit_core.report.document import (
     Report, ReportChart, ReportSection, ReportTable, json_safe, markdown_zip, package_versions,
     render_html, render_json, render_markdown,
 )
+from audit_core.report.pdf import render_pdf
 from audit_core.report.render import chart_png, chart_svg
 from audit_core.report.safety import (
     escape_html, escape_markdown, neutralise_cell, neutralise_frame, safe_csv_bytes,
@@ -19,6 +21,6 @@ from audit_core.report.safety import (
 __all__ = [
     "Report", "ReportChart", "ReportSection", "ReportTable", "chart_png", "chart_svg",
     "escape_html", "escape_markdown", "json_safe", "markdown_zip", "neutralise_cell",
-    "neutralise_frame", "package_versions", "render_html", "render_json", "render_markdown",
+    "neutralise_frame", "package_versions", "render_html", "render_json", "render_markdown", "render_pdf",
     "safe_csv_bytes",
 ]

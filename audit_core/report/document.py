@@ -108,6 +108,11 @@ class ReportSection:
     tables: tuple[ReportTable, ...] = ()
     charts: tuple[ReportChart, ...] = ()
     numbers: Any = None
+    commentary: str = ""  # the author's own paragraph, shown under the title (plain text)
+
+    def with_commentary(self, text: str) -> "ReportSection":
+        """A copy carrying the author's commentary (plain text; escaped by every renderer)."""
+        return dataclasses.replace(self, commentary=text.strip())
 
     def __repr__(self) -> str:
         return (f"ReportSection({self.key!r}, tables={len(self.tables)}, "
@@ -120,6 +125,7 @@ class ReportSection:
             "source": self.source,
             "parameters": json_safe(self.parameters),
             "summary": list(self.summary),
+            "commentary": self.commentary,
             "tables": [{"caption": t.caption, "columns": [str(c) for c in t.frame.columns],
                         "rows": json_safe(t.frame)} for t in self.tables],
             "charts": [{"caption": c.caption, "vega_lite": json_safe(c.spec)} for c in self.charts],
@@ -134,6 +140,7 @@ class Report:
     created: _dt.datetime = dataclasses.field(
         default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0))
     versions: dict = dataclasses.field(default_factory=package_versions)
+    author: str = ""
 
     def __repr__(self) -> str:
         return f"Report({self.title!r}, {len(self.sections)} sections, {self.created.isoformat()})"
@@ -141,6 +148,7 @@ class Report:
     def to_dict(self) -> dict:
         return {
             "title": self.title,
+            "author": self.author,
             "created_utc": self.created.isoformat(),
             "versions": dict(self.versions),
             "sections": [s.to_dict() for s in self.sections],
@@ -221,6 +229,7 @@ def render_html(report: Report) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape_html(report.title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{escape_html(report.title)}</h1>",
+        f'<p class="meta">{escape_html(report.author)}</p>' if report.author else "",
         f'<p class="meta">Created {escape_html(report.created.isoformat())} (UTC). Versions: '
         + escape_html(", ".join(f"{k} {v}" for k, v in report.versions.items())) + "</p>",
     ]
@@ -230,6 +239,8 @@ def render_html(report: Report) -> str:
             for i, s in enumerate(report.sections)) + "</ol></nav>")
     for i, section in enumerate(report.sections):
         parts.append(f'<section id="sec-{i}"><h2>{escape_html(section.title)}</h2>')
+        if section.commentary:
+            parts.append("".join(f"<p>{escape_html(par)}</p>" for par in section.commentary.split("\n\n")))
         parts.append(f'<p class="meta"><strong>Data source:</strong> {escape_html(section.source)}</p>')
         parts.append(_params_html(section.parameters))
         if section.summary:
@@ -267,12 +278,15 @@ def table_markdown(frame: pd.DataFrame, max_rows: int = 500) -> str:
 
 def _markdown(report: Report, image_ref) -> str:
     lines = [f"# {escape_markdown(report.title)}", "",
+             *([escape_markdown(report.author), ""] if report.author else []),
              f"Created {report.created.isoformat()} (UTC).", "",
              "Versions: " + escape_markdown(", ".join(f"{k} {v}" for k, v in report.versions.items())),
              ""]
     for s_index, section in enumerate(report.sections):
-        lines += [f"## {escape_markdown(section.title)}", "",
-                  f"**Data source:** {escape_markdown(section.source)}", ""]
+        lines += [f"## {escape_markdown(section.title)}", ""]
+        for paragraph in filter(None, section.commentary.split("\n\n")):
+            lines += [escape_markdown(paragraph), ""]
+        lines += [f"**Data source:** {escape_markdown(section.source)}", ""]
         for key, value in section.parameters.items():
             lines.append(f"- **{escape_markdown(key)}**: {escape_markdown(_plain(value))}")
         if section.parameters:

@@ -59,3 +59,26 @@ def safe_csv_bytes(frame: pd.DataFrame) -> bytes:
     buffer = io.StringIO()
     neutralise_frame(frame).to_csv(buffer, index=False)
     return buffer.getvalue().encode("utf-8")
+
+
+_TYPST_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def typst_string(value: Any) -> str:
+    """A typst string literal (``"..."``) holding ``value`` verbatim.
+
+    The PDF report never splices user text into typst markup: every user string is written as a
+    string literal in code mode (``#"..."`` in markup, or an argument), which typst shows as plain
+    text, so ``#``, ``$``, ``*``, ``_``, ``@``, ``<``, ``]`` and ``=`` keep no meaning. Inside the
+    literal only backslash, double quote and control characters need escaping (typst reference,
+    "String" literals: ``\\\\``, ``\\"``, ``\\n``, ``\\r``, ``\\t``, ``\\u{...}``).
+    """
+    out = []
+    for char in str(value):
+        if char in _TYPST_ESCAPES:
+            out.append(_TYPST_ESCAPES[char])
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(f"\\u{{{ord(char):x}}}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'

@@ -2,9 +2,18 @@
 
 Streaming (``make_process``, ``DualTest``) and vectorised (``log_evalues`` and the six single
 functions) interfaces share one likelihood-ratio function and one forecaster. All values are
-log e-values; a process rejects its null when log E_t >= ``params.log_threshold`` = log(1/alpha).
+log e-values; a process rejects its null when log E_t >= ``params.log_threshold`` = -log(alpha)
+(computed as -log(alpha), finite even for alpha = 1e-320).
+
+Every public function raises :class:`audit_core.errors.InputError` naming the bad argument.
+Numbers are Python or numpy bools, ints and floats; strings are refused everywhere, numeric ones
+such as ``"0.5"`` included (the loaders in ``audit_core.data`` convert file text). Scores must lie
+in [0, 1] (NaN refused); q must lie strictly between 1e-6 and 1 - 1e-6 so that neither clipped
+alternative interval, [1e-6, q] or [q, 1 - 1e-6], is empty. Alternatives given per step must be
+predictable: chosen before that step's score is seen.
 """
 
+from audit_core.sequential.confseq import ConfidenceSequence, confidence_sequence
 from audit_core.sequential.dual import (
     AUDIT_PASSED, DECISIONS, FAILURE_FOUND, INCONCLUSIVE, DualTest, dual_decision, first_crossing,
 )
@@ -12,18 +21,18 @@ from audit_core.sequential.forecaster import EWAForecaster, ewaf_forecasts
 from audit_core.sequential.intervals import wilson_interval
 from audit_core.sequential.likelihood import clip_alternative, log_likelihood_ratio
 from audit_core.sequential.params import AuditParams
-from audit_core.sequential.replay import Replay, replay, subgroup_table
 from audit_core.sequential.processes import (
     AUDITOR_PROCESSES, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, PROCESS_NAMES, PROCESS_SPECS, EProcess, aud_lr_log_evalues,
     aud_lr_ui_log_evalues, log_evalues, lr_log_evalues, lr_ui_log_evalues, make_process,
     process_log_evalues, sr_lr_log_evalues, sr_lr_ui_log_evalues,
 )
+from audit_core.sequential.replay import DualDecision, Proportion, Replay, proportion, replay, subgroup_table
 
 __all__ = [
-    "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "DECISIONS", "DEFAULT_AUDITOR_PROCESS",
-    "DEFAULT_MODEL_PROCESS", "DualTest", "EProcess",
+    "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "ConfidenceSequence", "confidence_sequence", "DECISIONS",
+    "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DualTest", "EProcess",
     "EWAForecaster", "FAILURE_FOUND", "INCONCLUSIVE", "MODEL_PROCESSES", "PROCESS_NAMES",
-    "PROCESS_SPECS", "Replay", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
+    "PROCESS_SPECS", "DualDecision", "Proportion", "Replay", "proportion", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
     "dual_decision", "ewaf_forecasts", "first_crossing", "log_evalues", "log_likelihood_ratio",
     "lr_log_evalues", "lr_ui_log_evalues", "make_process", "process_log_evalues",
     "replay", "sr_lr_log_evalues", "subgroup_table", "sr_lr_ui_log_evalues", "wilson_interval",

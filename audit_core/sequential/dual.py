@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from audit_core.errors import InputError
+from audit_core.sequential.checks import as_sequence, check_real
 from audit_core.sequential.params import AuditParams
 from audit_core.sequential.processes import (
-    AUDITOR_PROCESSES, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, make_process,
+    AUDITOR_PROCESSES, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, check_params, make_process,
 )
 
 FAILURE_FOUND = "failure mode found"
@@ -25,17 +26,32 @@ DECISIONS = (FAILURE_FOUND, AUDIT_PASSED, INCONCLUSIVE)
 
 
 def first_crossing(log_e, log_threshold: float) -> int | None:
-    """1-based first step with log_e >= log_threshold, or None."""
-    hits = np.asarray(log_e, dtype=float) >= log_threshold
-    if hits.ndim != 1:
-        raise InputError("first_crossing: expected one trajectory (a 1-D array)")
+    """1-based first step with log_e >= log_threshold, or None.
+
+    ``log_e``: one trajectory of log e-values (numbers; -inf and +inf allowed, NaN refused);
+    ``log_threshold``: a number, not NaN (``params.log_threshold`` = -log(alpha)).
+    """
+    values = as_sequence(log_e, "log_e")
+    if values.ndim != 1:
+        raise InputError(f"log_e: expected one trajectory (a 1-D array), got shape {values.shape}")
+    nan = np.isnan(values)
+    if nan.any():
+        raise InputError(f"log_e: NaN at step {int(np.argmax(nan)) + 1}; a log e-value is a number or ±inf")
+    hits = values >= check_real(log_threshold, "log_threshold", allow_inf=True)
     if not hits.any():
         return None
     return int(np.argmax(hits)) + 1
 
 
 def dual_decision(stop_model: int | None, stop_auditor: int | None) -> tuple[str, int | None]:
-    """(decision, stop) from the two first crossings; the model's crossing wins a tie."""
+    """(decision, stop) from the two first crossings; the model's crossing wins a tie.
+
+    Each stop is None (no crossing) or a 1-based step (a positive whole number).
+    """
+    for role, stop in (("stop_model", stop_model), ("stop_auditor", stop_auditor)):
+        if stop is not None and (isinstance(stop, (bool, np.bool_)) or not isinstance(stop, (int, np.integer))
+                                 or stop < 1):
+            raise InputError(f"{role}: expected None or a step number >= 1, got {stop!r}")
     if stop_model is not None and (stop_auditor is None or stop_model <= stop_auditor):
         return FAILURE_FOUND, stop_model
     if stop_auditor is not None:
@@ -44,9 +60,9 @@ def dual_decision(stop_model: int | None, stop_auditor: int | None) -> tuple[str
 
 
 def check_roles(model_process: str, auditor_process: str) -> None:
-    if model_process not in MODEL_PROCESSES:
+    if not isinstance(model_process, str) or model_process not in MODEL_PROCESSES:
         raise InputError(f"model process: expected one of {', '.join(MODEL_PROCESSES)}, got {model_process!r}")
-    if auditor_process not in AUDITOR_PROCESSES:
+    if not isinstance(auditor_process, str) or auditor_process not in AUDITOR_PROCESSES:
         raise InputError(f"auditor process: expected one of {', '.join(AUDITOR_PROCESSES)}, got {auditor_process!r}")
 
 
@@ -62,7 +78,7 @@ class DualTest:
 
     def __init__(self, params: AuditParams, model_process: str = DEFAULT_MODEL_PROCESS, auditor_process: str = DEFAULT_AUDITOR_PROCESS):
         check_roles(model_process, auditor_process)
-        self.params = params
+        self.params = check_params(params)
         self.model = make_process(model_process, params)
         self.auditor = make_process(auditor_process, params)
         self.decision = INCONCLUSIVE

@@ -17,17 +17,25 @@ import math
 
 import numpy as np
 
+from audit_core.sequential.checks import (
+    check_eta, check_grid, check_q, check_score, check_score_sequence, check_side, clip_bounds,
+)
 from audit_core.sequential.likelihood import clip_alternative, log_lr_coefficients
 
 
 class EWAForecaster:
-    """Streaming EWAF: ``predict()`` before a score arrives, ``observe(y)`` after it."""
+    """Streaming EWAF: ``predict()`` before a score arrives, ``observe(y)`` after it.
 
-    __slots__ = ("grid", "q", "side", "eta", "_coefficients", "_log_weights", "_prediction")
+    ``grid``: points on ``side`` of q inside the clip interval (``[CLIP, q)`` below, ``(q, 1-CLIP]``
+    above); ``q`` in (CLIP, 1 - CLIP); ``eta`` > 0. Bad arguments and scores raise InputError.
+    """
+
+    __slots__ = ("grid", "q", "side", "eta", "_bounds", "_coefficients", "_log_weights", "_prediction")
 
     def __init__(self, grid, q: float, side: str, eta: float) -> None:
-        self.grid = tuple(float(g) for g in grid)
-        self.q, self.side, self.eta = float(q), side, float(eta)
+        self.q, self.side, self.eta = check_q(q), check_side(side), check_eta(eta)
+        self.grid = check_grid(grid, self.q, side)
+        self._bounds = clip_bounds(self.q, side)
         self._coefficients = [log_lr_coefficients(g, self.q, side) for g in self.grid]
         self._log_weights = [0.0] * len(self.grid)
         self._prediction = self._weighted_mean()
@@ -36,14 +44,19 @@ class EWAForecaster:
         top = max(self._log_weights)
         weights = [math.exp(lw - top) for lw in self._log_weights]
         mean = sum(w * g for w, g in zip(weights, self.grid)) / sum(weights)
-        return clip_alternative(mean, self.q, self.side)
+        low, high = self._bounds
+        return min(max(mean, low), high)
 
     def predict(self) -> float:
         """gamma_{k-1}: the alternative for the next score."""
         return self._prediction
 
     def observe(self, y: float) -> None:
-        """Multiply each grid weight by its likelihood ratio on y, raised to eta."""
+        """Multiply each grid weight by its likelihood ratio on y (a number in [0, 1]), raised to eta."""
+        self.observe_checked(check_score(y))
+
+    def observe_checked(self, y: float) -> None:
+        """:meth:`observe` for a score already checked by the caller (the streaming processes)."""
         eta = self.eta
         self._log_weights = [lw + eta * (y * a + (1.0 - y) * c)
                              for lw, (a, c) in zip(self._log_weights, self._coefficients)]
@@ -57,13 +70,18 @@ class EWAForecaster:
         return w / w.sum()
 
 
-def ewaf_forecasts(scores: np.ndarray, grid, q: float, side: str, eta: float) -> np.ndarray:
+def ewaf_forecasts(scores, grid, q: float, side: str, eta: float) -> np.ndarray:
     """gamma_{k-1} for every step k = 1..n (along the last axis), same shape as ``scores``.
 
     Vectorised through cumulative sums: with S = sum_{i<k} Y_i, the log weight of grid point b is
-    eta * (S * log(q_b/q) + (k-1-S) * log((1-q_b)/(1-q))). O(n * B) time, O(n) extra memory.
+    eta * (S * log(q_b/q) + (k-1-S) * log((1-q_b)/(1-q))). O(n * B) time and O(n * B) memory for
+    n scores and B grid points: the B log-weight arrays of the scores' shape are held at once.
+    ``scores``: numbers in [0, 1] with at least one axis (NaN, out-of-range values, strings and
+    scalars raise InputError); the other arguments as for :class:`EWAForecaster`.
     """
-    y = np.asarray(scores, dtype=float)
+    y = check_score_sequence(scores)
+    q, side, eta = check_q(q), check_side(side), check_eta(eta)
+    grid = check_grid(grid, q, side)
     successes = np.cumsum(y, axis=-1) - y  # exclusive: sum of the scores before step k
     seen = np.arange(y.shape[-1], dtype=float)
     failures = seen - successes

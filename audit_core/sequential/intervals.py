@@ -2,7 +2,8 @@
 
 For k successes in n trials and z the normal quantile of (1 + confidence)/2:
     centre = (p + z^2/(2n)) / (1 + z^2/n),  half = z/(1 + z^2/n) * sqrt(p(1-p)/n + z^2/(4n^2)).
-Fractional ``successes`` (sums of scores in [0, 1]) are accepted; n = 0 gives (0, 1).
+Fractional ``successes`` (sums of scores in [0, 1]) are accepted; n = 0 gives (0, 1). Arguments
+are numbers (strings refused, as everywhere in :mod:`audit_core.sequential`).
 """
 
 from __future__ import annotations
@@ -11,14 +12,20 @@ import numpy as np
 from scipy.stats import norm
 
 from audit_core.errors import InputError
+from audit_core.sequential.checks import as_numbers, check_real
 
 
 def wilson_interval(successes, n, confidence: float = 0.95):
     """(low, high) Wilson interval; scalars in, floats out; arrays in, arrays out (broadcast)."""
+    confidence = check_real(confidence, "confidence")
     if not 0.0 < confidence < 1.0:
         raise InputError(f"confidence: must lie strictly between 0 and 1, got {confidence}")
-    k = np.asarray(successes, dtype=float)
-    total = np.asarray(n, dtype=float)
+    k = as_numbers(successes, "successes")
+    total = as_numbers(n, "n")
+    try:
+        np.broadcast_shapes(k.shape, total.shape)
+    except ValueError:
+        raise InputError(f"wilson_interval: successes of shape {k.shape} and n of shape {total.shape} do not broadcast") from None
     if np.any(~np.isfinite(k)) or np.any(~np.isfinite(total)) or np.any(total < 0) or np.any(k < 0) or np.any(k > total):
         raise InputError("wilson_interval: need 0 <= successes <= n (finite numbers)")
     z = float(norm.ppf(0.5 + confidence / 2.0))

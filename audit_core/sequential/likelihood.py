@@ -7,6 +7,8 @@ p(Y; g) = g^Y (1-g)^(1-Y) for a score Y in [0, 1] (paper 001 section 3.2), so
 The alternative g is clipped to its side of q first: ``"below"`` (the model's null, mean >= q, is
 tested against g in [CLIP, q]) or ``"above"`` (the auditor's null, mean < q, against g in
 [q, 1-CLIP]). Clipping to q itself gives the factor 1 (no bet), the limit of the open interval.
+Every function here requires CLIP < q < 1 - CLIP (InputError otherwise): for q outside that range
+one interval would be empty and the clipped bet would cross q, which is not an e-value.
 
 Why this is an e-value also for fractional scores: the factor is convex in Y, so for a score with
 mean mu its expectation is at most (1-mu)(1-g)/(1-q) + mu*g/q, which is <= 1 whenever mu >= q and
@@ -20,60 +22,60 @@ import math
 import numpy as np
 
 from audit_core.errors import InputError
+from audit_core.sequential.checks import (
+    CLIP, SIDES, as_numbers, check_q, check_score, check_scores, check_side, clip_bounds, is_number,
+)
 
-# Below the model's side and above the auditor's side the alternative never reaches 0 or 1, so a
-# single score can never send log E to -inf.
-CLIP = 1e-6
-
-SIDES = ("below", "above")
+__all__ = ["CLIP", "SIDES", "check_score", "check_scores", "clip_alternative", "clipped_coefficients",
+           "log_lr_coefficients", "log_likelihood_ratio"]
 
 
 def clip_alternative(alternative, q: float, side: str):
-    """Clip an alternative probability (scalar or array) to its side of q."""
-    if side == "below":
-        low, high = CLIP, q
-    elif side == "above":
-        low, high = q, 1.0 - CLIP
-    else:
-        raise InputError(f"side: expected one of {', '.join(SIDES)}, got {side!r}")
-    if isinstance(alternative, (float, int)):
-        return min(max(float(alternative), low), high)
-    return np.clip(np.asarray(alternative, dtype=float), low, high)
+    """Clip an alternative probability (a number or an array of numbers) to its side of q.
+
+    ``q`` must lie in (CLIP, 1 - CLIP), so the interval is never empty and a clipped value never
+    crosses q. NaN is refused (the vectorised processes replace NaN by the forecast first).
+    """
+    low, high = clip_bounds(check_q(q), check_side(side))
+    if is_number(alternative):
+        value = float(alternative)
+        if math.isnan(value):
+            raise InputError("alternative: NaN is not a probability")
+        return min(max(value, low), high)
+    values = as_numbers(alternative, "alternative")
+    if np.isnan(values).any():
+        raise InputError("alternative: NaN is not a probability")
+    return np.clip(values, low, high)
 
 
 def log_lr_coefficients(alternative, q: float, side: str):
     """(log(g/q), log((1-g)/(1-q))) for the clipped alternative g; log LR = Y*a + (1-Y)*c."""
     g = clip_alternative(alternative, q, side)
     if isinstance(g, float):
-        return math.log(g / q), math.log((1.0 - g) / (1.0 - q))
+        return clipped_coefficients(g, q)
     return np.log(g / q), np.log((1.0 - g) / (1.0 - q))
 
 
+def clipped_coefficients(g: float, q: float) -> tuple[float, float]:
+    """:func:`log_lr_coefficients` for a float g already clipped to its side of a checked q.
+
+    The streaming processes' per-step path: their arguments were checked once, at construction
+    and in ``update``, so nothing is checked again here.
+    """
+    return math.log(g / q), math.log((1.0 - g) / (1.0 - q))
+
+
 def log_likelihood_ratio(y, alternative, q: float, side: str):
-    """log p(y; g)/p(y; q) with g = ``alternative`` clipped to ``side`` of q (scalars or arrays)."""
+    """log p(y; g)/p(y; q) with g = ``alternative`` clipped to ``side`` of q.
+
+    ``y``: a score or an array of scores, each a number in [0, 1] (NaN and out-of-range values
+    raise InputError); ``alternative``: a number or an array broadcastable against ``y``. A
+    scalar ``y`` with a scalar alternative gives a float.
+    """
+    score = check_score(y) if is_number(y) else check_scores(y)
     a, c = log_lr_coefficients(alternative, q, side)
-    return y * a + (1.0 - y) * c
-
-
-def check_scores(scores) -> np.ndarray:
-    """Scores as a float array; every value must be a finite number in [0, 1]."""
-    y = np.asarray(scores, dtype=float)
-    bad = ~((y >= 0.0) & (y <= 1.0))  # also catches NaN
-    if bad.any():
-        flat = np.flatnonzero(bad.ravel())[0]
-        raise InputError(
-            f"scores: value {y.ravel()[flat]!r} at position {flat + 1} is outside [0, 1] "
-            f"({int(bad.sum())} such value(s)); scores must be numbers in [0, 1]"
-        )
-    return y
-
-
-def check_score(y) -> float:
-    """One score as a float in [0, 1]."""
     try:
-        value = float(y)
-    except (TypeError, ValueError):
-        raise InputError(f"score: expected a number in [0, 1], got {y!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise InputError(f"score: expected a number in [0, 1], got {y!r}")
-    return value
+        return score * a + (1.0 - score) * c
+    except ValueError:
+        raise InputError(f"alternative: shape {np.shape(a)} does not broadcast against the scores' "
+                         f"shape {np.shape(score)}") from None

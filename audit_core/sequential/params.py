@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from audit_core.errors import InputError
+from audit_core.sequential.checks import CLIP, check_grid
 
 WEIGHT_SCHEMES = ("uniform", "harmonic")
 STYLES = ("gpqa", "sdoh")
@@ -30,13 +31,19 @@ def grid(start: float, stop: float, step: float) -> tuple[float, ...]:
 class AuditParams:
     """Thresholds and tuning of the dual test.
 
-    ``q``: performance threshold; ``alpha``: level (stop when log E >= log(1/alpha));
+    ``q``: performance threshold, strictly between CLIP = 1e-6 and 1 - CLIP (the alternatives are
+    clipped to [CLIP, q] and [q, 1 - CLIP]; both must be non-empty); ``alpha``: level (stop when
+    log E >= -log(alpha), computed as -log(alpha) so that even alpha = 1e-320 gives a finite
+    threshold);
     ``m``: auditor's budget (its null is tested from step m on; also the horizon of the uniform
     changepoint weights); ``delta`` / ``delta_aud``: fixed alternatives q - delta (model's null)
     and q + delta_aud (auditor's null); ``eta``: EWAF learning rate; ``grid_mod`` / ``grid_aud``:
-    forecaster grids strictly below / above q; ``weights``: changepoint weights, "uniform"
+    forecaster grids strictly below / above q and inside the clip interval ([CLIP, q) and
+    (q, 1 - CLIP]); the fixed alternatives q - delta >= CLIP and q + delta_aud <= 1 - CLIP, so the
+    alternatives used are exactly the ones given (never clipped); ``weights``: changepoint weights, "uniform"
     (1/m for the first m changepoints) or "harmonic" (1/(j(j+1))); ``budget``: total annotations
-    of one audit; ``n_init``: initial random samples of the adaptive auditor.
+    of one audit; ``n_init``: initial random samples of the adaptive auditor. Numbers only:
+    strings (numeric ones included) raise InputError.
     """
 
     q: float
@@ -52,8 +59,6 @@ class AuditParams:
     n_init: int = 0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "grid_mod", tuple(float(g) for g in np.atleast_1d(self.grid_mod)))
-        object.__setattr__(self, "grid_aud", tuple(float(g) for g in np.atleast_1d(self.grid_aud)))
         for field in ("q", "alpha", "delta", "delta_aud", "eta"):
             value = getattr(self, field)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
@@ -66,8 +71,12 @@ class AuditParams:
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
                 raise InputError(f"parameter {field}: expected a whole number, got {value!r}")
             object.__setattr__(self, field, int(value))
-        if not 0.0 < self.q < 1.0:
-            raise InputError(f"parameter q: must lie strictly between 0 and 1, got {self.q}")
+        if not CLIP < self.q < 1.0 - CLIP:
+            raise InputError(
+                f"parameter q: must lie strictly between {CLIP:g} and 1 - {CLIP:g} = {1.0 - CLIP}, got {self.q} "
+                f"(the alternatives are clipped to [{CLIP:g}, q] and [q, 1 - {CLIP:g}]; outside this range one "
+                "of them is empty and a bet would land on the wrong side of q)"
+            )
         if not 0.0 < self.alpha < 1.0:
             raise InputError(f"parameter alpha: must lie strictly between 0 and 1, got {self.alpha}")
         if self.m < 1:
@@ -76,25 +85,28 @@ class AuditParams:
             raise InputError(f"parameter budget: must be at least 1, got {self.budget}")
         if self.n_init < 0:
             raise InputError(f"parameter n_init: must be 0 or more, got {self.n_init}")
-        if not 0.0 < self.delta < self.q:
-            raise InputError(f"parameter delta: q - delta must lie in (0, q); got delta={self.delta}, q={self.q}")
-        if not 0.0 < self.delta_aud < 1.0 - self.q:
+        # Grids before the deltas: a new q with the style's grids is the common mistake to name.
+        object.__setattr__(self, "grid_mod", check_grid(self.grid_mod, self.q, "below", "parameter grid_mod"))
+        object.__setattr__(self, "grid_aud", check_grid(self.grid_aud, self.q, "above", "parameter grid_aud"))
+        if not (self.delta > 0.0 and self.q - self.delta >= CLIP):
+            raise InputError(f"parameter delta: q - delta must lie in [{CLIP:g}, q); got delta={self.delta}, q={self.q}")
+        if not (self.delta_aud > 0.0 and self.q + self.delta_aud <= 1.0 - CLIP):
             raise InputError(
-                f"parameter delta_aud: q + delta_aud must lie in (q, 1); got delta_aud={self.delta_aud}, q={self.q}"
+                f"parameter delta_aud: q + delta_aud must lie in (q, 1 - {CLIP:g}]; got delta_aud={self.delta_aud}, "
+                f"q={self.q}"
             )
         if self.eta <= 0.0:
             raise InputError(f"parameter eta: the learning rate must be positive, got {self.eta}")
         if self.weights not in WEIGHT_SCHEMES:
             raise InputError(f"parameter weights: expected one of {', '.join(WEIGHT_SCHEMES)}, got {self.weights!r}")
-        if not self.grid_mod or not all(0.0 < g < self.q for g in self.grid_mod):
-            raise InputError(f"parameter grid_mod: every point must lie in (0, q={self.q}); got {self.grid_mod}")
-        if not self.grid_aud or not all(self.q < g < 1.0 for g in self.grid_aud):
-            raise InputError(f"parameter grid_aud: every point must lie in (q={self.q}, 1); got {self.grid_aud}")
 
     @property
     def log_threshold(self) -> float:
-        """log(1/alpha): an e-process rejects its null once log E_t >= this."""
-        return math.log(1.0 / self.alpha)
+        """-log(alpha) = log(1/alpha): an e-process rejects its null once log E_t >= this.
+
+        Computed as -log(alpha): 1/alpha overflows to inf for subnormal alpha (e.g. 1e-320).
+        """
+        return -math.log(self.alpha)
 
     @property
     def q_mod(self) -> float:

@@ -16,6 +16,14 @@ Both interfaces build on :mod:`.likelihood` (direction -> log LR) and :mod:`.for
 streaming ``update(y, alternative)`` accepts an optional alternative for that step, used by the
 UI processes instead of the forecast (clipped to their side of q; a predictable value chosen by
 the auditor keeps validity); the fixed-alternative processes ignore it by definition.
+
+Predictability: an alternative used at step k (streamed or in a vectorised ``alternatives``
+array) must be chosen before Y_k is seen, from Y_1..Y_{k-1} and outside information only. An
+alternative computed from Y_k itself voids the e-process guarantee (tests/sequential/
+test_validity.py shows the bound broken by such a "peeking" alternative).
+
+Inputs are numbers only (bools, ints, floats, numpy numbers); strings, numeric ones included,
+raise InputError everywhere, as do scalars where a sequence of scores is expected.
 """
 
 from __future__ import annotations
@@ -27,7 +35,10 @@ import numpy as np
 
 from audit_core.errors import InputError
 from audit_core.sequential.forecaster import EWAForecaster, ewaf_forecasts
-from audit_core.sequential.likelihood import check_score, check_scores, clip_alternative, log_likelihood_ratio
+from audit_core.sequential.checks import (
+    as_numbers, check_alternative, check_score, check_score_sequence, clip_bounds,
+)
+from audit_core.sequential.likelihood import clipped_coefficients, log_likelihood_ratio, log_lr_coefficients
 from audit_core.sequential.params import AuditParams
 from audit_core.sequential.weights import changepoint_log_weight, changepoint_log_weights
 
@@ -66,8 +77,15 @@ DEFAULT_AUDITOR_PROCESS = "AUD-LR-UI"
 def process_spec(name: str) -> ProcessSpec:
     try:
         return PROCESS_SPECS[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable name such as a list
         raise InputError(f"process: expected one of {', '.join(PROCESS_NAMES)}, got {name!r}") from None
+
+
+def check_params(params) -> AuditParams:
+    """The parameters object itself (InputError for anything else, e.g. a dict)."""
+    if not isinstance(params, AuditParams):
+        raise InputError(f"params: expected AuditParams, got {type(params).__name__}")
+    return params
 
 
 def _fixed_alternative(spec: ProcessSpec, params: AuditParams) -> float:
@@ -95,10 +113,11 @@ def _logaddexp(a: float, b: float) -> float:
 class EProcess:
     """One e-process updated a score at a time; O(1) per step (O(grid) for the UI forecast)."""
 
-    __slots__ = ("spec", "params", "t", "log_e", "stop", "last_alternative", "_forecaster", "_start")
+    __slots__ = ("spec", "params", "t", "log_e", "stop", "last_alternative", "_forecaster", "_start",
+                 "_bounds", "_fixed", "_threshold")
 
     def __init__(self, spec: ProcessSpec, params: AuditParams) -> None:
-        self.spec, self.params = spec, params
+        self.spec, self.params = spec, check_params(params)
         self.t = 0
         # E_0 = 1 for products, E_0 = 0 (an empty changepoint sum) for the SR processes.
         self.log_e = -math.inf if spec.changepoint else 0.0
@@ -107,6 +126,10 @@ class EProcess:
         self._start = params.m if spec.starts_at_m else 1
         self._forecaster = (EWAForecaster(_grid(spec, params), params.q, spec.side, params.eta)
                             if spec.adaptive else None)
+        # Checked once here, so the per-step path computes without re-checking.
+        self._bounds = clip_bounds(params.q, spec.side)
+        self._fixed = log_lr_coefficients(_fixed_alternative(spec, params), params.q, spec.side)
+        self._threshold = params.log_threshold
 
     @property
     def name(self) -> str:
@@ -124,15 +147,25 @@ class EProcess:
         return _fixed_alternative(self.spec, self.params)
 
     def update(self, y: float, alternative: float | None = None) -> float:
-        """Take score y (in [0, 1]) and return log E_t."""
+        """Take score y (a number in [0, 1]) and return log E_t.
+
+        ``alternative``: a number chosen before y was seen (predictable), or None / NaN for the
+        forecast; the UI processes clip it to their side of q, the others ignore it.
+        """
         y = check_score(y)
+        alternative = check_alternative(alternative)
         self.t += 1
-        gamma = self.next_alternative()
-        if self._forecaster is not None:
-            if alternative is not None and not math.isnan(alternative):
-                gamma = clip_alternative(float(alternative), self.params.q, self.spec.side)
-            self._forecaster.observe(y)
-        log_l = log_likelihood_ratio(y, gamma, self.params.q, self.spec.side)
+        if self._forecaster is None:
+            gamma = _fixed_alternative(self.spec, self.params)
+            a, c = self._fixed
+        else:
+            gamma = self._forecaster.predict()
+            if alternative is not None:
+                low, high = self._bounds
+                gamma = min(max(alternative, low), high)
+            a, c = clipped_coefficients(gamma, self.params.q)
+            self._forecaster.observe_checked(y)
+        log_l = y * a + (1.0 - y) * c
         self.last_alternative = gamma
         if self.t >= self._start:
             if self.spec.changepoint:
@@ -140,7 +173,7 @@ class EProcess:
                 self.log_e = log_l + _logaddexp(self.log_e, log_w)
             else:
                 self.log_e += log_l
-            if self.stop is None and self.log_e >= self.params.log_threshold:
+            if self.stop is None and self.log_e >= self._threshold:
                 self.stop = self.t
         return self.log_e
 
@@ -150,7 +183,7 @@ class EProcess:
 
 def make_process(name: str, params: AuditParams) -> EProcess:
     """A fresh streaming e-process ``name`` (one of PROCESS_NAMES)."""
-    return EProcess(process_spec(name), params)
+    return EProcess(process_spec(name), check_params(params))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -160,7 +193,7 @@ def make_process(name: str, params: AuditParams) -> EProcess:
 def _check_alternatives(alternatives, shape) -> np.ndarray | None:
     if alternatives is None:
         return None
-    alt = np.asarray(alternatives, dtype=float)
+    alt = as_numbers(alternatives, "alternatives")
     if alt.shape != shape:
         raise InputError(f"alternatives: shape {alt.shape} does not match the scores' shape {shape}")
     return alt
@@ -169,10 +202,14 @@ def _check_alternatives(alternatives, shape) -> np.ndarray | None:
 def log_factors(name: str, scores, params: AuditParams, alternatives=None) -> np.ndarray:
     """log L_k for every step of process ``name`` (before the start at m and the SR mixture).
 
-    ``alternatives`` (UI processes only): per-step alternative, NaN = use the forecast.
+    ``scores``: numbers in [0, 1], one stream (1-D) or runs x steps (2-D).
+    ``alternatives`` (UI processes only): per-step alternative of the scores' shape, NaN = use the
+    forecast. Each value must be predictable: ``alternatives[..., k-1]`` is fixed before the score
+    of step k is seen (from earlier scores and outside information only), never from it.
     """
     spec = process_spec(name)
-    y = check_scores(scores)
+    check_params(params)
+    y = check_score_sequence(scores)
     alt = _check_alternatives(alternatives, y.shape)
     if spec.adaptive:
         gamma = ewaf_forecasts(y, _grid(spec, params), params.q, spec.side, params.eta)
@@ -204,7 +241,7 @@ def accumulate(name: str, log_l: np.ndarray, params: AuditParams) -> np.ndarray:
 
 
 def process_log_evalues(name: str, scores, params: AuditParams, alternatives=None) -> np.ndarray:
-    """log E_1..log E_n of process ``name``."""
+    """log E_1..log E_n of process ``name`` (``alternatives``: predictable, see :func:`log_factors`)."""
     return accumulate(name, log_factors(name, scores, params, alternatives), params)
 
 
@@ -214,7 +251,7 @@ def lr_log_evalues(scores, params: AuditParams) -> np.ndarray:
 
 
 def lr_ui_log_evalues(scores, params: AuditParams, alternatives=None) -> np.ndarray:
-    """Model's null, EWAF alternative below q."""
+    """Model's null, EWAF alternative below q (``alternatives``: predictable, see :func:`log_factors`)."""
     return process_log_evalues("LR-UI", scores, params, alternatives)
 
 
@@ -224,7 +261,8 @@ def sr_lr_log_evalues(scores, params: AuditParams) -> np.ndarray:
 
 
 def sr_lr_ui_log_evalues(scores, params: AuditParams, alternatives=None) -> np.ndarray:
-    """Model's null, EWAF alternative, changepoint mixture."""
+    """Model's null, EWAF alternative, changepoint mixture (``alternatives``: predictable, see
+    :func:`log_factors`)."""
     return process_log_evalues("SR-LR-UI", scores, params, alternatives)
 
 
@@ -234,13 +272,22 @@ def aud_lr_log_evalues(scores, params: AuditParams) -> np.ndarray:
 
 
 def aud_lr_ui_log_evalues(scores, params: AuditParams, alternatives=None) -> np.ndarray:
-    """Auditor's null from step m, EWAF alternative above q."""
+    """Auditor's null from step m, EWAF alternative above q (``alternatives``: predictable, see
+    :func:`log_factors`)."""
     return process_log_evalues("AUD-LR-UI", scores, params, alternatives)
 
 
 def log_evalues(scores, params: AuditParams, alternatives=None, names=PROCESS_NAMES) -> dict[str, np.ndarray]:
-    """log E_t of several processes (default all six); factors shared between LR and SR-LR."""
-    y = check_scores(scores)
+    """log E_t of several processes (default all six); factors shared between LR and SR-LR.
+
+    ``scores``: numbers in [0, 1] with at least one axis (steps along the last); ``alternatives``:
+    predictable per-step alternatives for the UI processes, see :func:`log_factors`; ``names``:
+    process names (one name as a string is one process).
+    """
+    check_params(params)
+    y = check_score_sequence(scores)
+    if isinstance(names, str):
+        names = (names,)
     factors: dict[tuple, np.ndarray] = {}
     out = {}
     for name in names:

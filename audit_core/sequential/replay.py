@@ -3,8 +3,12 @@
 The scores are taken in the order given (the loader sorts by the file's ``order`` column). The
 recorded run is the budget: the dual decision is the first crossing anywhere in it, and a run that
 never crosses is "inconclusive". The subgroup table counts cases per combination of the subgroup
-columns with their mean score and Wilson interval (for fractional scores ``correct`` is the sum of
-scores).
+columns with their mean score (for fractional scores ``correct`` is the sum of scores), the
+fixed-n Wilson interval and the anytime-valid confidence sequence over the subgroup's scores in
+arrival order; a subgroup is flagged below q on the anytime-valid bound, because the run's cases
+were chosen adaptively and it stopped when the test said so, where Wilson has no guarantee.
+Every trajectory and bound after step t depends on the first t scores only, so a run replayed
+again with rows appended gives the same values on the common prefix.
 """
 
 from __future__ import annotations
@@ -15,42 +19,107 @@ import numpy as np
 import pandas as pd
 
 from audit_core.errors import InputError
+from audit_core.sequential.confseq import confidence_sequence
 from audit_core.sequential.dual import (
     AUDIT_PASSED, FAILURE_FOUND, INCONCLUSIVE, check_roles, dual_decision, first_crossing,
 )
 from audit_core.sequential.intervals import wilson_interval
-from audit_core.sequential.likelihood import check_scores
+from audit_core.sequential.checks import check_scores
 from audit_core.sequential.params import AuditParams
 from audit_core.sequential.processes import (
-    DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, PROCESS_NAMES, log_evalues,
+    DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, PROCESS_NAMES, check_params, log_evalues,
 )
 
 ALL_CASES = "(all)"
+STAT_COLUMNS = ("n", "correct", "accuracy", "ci_low", "ci_high", "cs_low", "cs_high")
+
+
+@dataclass(frozen=True)
+class DualDecision:
+    """The dual test's outcome over the run: ``decision`` (failure mode found / audit passed /
+    inconclusive), ``stop`` (1-based case of the first crossing, None without one), the two
+    processes compared and the ``log_threshold`` = -log(alpha) they had to reach."""
+
+    decision: str
+    stop: int | None
+    model_process: str
+    auditor_process: str
+    log_threshold: float
+
+    def to_dict(self) -> dict:
+        return {"decision": self.decision, "stop": self.stop, "model_process": self.model_process,
+                "auditor_process": self.auditor_process, "log_threshold": self.log_threshold}
+
+    def __repr__(self) -> str:
+        return f"DualDecision({self.decision!r}, stop={self.stop}, {self.model_process} vs {self.auditor_process})"
+
+
+@dataclass(frozen=True)
+class Proportion:
+    """Mean score of a set of cases (the whole run or one subgroup) with two intervals.
+
+    ``label``: the subgroup's values (``("(all)",)`` overall); ``n`` cases, ``correct`` = sum of
+    scores, ``accuracy`` = correct / n; ``ci_low``/``ci_high``: the Wilson interval, valid only
+    at a sample size fixed in advance; ``cs_low``/``cs_high``: the anytime-valid confidence
+    sequence (:func:`audit_core.sequential.confseq.confidence_sequence`) over the cases' scores in
+    arrival order, valid whenever the run stopped and however cases were chosen. ``below(q)``
+    flags a subgroup on the anytime-valid bound.
+    """
+
+    label: tuple
+    n: int
+    correct: float
+    accuracy: float
+    ci_low: float
+    ci_high: float
+    cs_low: float
+    cs_high: float
+
+    def below(self, q: float) -> bool:
+        """Is the whole anytime-valid interval below q?"""
+        return self.cs_high < q
+
+    def to_dict(self) -> dict:
+        return {"n": self.n, "correct": self.correct, "accuracy": self.accuracy, "ci_low": self.ci_low,
+                "ci_high": self.ci_high, "cs_low": self.cs_low, "cs_high": self.cs_high}
+
+    def __repr__(self) -> str:
+        return (f"Proportion({' / '.join(map(str, self.label))}: {self.accuracy:.3f}, n={self.n}, "
+                f"anytime [{self.cs_low:.3f}, {self.cs_high:.3f}])")
 
 
 @dataclass(frozen=True, eq=False)
 class Replay:
-    """Result of :func:`replay`; ``to_dict()`` is the CLI JSON of DESIGN.md section 6."""
+    """Result of :func:`replay`; ``to_dict()`` is the CLI JSON (docs: replay).
+
+    ``log_e``: process name -> log E_1..log E_n; ``stops``: name -> 1-based first crossing or None;
+    ``decisions``: name -> that process's decision alone; ``dual``: the :class:`DualDecision` of
+    the chosen pair; ``overall`` and ``subgroups``: :class:`Proportion` of the run and of each
+    subgroup (sorted by label); ``subgroup_table``: the same subgroups as a table (subgroup
+    columns then ``STAT_COLUMNS``); ``confidence``: level of both intervals.
+    """
 
     n: int
     params: AuditParams
-    log_e: dict  # name -> np.ndarray of log E_1..log E_n
-    stops: dict  # name -> 1-based first crossing or None
-    decisions: dict  # name -> decision string of that process alone
-    dual: dict  # decision, stop, model_process, auditor_process, log_threshold
+    log_e: dict
+    stops: dict
+    decisions: dict
+    dual: DualDecision
+    overall: Proportion
     subgroup_table: pd.DataFrame
     subgroup_columns: tuple = field(default=())
+    confidence: float = 0.95
 
     @property
     def decision(self) -> str:
-        return self.dual["decision"]
+        return self.dual.decision
 
     @property
-    def overall(self) -> dict:
-        """Cases, correct, accuracy and Wilson interval over the whole run."""
-        correct = float(self.subgroup_table["correct"].sum())
-        low, high = wilson_interval(correct, self.n)
-        return {"n": self.n, "correct": correct, "accuracy": correct / self.n, "ci_low": low, "ci_high": high}
+    def subgroups(self) -> tuple[Proportion, ...]:
+        columns = [c for c in self.subgroup_table.columns if c not in STAT_COLUMNS]
+        return tuple(Proportion(label=tuple(row[c] for c in columns), n=int(row["n"]),
+                                **{k: float(row[k]) for k in STAT_COLUMNS[1:]})
+                     for row in self.subgroup_table.to_dict(orient="records"))
 
     def to_dict(self) -> dict:
         processes = {
@@ -67,15 +136,18 @@ class Replay:
         return {
             "n": self.n,
             "processes": processes,
-            "decision": dict(self.dual),
-            "overall": self.overall,
+            "decision": self.dual.to_dict(),
+            "overall": self.overall.to_dict(),
             "subgroup_columns": list(self.subgroup_columns),
             "subgroups": table.to_dict(orient="records"),
+            "intervals": {"confidence": self.confidence, "ci": "Wilson, valid at a fixed n only",
+                          "cs": "anytime-valid confidence sequence (predictable plug-in empirical Bernstein, "
+                                "Waudby-Smith & Ramdas 2023), each subgroup's scores in arrival order"},
             "params": self.params.to_dict(),
         }
 
     def __repr__(self) -> str:
-        return (f"Replay(n={self.n}, decision={self.decision!r}, stop={self.dual['stop']}, "
+        return (f"Replay(n={self.n}, decision={self.decision!r}, stop={self.dual.stop}, "
                 f"subgroups={len(self.subgroup_table)})")
 
 
@@ -97,24 +169,39 @@ def _subgroup_frame(subgroups, n: int) -> pd.DataFrame:
     return frame.astype(str)
 
 
+def proportion(scores: np.ndarray, label: tuple = (ALL_CASES,), confidence: float = 0.95) -> Proportion:
+    """:class:`Proportion` of scores given in arrival order (Wilson and the confidence sequence)."""
+    y = np.asarray(scores, dtype=float)
+    correct = float(y.sum())
+    low, high = wilson_interval(correct, len(y), confidence)
+    # round: 1 - 0.95 is 0.050000000000000044 in binary; the level meant is 0.05
+    cs_low, cs_high = confidence_sequence(y, round(1.0 - confidence, 12)).final
+    return Proportion(label=tuple(label), n=len(y), correct=correct, accuracy=correct / len(y) if len(y) else 0.0,
+                      ci_low=low, ci_high=high, cs_low=cs_low, cs_high=cs_high)
+
+
 def subgroup_table(scores: np.ndarray, subgroups=None, confidence: float = 0.95) -> pd.DataFrame:
-    """One row per subgroup (combination of columns): n, correct, accuracy, ci_low, ci_high."""
+    """One row per subgroup (combination of columns, sorted): n, correct, accuracy, the Wilson
+    interval ci_low/ci_high and the anytime-valid cs_low/cs_high over the subgroup's scores in
+    arrival order."""
     y = check_scores(scores)
     frame = _subgroup_frame(subgroups, len(y))
     columns = list(frame.columns)
-    grouped = frame.assign(_score=y).groupby(columns, sort=True, dropna=False)["_score"].agg(["size", "sum"])
-    table = grouped.reset_index().rename(columns={"size": "n", "sum": "correct"})
-    table["accuracy"] = table["correct"] / table["n"]
-    low, high = wilson_interval(table["correct"].to_numpy(), table["n"].to_numpy(), confidence)
-    table["ci_low"], table["ci_high"] = low, high
-    return table[columns + ["n", "correct", "accuracy", "ci_low", "ci_high"]]
+    positions = frame.groupby(columns, sort=True, dropna=False).indices  # label -> ascending row positions
+    rows = []
+    for label, where in positions.items():
+        label = label if isinstance(label, tuple) else (label,)
+        rows.append({**dict(zip(columns, label)), **proportion(y[where], label, confidence).to_dict()})
+    table = pd.DataFrame(rows, columns=columns + list(STAT_COLUMNS))
+    return table.sort_values(columns, kind="stable").reset_index(drop=True)
 
 
 def replay(scores, params: AuditParams, subgroups=None, model_process: str = DEFAULT_MODEL_PROCESS,
-           auditor_process: str = DEFAULT_AUDITOR_PROCESS) -> Replay:
+           auditor_process: str = DEFAULT_AUDITOR_PROCESS, confidence: float = 0.95) -> Replay:
     """All six processes over the recorded scores, their first crossings, the dual decision of
-    ``model_process`` vs ``auditor_process`` and the per-subgroup table."""
+    ``model_process`` vs ``auditor_process``, the overall and per-subgroup proportions."""
     check_roles(model_process, auditor_process)
+    check_params(params)
     y = check_scores(scores)
     if y.ndim != 1 or len(y) == 0:
         raise InputError("replay: need a non-empty sequence of scores")
@@ -126,9 +213,10 @@ def replay(scores, params: AuditParams, subgroups=None, model_process: str = DEF
         for name in PROCESS_NAMES
     }
     decision, stop = dual_decision(stops[model_process], stops[auditor_process])
-    dual = {"decision": decision, "stop": stop, "model_process": model_process,
-            "auditor_process": auditor_process, "log_threshold": threshold}
-    table = subgroup_table(y, subgroups)
-    columns = tuple(c for c in table.columns if c not in ("n", "correct", "accuracy", "ci_low", "ci_high"))
-    return Replay(n=len(y), params=params, log_e=trajectories, stops=stops, decisions=decisions,
-                  dual=dual, subgroup_table=table, subgroup_columns=columns if subgroups is not None else ())
+    dual = DualDecision(decision=decision, stop=stop, model_process=model_process, auditor_process=auditor_process,
+                        log_threshold=threshold)
+    table = subgroup_table(y, subgroups, confidence)
+    columns = tuple(c for c in table.columns if c not in STAT_COLUMNS)
+    return Replay(n=len(y), params=params, log_e=trajectories, stops=stops, decisions=decisions, dual=dual,
+                  overall=proportion(y, confidence=confidence), subgroup_table=table,
+                  subgroup_columns=columns if subgroups is not None else (), confidence=confidence)

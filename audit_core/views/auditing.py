@@ -68,3 +68,42 @@ def study_section(study, title: str, source: str, parameters: dict[str, Any],
                       for r in summary.itertuples())),
         tables=(*extra_tables, ReportTable("Summary per row", summary)), charts=tuple(charts),
         numbers=study.to_dict())
+
+
+# ------------------------------------------------------------------------------------- planner
+
+def plan_chart(plan) -> dict:
+    """P(decision by n) against n for each outcome and scenario, with Wilson bands."""
+    import altair as alt
+    curves = plan.curves
+    colour = alt.Color("outcome:N", title="decision", scale=alt.Scale(domain=list(OUTCOME_ORDER),
+                                                                       range=["#d95f02", "#1f78b4", "#9e9e9e"]))
+    dash = alt.StrokeDash("scenario:N", title="pool", scale=alt.Scale(domain=["failure", "no failure"],
+                                                                       range=[[1, 0], [6, 3]]))
+    base = alt.Chart(curves[curves["outcome"] != OUTCOME_ORDER[2]])
+    band = base.mark_area(opacity=0.15).encode(
+        x=alt.X("n:Q", title="labels n"), y=alt.Y("low:Q", title="P(decision by n)", scale=alt.Scale(domain=[0, 1])),
+        y2="high:Q", color=colour, detail="scenario:N")
+    line = base.mark_line(strokeWidth=2.5).encode(x="n:Q", y="probability:Q", color=colour, strokeDash=dash,
+                                                  tooltip=["scenario", "outcome", "n",
+                                                           alt.Tooltip("probability:Q", format=".2f")])
+    chart = (band + line).properties(
+        title=alt.TitleParams(f"Chance of each decision by n labels ({plan.strategy} · {plan.process})", subtitle=[
+            f"{plan.replicates} simulated audits per scenario; bands = 95% Wilson intervals "
+            f"(Monte Carlo error up to ±{plan.mc_error:.2f})", "solid = pool with its failure mode, "
+            "dashed = the same pool without one"]), height=360)
+    return chart_spec(chart)
+
+
+def plan_section(plan, source: str, chart: dict, verdict: str = "") -> ReportSection:
+    low, high = plan.p_pass_no_failure[1], plan.p_pass_no_failure[2]
+    return ReportSection(
+        key="plan", title=f"Audit plan for {plan.pool_name}", source=source,
+        parameters={**plan.params.to_dict(), "strategy": plan.strategy, "process": plan.process,
+                    "replicates": plan.replicates, "seed": plan.seed},
+        summary=(*((verdict,) if verdict else ()),
+                 f"P(audit passed | no failure) = {plan.p_pass_no_failure[0]:.2f} (95% CI {low:.2f}–{high:.2f}); "
+                 f"Monte Carlo error up to ±{plan.mc_error:.2f}."),
+        tables=(ReportTable("Decisions by budget", plan.budget_table),
+                ReportTable("Labels needed", plan.labels_needed)),
+        charts=(ReportChart("Chance of each decision by n labels", chart),), numbers=plan.to_dict())

@@ -96,7 +96,7 @@ def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses"
                y=alt.Y("policy:N", sort=policies, title="policy"))
     rect = alt.Chart(long).mark_rect().encode(
         **enc,
-        color=alt.Color("response:N", title="response", scale=alt.Scale(scheme="tableau10")),
+        color=alt.Color("response:N", title="response", scale=response_colours(long["response"])),
         opacity=alt.Opacity("support:N", title="cell",
                             scale=alt.Scale(domain=["in support", "outside support"], range=[1.0, 0.28])),
         stroke=alt.condition("datum.in_support", alt.value("black"), alt.value("white")),
@@ -111,9 +111,26 @@ def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses"
         height=max(240, 38 * len(policies)))
 
 
+POSITIVE = ("yes", "true", "1", "correct", "pass")
+NEGATIVE = ("no", "false", "0", "incorrect", "fail")
+CATEGORY_COLOURS = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f",
+                    "#bab0ac", "#e15759")
+
+
+def response_colours(responses) -> alt.Scale:
+    """Colours in order of first appearance (never alphabetical), and for yes/no-like answers a
+    blue positive and an orange negative, so "yes" is never drawn in the alarm colour."""
+    domain = list(dict.fromkeys(str(r) for r in responses))
+    if all(r.lower() in POSITIVE + NEGATIVE for r in domain):
+        return alt.Scale(domain=domain, range=["#1f78b4" if r.lower() in POSITIVE else "#d95f02" for r in domain])
+    return alt.Scale(domain=domain, range=[CATEGORY_COLOURS[i % len(CATEGORY_COLOURS)] for i in range(len(domain))])
+
+
 def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
                       title: str = "How often each cell appears in an optimal support") -> alt.TopLevelMixin:
-    """``freq``: column ``x_axis``, column ``y_axis``, count, share (count / number of optima)."""
+    """``freq``: column ``x_axis``, column ``y_axis``, count, share (count / number of optima),
+    label (the count, with R/X for cells the user required/excluded), constraint ("required",
+    "excluded" or "")."""
     enc = dict(x=alt.X(field=x_axis, type="nominal", title=x_axis, sort=list(dict.fromkeys(freq[x_axis])),
                        axis=alt.Axis(labelAngle=0)),
                y=alt.Y(field=y_axis, type="nominal", title=y_axis, sort=list(dict.fromkeys(freq[y_axis]))))
@@ -122,10 +139,18 @@ def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
         tooltip=[alt.Tooltip(field=x_axis, type="nominal"), alt.Tooltip(field=y_axis, type="nominal"),
                  "count", alt.Tooltip("share:Q", format=".0%")])
     text = alt.Chart(freq).mark_text(fontSize=15).encode(
-        **enc, text="count:Q",
+        **enc, text="label:N",
         color=alt.condition("datum.share > 0.5", alt.value("white"), alt.value("black")))
-    return (rect + text).properties(
-        title=alt.TitleParams(title, subtitle="number = how many optimal supports contain the cell"),
+    marked = freq[freq["constraint"] != ""] if "constraint" in freq else freq.iloc[:0]
+    subtitle = ["number = how many optimal supports contain the cell"]
+    layers = rect + text
+    if len(marked):
+        subtitle.append("R = required by you, X = excluded by you (dashed frame)")
+        layers += alt.Chart(marked).mark_rect(fill=None, strokeWidth=3, strokeDash=[4, 2]).encode(
+            **enc, stroke=alt.Stroke("constraint:N", title="your constraint",
+                                     scale=alt.Scale(domain=["required", "excluded"], range=["#1b9e77", "#d62728"])))
+    return layers.properties(
+        title=alt.TitleParams(title, subtitle=subtitle),
         height=max(200, 44 * freq[y_axis].nunique()))
 
 
@@ -253,26 +278,34 @@ def stop_boxplot(runs: pd.DataFrame, title: str = "Stopping times") -> alt.TopLe
 
 def subgroup_accuracy_chart(table: pd.DataFrame, q: float | None,
                             title: str = "Accuracy per subgroup", note: str = "") -> alt.TopLevelMixin:
-    """``table``: subgroup, n, accuracy, ci_low, ci_high; sorted by accuracy. Line at q."""
+    """``table``: subgroup, n, accuracy, ci_low/ci_high (Wilson, fixed n), cs_low/cs_high
+    (anytime-valid); sorted by accuracy. Line at q; a subgroup is marked below q when its whole
+    anytime-valid interval is below q."""
     order = list(table.sort_values("accuracy")["subgroup"])
     y = alt.Y("subgroup:N", sort=order, title="subgroup")
-    below = "datum.accuracy < %f" % (q if q is not None else -1.0)
+    below = "datum.cs_high < %f" % (q if q is not None else -1.0)
     points = alt.Chart(table).mark_point(filled=True, size=120).encode(
-        x=alt.X("accuracy:Q", title="accuracy with 95% Wilson interval", scale=alt.Scale(domain=[0, 1])),
+        x=alt.X("accuracy:Q", title="accuracy: wide bar = anytime-valid 95% interval, thin = Wilson (fixed n)",
+                scale=alt.Scale(domain=[0, 1])),
         y=y,
         shape=alt.condition(below, alt.value("triangle-down"), alt.value("circle")),
         color=alt.condition(below, alt.value("#d95f02"), alt.value("#1f78b4")),
         tooltip=["subgroup", "n", alt.Tooltip("accuracy:Q", format=".3f"),
-                 alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f")])
+                 alt.Tooltip("cs_low:Q", format=".3f", title="anytime-valid low"),
+                 alt.Tooltip("cs_high:Q", format=".3f", title="anytime-valid high"),
+                 alt.Tooltip("ci_low:Q", format=".3f", title="Wilson low (fixed n)"),
+                 alt.Tooltip("ci_high:Q", format=".3f", title="Wilson high (fixed n)")])
+    anytime = alt.Chart(table).mark_rule(strokeWidth=7, color="#9ecae1", opacity=0.8).encode(
+        x="cs_low:Q", x2="cs_high:Q", y=y)
     bars = alt.Chart(table).mark_rule(strokeWidth=2, color="#555").encode(x="ci_low:Q", x2="ci_high:Q", y=y)
-    layers = [bars, points]
+    layers = [anytime, bars, points]
     if q is not None:
         line = pd.DataFrame({"q": [q], "label": [f"q = {q:g}"]})
         layers.append(alt.Chart(line).mark_rule(color="#c00000", strokeDash=[4, 3], strokeWidth=2).encode(x="q:Q"))
         layers.append(alt.Chart(line).mark_text(color="#c00000", align="left", dx=4, y=-8, fontSize=13).encode(
             x="q:Q", text="label:N"))
     return alt.layer(*layers).properties(
-        title=alt.TitleParams(title, subtitle=["▼ orange = below the threshold q, ● blue = at or above"]
+        title=alt.TitleParams(title, subtitle=["▼ orange = anytime-valid interval below q, ● blue = not"]
                               + ([note] if note else [])),
         height=max(200, 22 * len(order)))
 

@@ -164,7 +164,8 @@ def optima_table(result, checks: Sequence) -> pd.DataFrame:
                          "identifies τ": ["yes" if c.identified else "NO" for c in checks]})
 
 
-def cell_frequency_spec(pc, supports: Sequence[Sequence[str]]) -> dict:
+def cell_frequency_spec(pc, supports: Sequence[Sequence[str]], must_include: Sequence[str] = (),
+                        exclude: Sequence[str] = ()) -> dict:
     """Heat map of how many optimal supports use each cell: x = the axis with most values, y = the rest."""
     counts = pd.Series([cell for s in supports for cell in s], dtype=object).value_counts()
     axes = list(pc.axes)
@@ -176,6 +177,10 @@ def cell_frequency_spec(pc, supports: Sequence[Sequence[str]]) -> dict:
                          y_name: parsed[y_axes].agg(":".join, axis=1) if y_axes else "all",
                          "count": [int(counts.get(c, 0)) for c in pc.cells]})
     freq["share"] = freq["count"] / max(len(supports), 1)
+    required, excluded = set(must_include), set(exclude)
+    freq["constraint"] = ["required" if c in required else "excluded" if c in excluded else "" for c in pc.cells]
+    freq["label"] = [f"{n} {'R' if k == 'required' else 'X'}" if k else str(n)
+                     for n, k in zip(freq["count"], freq["constraint"])]
     return chart_spec(frequency_heatmap(freq, x_axis, y_name))
 
 

@@ -155,8 +155,30 @@ def composition_spec(result: Measurement) -> dict:
     return chart_spec(composition_chart(result))
 
 
+def invariance_table(invariance) -> pd.DataFrame:
+    """One row per model (and pooled) and invariance estimate, then the balanced-transition and
+    asymmetry contrasts: counts, rate and cluster-bootstrap interval (paper 000 results 3-5)."""
+    pct = f"{100 * invariance.confidence:g}%"
+    rows = []
+    blocks = list(invariance.models) + ([invariance.pooled] if len(invariance.models) > 1 else [])
+    for block in blocks:
+        for e in block.estimates:
+            rows.append({"model": block.model, "estimate": e.label, "k": e.successes, "n": e.n, "rate": e.rate,
+                         f"bootstrap {pct} low": e.boot_low, f"bootstrap {pct} high": e.boot_high})
+        contrasts = []
+        if block.balanced is not None:
+            contrasts += [block.balanced.selective_mean, block.balanced.base_accuracy_mean, block.balanced.delta]
+        if block.asymmetry is not None:
+            contrasts.append(block.asymmetry.difference)
+        for c in contrasts:
+            rows.append({"model": block.model, "estimate": c.label, "k": None, "n": None, "rate": c.value,
+                         f"bootstrap {pct} low": c.boot_low, f"bootstrap {pct} high": c.boot_high})
+    return pd.DataFrame(rows)
+
+
 def measurement_section(result: Measurement, interval: str = "bootstrap", verdict: str = "",
-                        charts: tuple[dict, dict] | None = None) -> ReportSection:
+                        charts: tuple[dict, dict] | None = None,
+                        invariance_table: pd.DataFrame | None = None) -> ReportSection:
     """Report section: estimates, composition, both charts and the full JSON numbers."""
     pooled = result.pooled
     local = pooled.estimate("local_given_base")
@@ -176,7 +198,9 @@ def measurement_section(result: Measurement, interval: str = "bootstrap", verdic
                  *result.notes),
         tables=(ReportTable("Estimates per model", estimates_table(result)),
                 ReportTable("Behavioural composition (paired units)", composition_table(result)),
-                ReportTable("Paired estimates per oracle transition", transitions_table(result))),
+                ReportTable("Paired estimates per oracle transition", transitions_table(result)),
+                *((ReportTable("Mapping and readout invariance, balanced transitions (paper 000 results 3-5)",
+                               invariance_table),) if invariance_table is not None else ())),
         charts=(ReportChart("Estimand-separated rates per model",
                             charts[0] if charts else estimates_spec(result, interval)),
                 ReportChart("Behavioural composition", charts[1] if charts else composition_spec(result))),

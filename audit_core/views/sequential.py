@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from audit_core.report.document import ReportChart, ReportSection, ReportTable
+from audit_core.sequential.replay import STAT_COLUMNS
 from audit_core.views.charts import (
     MAX_CHART_ROWS, chart_spec, frequency_accuracy_chart, subgroup_accuracy_chart, trajectory_chart,
 )
@@ -53,10 +54,12 @@ def decision_table(result, model_processes: Sequence[str]) -> pd.DataFrame:
 
 
 def subgroup_view(result) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(table as shown: subgroup columns, n, correct, accuracy, interval, share; chart data with a
-    single ``subgroup`` label column)."""
+    """(table as shown: subgroup columns, n, correct, accuracy, Wilson (fixed-n) and anytime-valid
+    intervals, the below-q flag on the anytime-valid bound, share; chart data with a single
+    ``subgroup`` label column)."""
     table = result.subgroup_table.copy()
-    group_names = [c for c in table.columns if c not in ("n", "correct", "accuracy", "ci_low", "ci_high")]
+    group_names = [c for c in table.columns if c not in STAT_COLUMNS]
+    table["below q (anytime-valid)"] = table["cs_high"] < result.params.q
     table["share"] = table["n"] / table["n"].sum()
     chart_data = table.assign(subgroup=table[group_names].astype(str).agg(" · ".join, axis=1))
     return table, chart_data
@@ -88,14 +91,18 @@ def replay_section(result, model_processes: Sequence[str], data_name: str, sourc
                    notes: Sequence[str], specs: Sequence[dict], verdict: str = "") -> ReportSection:
     dual, overall = result.dual, result.overall
     table, _ = subgroup_view(result)
+    below = [" / ".join(map(str, p.label)) for p in result.subgroups if p.below(result.params.q)]
     return ReportSection(
         key="replay", title=f"Replay of {data_name}", source=source,
-        parameters={**columns, **result.params.to_dict(), "model process": dual["model_process"],
-                    "auditor process": dual["auditor_process"]},
+        parameters={**columns, **result.params.to_dict(), "model process": dual.model_process,
+                    "auditor process": dual.auditor_process},
         summary=(*((verdict,) if verdict else ()),
-                 f"{result.n} cases; dual test ({dual['model_process']} vs {dual['auditor_process']}): "
-                 f"{dual['decision']}" + (f" at case {dual['stop']}" if dual["stop"] else "") + ".",
-                 f"Overall accuracy {overall['accuracy']:.3f} (95% CI {overall['ci_low']:.3f}–{overall['ci_high']:.3f}).",
+                 f"{result.n} cases; dual test ({dual.model_process} vs {dual.auditor_process}): "
+                 f"{dual.decision}" + (f" at case {dual.stop}" if dual.stop else "") + ".",
+                 f"Overall accuracy {overall.accuracy:.3f} (95% anytime-valid interval {overall.cs_low:.3f}–"
+                 f"{overall.cs_high:.3f}; Wilson, fixed n: {overall.ci_low:.3f}–{overall.ci_high:.3f}).",
+                 (f"Subgroups whose anytime-valid interval lies below q = {result.params.q:g}: {', '.join(below)}."
+                  if below else f"No subgroup's anytime-valid interval lies below q = {result.params.q:g}."),
                  *notes),
         tables=(ReportTable("Decision per process", decision_table(result, model_processes)),
                 ReportTable("Subgroups", table)),
@@ -104,3 +111,82 @@ def replay_section(result, model_processes: Sequence[str], data_name: str, sourc
         numbers=result.to_dict())
 
 
+
+
+# ---------------------------------------------------------------------------------- comparison
+
+def comparison_chart(comparison) -> dict:
+    """Paired difference B − A overall and per subgroup with its interval (0 = no change)."""
+    import altair as alt
+    rows = [{"subgroup": "overall", "difference": comparison.overall.difference,
+             "ci_low": comparison.overall.ci_low, "ci_high": comparison.overall.ci_high,
+             "n": comparison.overall.n, "kind": "overall"}]
+    for r in comparison.subgroups.itertuples():
+        rows.append({"subgroup": str(r.subgroup), "difference": r.difference, "ci_low": r.ci_low,
+                     "ci_high": r.ci_high, "n": int(r.n), "kind": "subgroup"})
+    frame = pd.DataFrame(rows).dropna(subset=["difference"])
+    a, b = comparison.names
+    y = alt.Y("subgroup:N", sort=list(frame["subgroup"]), title=None)
+    rules = alt.Chart(frame).mark_rule(strokeWidth=2, color="#5b6b7b").encode(
+        x=alt.X("ci_low:Q", title=f"accuracy difference {b} − {a} with {comparison.confidence:.0%} interval",
+                scale=alt.Scale(domain=[-1, 1])), x2="ci_high:Q", y=y)
+    points = alt.Chart(frame).mark_point(filled=True, size=120).encode(
+        x="difference:Q", y=y,
+        color=alt.Color("kind:N", title="row", scale=alt.Scale(domain=["overall", "subgroup"],
+                                                                 range=["#1f4e79", "#d95f02"])),
+        shape=alt.Shape("kind:N", title="row", scale=alt.Scale(domain=["overall", "subgroup"],
+                                                                 range=["diamond", "circle"])),
+        tooltip=["subgroup", "n", alt.Tooltip("difference:Q", format="+.3f"),
+                 alt.Tooltip("ci_low:Q", format="+.3f"), alt.Tooltip("ci_high:Q", format="+.3f")])
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[4, 3], color="#999").encode(x="x:Q")
+    chart = (rules + points + zero).properties(
+        title=alt.TitleParams(f"Paired difference, {b} − {a}", subtitle=[
+            f"{comparison.n_common} common cases; left of the dashed line = {b} worse"]),
+        height=max(160, 26 * len(frame)))
+    return chart_spec(chart)
+
+
+def decisions_table(comparison) -> pd.DataFrame:
+    """Each run's own dual-test decision, side by side."""
+    return pd.DataFrame([{"run": d.name, "cases": d.n, "decision": d.decision,
+                          "stop (case)": "never" if d.stop is None else str(d.stop),
+                          "processes": f"{d.model_process} vs {d.auditor_process}"} for d in comparison.decisions])
+
+
+def comparison_section(comparison, source: str, parameters: dict, chart: dict, verdict: str = "") -> ReportSection:
+    a, b = comparison.names
+    o = comparison.overall
+    return ReportSection(
+        key="compare", title=f"Comparison of {b} with {a}", source=source, parameters=parameters,
+        summary=(*((verdict,) if verdict else ()),
+                 f"{comparison.n_common} common cases (only in {a}: {len(comparison.only_a)}, only in {b}: "
+                 f"{len(comparison.only_b)}); difference {o.difference:+.3f} [{o.ci_low:+.3f}, {o.ci_high:+.3f}] "
+                 f"({o.interval}); {o.regressions} regressions, {o.improvements} improvements.",
+                 *comparison.notes),
+        tables=(ReportTable("Each run's audit decision", decisions_table(comparison)),
+                ReportTable("Paired difference per subgroup", comparison.subgroups),
+                ReportTable("Regressions and improvements, case by case", comparison.changes)),
+        charts=(ReportChart("Paired difference overall and per subgroup", chart),),
+        numbers=comparison.to_dict())
+
+
+# ---------------------------------------------------------------------------- many audits at once
+
+def combination_table(results: dict, names, own_decisions) -> pd.DataFrame:
+    """One row per audit: its log e-value, its own decision and each method's rejection."""
+    first = next(iter(results.values()))
+    table = pd.DataFrame({"audit": list(names), "log e": list(first.log_e), "own decision": list(own_decisions)})
+    for method, result in results.items():
+        table[f"rejected by {method}"] = list(result.rejected)
+    return table
+
+
+def combination_section(results: dict, names, own_decisions, level: float, source: str,
+                        verdict: str = "") -> ReportSection:
+    table = combination_table(results, names, own_decisions)
+    return ReportSection(
+        key="combine", title=f"{len(table)} audits combined", source=source, parameters={"level": level},
+        summary=(*((verdict,) if verdict else ()),
+                 *(f"{m}: {sum(r.rejected)} of {len(table)} rejected ({r.guarantee})" for m, r in results.items())),
+        tables=(ReportTable("Audits and rejections", table),),
+        numbers={m: r.to_dict() for m, r in results.items()})

@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -56,8 +57,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server():
+@contextmanager
+def streamlit_server():
+    """A fresh `streamlit run app.py` process; yields its URL once it answers the health check."""
     port = free_port()
     log = tempfile.TemporaryFile()
     process = subprocess.Popen(
@@ -82,6 +84,12 @@ def server():
         except (ProcessLookupError, subprocess.TimeoutExpired):
             os.killpg(process.pid, signal.SIGKILL)
         log.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -151,11 +159,6 @@ def test_end_to_end(server, browser, tmp_path):
     context = browser.new_context(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
     page = context.new_page()
     try:
-        # The first run of a fresh server goes through Streamlit's legacy pages/ handling, which
-        # does not know the router's URLs; open the root once so later deep links resolve directly.
-        page.goto(server, timeout=60_000)
-        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
-        wait_idle(page)
         page.goto(f"{server}/?components=target,sham,readout,mapping", timeout=60_000)  # default page = root
         page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
         wait_idle(page)
@@ -208,3 +211,40 @@ def test_end_to_end(server, browser, tmp_path):
     finally:
         context.close()
         print(f"screenshots in {shots}")
+
+
+def assert_no_page_not_found(page) -> None:
+    assert page.get_by_text("Page not found").count() == 0
+    assert page.get_by_text("does not seem to exist").count() == 0
+    assert page.locator('[role="dialog"]').count() == 0
+
+
+def test_deep_link_as_the_first_request_of_a_fresh_server(browser):
+    # The first script run of a server process goes through Streamlit's legacy pages/ handling
+    # (see app.py); a deep link used to show "Page not found" there before the page appeared.
+    shots = Path(tempfile.mkdtemp(prefix="audit-screens-"))
+    with streamlit_server() as url:
+        context = browser.new_context(viewport={"width": 1500, "height": 1000})
+        page = context.new_page()
+        try:
+            page.goto(f"{url}/minimal-supports", timeout=60_000)
+            page.wait_for_selector('h1:has-text("Minimal supports")', timeout=60_000)
+            wait_idle(page)
+            page.get_by_text("Time limit (seconds)").wait_for(timeout=30_000)  # the page body's widgets
+            page.screenshot(path=str(shots / "0-deep-link-first-request.png"), full_page=True)
+            assert_no_page_not_found(page)
+            assert page.url.endswith("/minimal-supports")
+            # the router ran: its navigation (not the legacy list of pages/*.py files) and its sidebar
+            links = page.locator('[data-testid="stSidebarNav"] a')
+            assert [links.nth(i).inner_text().split("\n")[-1].strip() for i in range(links.count())] == [  # after the icon
+                "Protocol explorer", "Minimal supports", "Measure response logs", "Replay", "Simulate", "Report"]
+            assert page.locator('[data-testid="stSidebar"]').get_by_text("Evaluation Audit Workbench").count() == 1
+            # the session goes on under the router: st.switch_page("pages/explorer.py", ...) from the page
+            page.get_by_role("button", name="Open in protocol explorer").click()
+            page.wait_for_selector('h1:has-text("Protocol explorer")', timeout=60_000)
+            wait_idle(page)
+            assert "components=none" in page.url and "/minimal-supports" not in page.url
+            assert_no_page_not_found(page)
+        finally:
+            context.close()
+            print(f"screenshots in {shots}")

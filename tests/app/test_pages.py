@@ -7,7 +7,8 @@ from streamlit.testing.v1 import AppTest
 
 from audit_core.identify import frozen_policy_class, identify
 
-PAGES = ["pages/explorer.py", "pages/supports.py", "pages/measure.py", "pages/replay.py", "pages/simulate.py", "pages/report.py"]
+PAGES = ["pages/explorer.py", "pages/supports.py", "pages/measure.py", "pages/replay.py", "pages/simulate.py",
+         "pages/plan.py", "pages/compare.py", "pages/report.py"]
 COMPONENTS = ("target", "sham", "readout", "mapping")
 TIMEOUT = 90
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -68,7 +69,7 @@ def test_toggle_changes_verdict_from_full_support():
 
 def test_url_reproduces_the_view():
     at = app(components="target,sham", estimand="tau_full")
-    assert [t.value for t in at.toggle] == [True, True, False, False]
+    assert [t.value for t in at.toggle if t.key.startswith("cmp_")] == [True, True, False, False]
     assert int(metric(at, "Collisions")) == 2
 
 
@@ -118,8 +119,8 @@ def test_policy_upload_csv_is_used_on_its_full_support():
     at.radio(key="policy_source").set_value("upload").run()
     at.file_uploader(key="policy_upload__widget").upload("example_policies.csv", data, "text/csv").run()
     assert not at.exception and not at.error
-    assert [t.label for t in at.toggle] == list(uploaded.component_names)
-    assert all(t.value for t in at.toggle)
+    assert [t.label for t in at.toggle if t.key.startswith("cmp_")] == list(uploaded.component_names)
+    assert all(t.value for t in at.toggle if t.key.startswith("cmp_"))
     engine = identify(uploaded, components=list(uploaded.component_names))
     assert int(metric(at, "Cells in support")) == len(engine.cells)
     assert int(metric(at, "Collisions")) == engine.n_collisions
@@ -132,9 +133,32 @@ def test_report_download_after_explorer():
     labels = [b.label for b in at.get("download_button")]
     assert "HTML report" in labels and "JSON (every number)" in labels
     button = next(b for b in at.get("download_button") if b.label == "HTML report")
-    assert button.proto.url  # the document was handed to the media store
-    button.click().run()
+    assert button.proto.deferred_file_id  # built when clicked, not on every rerun
+    report = at.session_state["report_document"][1]
+    at.run()  # another rerun keeps the same document and timestamp (one rendering per selection)
+    assert at.session_state["report_document"][1] is report
+    from audit_core.report import render_html
+    assert "Identifiability of tau_full" in render_html(report)
+
+
+def test_report_editing_orders_sections_and_carries_commentary_and_author():
+    at = app()
+    at.switch_page("pages/measure.py").run()
+    at.switch_page("pages/report.py").run()
+    keys = list(at.session_state["report_sections"])
+    assert keys[:2] == ["explorer", "measure"]
+    at.number_input(key="report_pos_measure").set_value(1).run()
+    at.number_input(key="report_pos_explorer").set_value(2).run()
+    at.text_input(key="report_author").input("A. Auditor <script>").run()
+    at.text_area(key="report_note_measure").input("Base accuracy is high; *local response* is not.").run()
     assert not at.exception
+    report = at.session_state["report_document"][1]
+    assert [s.key for s in report.sections] == ["measure", "explorer"]
+    assert report.sections[0].commentary.startswith("Base accuracy is high")
+    from audit_core.report import render_html, render_markdown
+    html = render_html(report)
+    assert "A. Auditor &lt;script&gt;" in html and "<script>" not in html.split("</style>")[1].split("vega-lite")[0]
+    assert "\\*local response\\*" in render_markdown(report)
 
 
 def _run_small_study(at: AppTest) -> AppTest:
@@ -263,3 +287,99 @@ def test_report_offers_the_measurement_computed_in_the_session():
     html = render_html(Report("r", (section,)))
     assert "Estimand-separated rates per model" in html and "Behavioural composition" in html
     assert any(b.label == "HTML report" for b in at.get("download_button"))
+
+
+def test_presentation_mode_lives_in_the_url_and_hides_the_chrome():
+    at = app()
+    assert "present" not in at.query_params
+    at.toggle(key="presentation_toggle").set_value(True).run()
+    assert not at.exception
+    assert at.query_params["present"] in ("1", ["1"])
+    assert any("stSidebar" in h.proto.body for h in at.get("html"))
+    linked = app(present="1")  # a link opens in presentation mode
+    assert linked.toggle(key="presentation_toggle").value is True
+    assert any(e.label == "Glossary" for e in linked.expander)
+
+
+def test_uploaded_class_outlives_a_page_switch_and_is_used_by_minimal_supports():
+    data = Path("data/example_policies.csv").read_bytes()
+    at = app()
+    at.radio(key="policy_source").set_value("upload").run()
+    at.file_uploader(key="policy_upload__widget").upload("example_policies.csv", data, "text/csv").run()
+    at.switch_page("pages/supports.py").run()
+    assert not at.exception
+    assert any("example_policies.csv" in c.value for c in at.caption)  # the active class is named
+    at.switch_page("pages/explorer.py").run()
+    assert at.radio(key="policy_source").value == "upload"
+    assert any("example_policies.csv" in c.value for c in at.caption)
+
+
+VERDICT_CSV = ("\ufeffItem;Annotator;Domain;Verdict;Annotated at\n" + "".join(
+    f"q{i:04d};ann{i % 2};{'math' if i % 3 else 'bio'};{'correct' if i % 4 else 'incorrect'};"
+    f"2026-01-{1 + i % 28:02d}T10:{i:02d}:00\n" for i in range(40))).encode("utf-8")
+
+
+def test_replay_never_guesses_a_score_column_and_maps_text_labels():
+    at = app("pages/replay.py")
+    at.selectbox(key="replay_source").set_value("upload").run()
+    at.file_uploader(key="replay_upload__widget").upload("verdicts.csv", VERDICT_CSV, "text/csv").run()
+    assert not at.exception and not at.error
+    key = at.session_state["_accepted_uploads"]["run"].key
+    assert at.selectbox(key=f"score_upload:{key}").value is None  # no silent first-column default
+    assert any("choose it" in i.value for i in at.info)
+    assert not [m for m in at.metric if m.label == "Cases replayed"]
+    at.selectbox(key=f"score_upload:{key}").set_value("Verdict").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    editor = at.session_state[f"mapping_upload:{key}_Verdict"]
+    assert editor == {"incorrect": 0.0, "correct": 1.0}  # suggested, shown for confirmation
+    assert int(metric(at, "Cases replayed")) == 40
+    assert float(metric(at, "Overall accuracy")) == round(30 / 40, 3)
+
+
+def test_every_chart_offers_png_and_svg_built_on_click():
+    at = app()
+    exports = [b for b in at.get("download_button") if b.label in ("PNG", "SVG (vector)")]
+    assert len(exports) == 4  # lattice and heat map, two formats each
+    assert all(b.proto.deferred_file_id for b in exports)
+
+
+def test_replay_page_reads_an_inspect_log_upload():
+    from audit_core.data.sources import load_audit_source
+    data = Path("tests/fixtures/inspect/run.eval").read_bytes()
+    engine = load_audit_source(data, "run.eval", score="match")
+    at = app("pages/replay.py")
+    at.selectbox(key="replay_source").set_value("upload").run()
+    at.file_uploader(key="replay_upload__widget").upload("run.eval", data, "application/zip").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("2 scorers (match, graded)" in i.value for i in at.info)  # the log asks which scorer
+    key = at.session_state["_accepted_uploads"]["run"].key
+    at.text_input(key=f"score_upload:{key}").input("match").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert int(metric(at, "Cases replayed")) == engine.n
+    section = at.session_state["report_sections"]["replay"]
+    assert section.numbers["subgroup_columns"] == list(engine.subgroups)
+
+
+def test_compare_page_gives_the_engine_comparison():
+    from audit_core import analyses
+    at = app("pages/compare.py")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    engine = analyses.compare_runs(analyses.run_source("gpqa:large"), analyses.run_source("gpqa:medium")).comparison
+    assert int(metric(at, "Common cases")) == engine.n_common == 448
+    assert metric(at, "Difference B − A") == f"{engine.overall.difference:+.3f}"
+    assert int(metric(at, "Regressions")) == engine.overall.regressions
+    assert at.session_state["report_sections"]["compare"].numbers["n_common"] == 448
+
+
+def test_planner_page_runs_the_planner_and_states_its_error():
+    from audit_core import analyses
+    at = app("pages/plan.py")
+    at.number_input(key="plan_replicates").set_value(6)
+    at.number_input(key="plan_budget_gpqa").set_value(80)
+    next(b for b in at.button if b.label == "Plan the audit").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    plan = at.session_state["plan_result"].plan
+    engine = analyses.plan_study(analyses.pool_source("gpqa:large"), params=analyses.paper_params("gpqa", budget=80),
+                                 replicates=6, seed=0, n_jobs=1).plan
+    assert plan.p_pass_no_failure == engine.p_pass_no_failure
+    assert metric(at, "Monte Carlo error (largest)") == f"±{engine.mc_error:.2f}"

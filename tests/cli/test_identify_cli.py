@@ -125,3 +125,33 @@ def test_subprocess_exit_codes(tmp_path):
     assert bad.returncode == 2 and bad.stdout == "" and len(bad.stderr.strip().splitlines()) == 1
     syn = run("synthesize", "--all", "--cost", "generated=1,scoring=3", "--json")
     assert syn.returncode == 0 and json.loads(syn.stdout)["cost"] == 4
+
+
+def _twin_class(tmp_path):
+    from audit_core.identify import build_policy_class
+    cells = ["c0", "c1", "c2"]
+    rows = {"good": "aab", "twin": "aab", "bad": "abb", "other": "baa"}
+    pc = build_policy_class({"cell": cells}, {"cell": ["c0"]}, {"rest": {"cell": ["c1", "c2"]}},
+                            {n: dict(zip(cells, r)) for n, r in rows.items()},
+                            tau={"good": 1, "twin": 0, "bad": 0, "other": 0}, source="twins")
+    return _write(tmp_path, policy_class_to_json(pc))
+
+
+def test_synthesize_not_identifiable_exits_1(tmp_path, capsys):
+    path = _twin_class(tmp_path)
+    code, d = run_json(capsys, "synthesize", "--all", "--policies", path)
+    assert code == 1
+    assert (d["status"], d["identifies"], d["fallback_for_separable_pairs"], d["solver_status"]) == (
+        "NOT_IDENTIFIABLE", False, True, "OPTIMAL")
+    assert d["unseparable_pairs"] == [["good", "twin"]] and d["supports"] == [["c0", "c1"], ["c1", "c2"]]
+    assert main(["synthesize", "--all", "--policies", path]) == 1
+    text = capsys.readouterr().out
+    assert "NOT_IDENTIFIABLE" in text and "good ≡ twin" in text
+    assert "Fallback for the separable pairs only (these supports do NOT identify τ)" in text
+    assert "Status: OPTIMAL" not in text
+
+
+def test_synthesize_infeasible_exits_1(capsys):
+    targets = [c for c in frozen_policy_class().cells if c.startswith("target:") and c.endswith(":generated")]
+    code, d = run_json(capsys, "synthesize", "--exclude", ",".join(targets))
+    assert code == 1 and d["status"] == "INFEASIBLE" and not d["identifies"] and d["supports"] == []

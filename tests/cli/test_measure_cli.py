@@ -63,3 +63,17 @@ def test_units_listing_and_policy_class_layout(capsys):
     cli.main(["measure", LOG, "--bootstrap", "0", "--json", "--policies", "data/frozen_policies.json"])
     explicit = json.loads(capsys.readouterr().out)
     assert explicit["pooled"] == default["pooled"] and explicit["units"] == default["units"]
+
+
+def test_invariance_in_json_and_text(capsys):
+    assert cli.main(["measure", LOG, "--json", "--bootstrap", "100"]) == 0
+    inv = json.loads(capsys.readouterr().out)["invariance"]
+    names = [e["name"] for e in inv["pooled"]["estimates"]]
+    assert names[:3] == ["equivariance", "equivariance_valid", "fixed_label"]
+    assert "readout_agreement:target" in names and inv["bootstrap"]["replicates"] == 100
+    assert len(inv["pooled"]["balanced_transitions"]["directions"]) == 6
+    assert {e["name"] for e in inv["pooled"]["asymmetry"]["by_base"]} == {
+        "selective_after:TRUE", "selective_after:FALSE", "selective_after:UNKNOWN"}
+    assert cli.main(["measure", LOG, "--bootstrap", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "semantic equivariance" in out and "P(Δ > 0)" in out and "by base oracle" in out

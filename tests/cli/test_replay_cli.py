@@ -104,3 +104,81 @@ def test_module_entry_point(run_csv):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["n"] == 120
+
+
+# ---------------------------------------------------------------------------------------------
+# Inspect AI logs and lm-eval outputs (fixtures written by the tools themselves: tests/fixtures/)
+
+FIXTURES = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def _subgroup_means(payload, column):
+    return {row[column]: (row["n"], row["accuracy"]) for row in payload["subgroups"]}
+
+
+@pytest.mark.parametrize("log_name", ["run.eval", "run.json"])
+def test_replay_inspect_log(capsys, log_name):
+    expected = json.loads((FIXTURES / "inspect" / "expected.json").read_text())[log_name]
+    payload = _json(capsys, ["replay", str(FIXTURES / "inspect" / log_name), "--score", "match",
+                             "--subgroup", "subject", "--json"])
+    assert payload["n"] == len(expected["rows"]) and payload["subgroup_columns"] == ["subject"]
+    meaning = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+    for subject, (n, accuracy) in _subgroup_means(payload, "subject").items():
+        values = [meaning[r["match"]] for r in expected["rows"] if r["subject"] == subject]
+        assert n == len(values) and accuracy == pytest.approx(sum(values) / len(values))
+    for row in [payload["overall"], *payload["subgroups"]]:
+        assert 0.0 <= row["cs_low"] <= row["accuracy"] <= row["cs_high"] <= 1.0
+    assert payload["columns"]["order"] == "annotation_time"
+    assert any("have no 'match' score and are not replayed" in note for note in payload["notes"])
+
+
+def test_replay_lmeval_folder_and_files(capsys):
+    expected = json.loads((FIXTURES / "lmeval" / "expected.json").read_text())["suite"]["tasks"]
+    folder = _json(capsys, ["replay", str(FIXTURES / "lmeval" / "suite"), "--score", "acc",
+                            "--subgroup", "subject", "--json"])
+    assert folder["subgroup_columns"] == ["task", "subject"]
+    assert folder["n"] == sum(t["n_samples"] for t in expected.values())
+    for row in folder["subgroups"]:
+        info = expected[row["task"]]["filters"]["none"]["per_subject"][row["subject"]]
+        assert row["n"] == info["n"] and row["accuracy"] == pytest.approx(info["acc"])
+    files = sorted(str(p) for p in (FIXTURES / "lmeval" / "suite").glob("samples_*.jsonl"))
+    listed = _json(capsys, ["replay", *files, "--score", "acc", "--subgroup", "subject", "--json"])
+    assert listed["subgroups"] == folder["subgroups"] and listed["n"] == folder["n"]
+    gen = _json(capsys, ["replay", str(FIXTURES / "lmeval" / "gen"), "--filter", "strict-match", "--json"])
+    assert gen["overall"]["accuracy"] == pytest.approx(
+        json.loads((FIXTURES / "lmeval" / "expected.json").read_text())["gen"]["tasks"]["mini_gen"]["filters"]
+        ["strict-match"]["results"]["exact_match"])
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["lmeval/suite"], "several per-sample metrics could serve as the score (acc, acc_norm); choose one with --score"),
+    (["lmeval/gen"], "choose one with --filter"),
+    (["inspect/run.eval"], "2 scorers (match, graded); choose one with --score"),
+    (["inspect/expected.json"], "neither an Inspect AI log"),
+])
+def test_replay_bad_log_is_one_line_exit_2(argv, message):
+    done = subprocess.run([sys.executable, "-m", "audit_core", "replay", str(FIXTURES / argv[0]), *argv[1:]],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr
+
+
+def test_q_near_one_is_refused_not_passed(capsys, tmp_path):
+    """Issue 8 defect 2: q > 1 - 1e-6 left the auditor an empty interval [q, 1 - 1e-6]; it bet below q
+    and 'passed' a run whose accuracy is about 0.5. Now the parameters are refused (exit 2)."""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "half.csv"
+    pd.DataFrame({"case_id": [f"c{i}" for i in range(200)],
+                  "correct": (rng.random(200) < 0.5).astype(int)}).to_csv(path, index=False)
+    argv = ["replay", str(path), "--q", "0.9999999", "--delta", "1e-8", "--delta-aud", "5e-8", "--m", "5",
+            "--grid-mod", "0.5,0.9", "--grid-aud", "0.99999995", "--model-process", "LR", "--auditor-process", "AUD-LR"]
+    for tail in ([], ["--json"]):
+        assert main(argv + tail) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and "audit passed" not in captured.err
+        assert len(captured.err.strip().splitlines()) == 1 and "parameter q" in captured.err
+    # The same run at a q the engine accepts: the auditor never passes a 0.5-accuracy run.
+    assert main(argv[:3] + ["0.99999", "--delta", "1e-8", "--delta-aud", "5e-6", "--m", "5", "--grid-mod", "0.5,0.9",
+                            "--grid-aud", "0.999992", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert all(payload["processes"][name]["decision"] != "audit passed" for name in ("AUD-LR", "AUD-LR-UI"))

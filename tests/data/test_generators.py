@@ -106,5 +106,5 @@ def test_recorded_run_replays_to_its_recorded_decision():
     data = load_audit_csv(info.path, score="correct", order="order", subgroups=["category"])
     assert data.frame["order"].tolist() == list(range(1, data.n + 1))
     result = replay(data.scores, AuditParams.sdoh())
-    assert result.dual["decision"] == "failure mode found" and result.dual["stop"] == data.n
+    assert result.dual.decision == "failure mode found" and result.dual.stop == data.n
     assert set(data.frame["auditor_phase"]) <= {"init", "explore", "exploit", "ucb"}

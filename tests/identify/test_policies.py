@@ -98,6 +98,17 @@ def test_shipped_json_round_trips():
     assert loaded.oracle == built.oracle and loaded.mixtures == built.mixtures
 
 
+def test_split_cell_id_is_the_inverse_of_cell_id(pc):
+    from audit_core.identify import cell_id, split_cell_id
+    for c in pc.cells:
+        parts = split_cell_id(c)
+        assert cell_id(parts) == c and dict(zip(pc.axes, parts)) == parse_cell_id(c, pc.axes)
+    with pytest.raises(InputError, match="not a string"):
+        split_cell_id(7)
+    with pytest.raises(InputError, match="not a string"):
+        parse_cell_id(None, pc.axes)
+
+
 # ------------------------------------------------------------------ issue 13: sizes
 
 def test_layout_of_forty_axes_is_refused_before_it_is_built():

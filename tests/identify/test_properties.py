@@ -92,7 +92,9 @@ def test_synthesis_matches_brute_force(case):
                     best, optima = c, {sub}
                 elif abs(c - best) < 1e-9:
                     optima.add(sub)
-    assert s.status == "OPTIMAL" and s.complete
+    assert s.solver_status == "OPTIMAL" and s.complete
+    assert s.status == ("NOT_IDENTIFIABLE" if s.unseparable_pairs else "OPTIMAL")
+    assert s.fallback_for_separable_pairs is bool(s.unseparable_pairs)
     assert abs(s.cost - best) < 1e-9                       # no cheaper support exists
     assert set(s.supports) == optima                       # enumeration finds every optimum
     for sup in s.supports:                                 # every synthesized support identifies

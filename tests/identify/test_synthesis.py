@@ -95,10 +95,36 @@ def test_mandatory_and_unseparable():
     s = minimum_supports(pc)
     assert s.unseparable_pairs == [("good", "twin")]
     assert s.mandatory_cells == ("c1",)
-    assert s.status == "OPTIMAL" and s.supports == [("c0", "c1"), ("c1", "c2")] and "cannot be separated" in s.message
+    assert s.status == "NOT_IDENTIFIABLE" and s.solver_status == "OPTIMAL"
+    assert s.supports == [("c0", "c1"), ("c1", "c2")] and "cannot be separated" in s.message
 
 
 def test_nothing_to_separate():
     pc = _tiny({"a": "xy", "b": "xz"}, {"a": 1, "b": 1})
     s = minimum_supports(pc)
     assert s.status == "OPTIMAL" and s.supports == [()] and s.cost == 0 and s.complete
+
+
+def test_unseparable_pair_is_not_identifiable():
+    # good and twin have different τ but the same response on every cell: no support identifies τ.
+    pc = _tiny({"good": "aab", "twin": "aab", "bad": "abb", "other": "baa"},
+               {"good": 1, "twin": 0, "bad": 0, "other": 0})
+    s = minimum_supports(pc)
+    assert s.status == "NOT_IDENTIFIABLE" and not s.identifies
+    assert s.unseparable_pairs == [("good", "twin")]
+    assert s.fallback_for_separable_pairs and s.solver_status == "OPTIMAL"
+    assert "NOT identifiable" in s.message and "good vs twin" in s.message and "Fallback" in s.message
+    # The fallback separates every separable pair at minimum cost, and indeed leaves τ unidentified.
+    assert s.supports == [("c0", "c1"), ("c1", "c2")] and s.cost == 2
+    for sup in s.supports:
+        r = identify(pc, cells=sup, estimand="file")
+        assert not r.identified and set(r.collisions) == {("good", "twin")}
+    d = s.to_dict()
+    assert (d["status"], d["identifies"], d["fallback_for_separable_pairs"]) == ("NOT_IDENTIFIABLE", False, True)
+    # With nothing separable left, the fallback is the empty support, still not identifying.
+    only = minimum_supports(_tiny({"a": "xy", "b": "xy"}, {"a": 1, "b": 0}))
+    assert only.status == "NOT_IDENTIFIABLE" and only.supports == [()] and only.fallback_for_separable_pairs
+
+
+def test_identifiable_classes_are_not_fallbacks(syn):
+    assert syn.identifies and not syn.fallback_for_separable_pairs and syn.solver_status == "OPTIMAL"

@@ -196,3 +196,22 @@ def test_point_labels_overlap_neither_each_other_nor_points():
     assert not any(overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
     dots = [(xv * width - 7, (1 - yv) * height - 7, xv * width + 7, (1 - yv) * height + 7) for xv, yv in zip(x, y)]
     assert not any(overlap(a, d) for a in boxes for d in dots)
+
+
+def test_author_and_commentary_reach_every_format_as_plain_text():
+    import datetime as dt
+
+    from audit_core.report import ReportSection, render_html, render_markdown
+    from audit_core.report.pdf import typst_source
+    hostile = 'See *this* #set text(red) $x$ <script>alert(1)</script>'
+    section = ReportSection("k", "Section", "src", summary=("one line",)).with_commentary(hostile)
+    report = Report("T", (section,), created=dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc), author="A. <b>Author</b>")
+    html = render_html(report)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "A. &lt;b&gt;Author&lt;/b&gt;" in html
+    markdown = render_markdown(report)
+    assert "\\*this\\*" in markdown and "<script>" not in markdown
+    source = typst_source(report)
+    # typst sees the text only inside string literals: never as markup, code or maths
+    assert '"See *this* #set text(red) $x$ <script>alert(1)</script>"' in source
+    assert '"A. <b>Author</b>"' in source
+    assert json.loads(render_json(report))["sections"][0]["commentary"] == hostile

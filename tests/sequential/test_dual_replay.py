@@ -9,7 +9,8 @@ import pytest
 
 from audit_core.errors import InputError
 from audit_core.sequential import (
-    AUDIT_PASSED, FAILURE_FOUND, INCONCLUSIVE, PROCESS_NAMES, AuditParams, DualTest, dual_decision,
+    AUDIT_PASSED, FAILURE_FOUND, INCONCLUSIVE, PROCESS_NAMES, AuditParams, DualTest, Proportion,
+    confidence_sequence, dual_decision,
     first_crossing, log_evalues, replay, wilson_interval,
 )
 
@@ -43,7 +44,7 @@ def test_dual_test_streaming_matches_replay():
                 if test.update(v):
                     break
             expected = replay(y, params, model_process=model, auditor_process=auditor)
-            assert (test.decision, test.stop) == (expected.dual["decision"], expected.dual["stop"])
+            assert (test.decision, test.stop) == (expected.dual.decision, expected.dual.stop)
         assert result.decision in (FAILURE_FOUND, AUDIT_PASSED, INCONCLUSIVE)
     assert replay((rng.random(300) < 0.5).astype(float), params).decision == FAILURE_FOUND
     assert replay(np.ones(300), params).decision == AUDIT_PASSED
@@ -85,12 +86,16 @@ def test_replay_subgroup_table_and_json_shape():
     params = AuditParams.gpqa()
     result = replay(y, params, subgroups=pd.DataFrame({"domain": domain, "level": level}))
     table = result.subgroup_table
-    assert list(table.columns) == ["domain", "level", "n", "correct", "accuracy", "ci_low", "ci_high"]
+    assert list(table.columns) == ["domain", "level", "n", "correct", "accuracy", "ci_low", "ci_high", "cs_low", "cs_high"]
     assert table["n"].sum() == n and len(table) == 4
     for _, row in table.iterrows():
         mask = (domain == row["domain"]) & (level == row["level"])
         assert row["n"] == mask.sum() and row["correct"] == y[mask].sum()
         assert row["ci_low"] <= row["accuracy"] <= row["ci_high"]
+        # the anytime-valid bound of the subgroup = the sequence over its scores in arrival order
+        sequence = confidence_sequence(y[mask], 0.05)
+        assert (row["cs_low"], row["cs_high"]) == pytest.approx(sequence.final, abs=1e-12)
+        assert row["cs_low"] <= row["ci_low"] and row["cs_high"] >= row["ci_high"]
     trajectories = log_evalues(y, params)
     for name in PROCESS_NAMES:
         assert np.array_equal(result.log_e[name], trajectories[name])
@@ -101,6 +106,12 @@ def test_replay_subgroup_table_and_json_shape():
     assert payload["decision"]["decision"] == result.decision
     assert payload["subgroup_columns"] == ["domain", "level"] and len(payload["subgroups"]) == 4
     assert payload["overall"]["n"] == n
+    assert (payload["overall"]["cs_low"], payload["overall"]["cs_high"]) == pytest.approx(
+        confidence_sequence(y, 0.05).final, abs=1e-12)
+    assert all({"cs_low", "cs_high"} <= set(row) for row in payload["subgroups"])
+    assert result.dual.to_dict() == payload["decision"] and isinstance(result.overall, Proportion)
+    labels = [p.label for p in result.subgroups]
+    assert labels == sorted(labels) and [p.n for p in result.subgroups] == table["n"].tolist()
 
 
 def test_replay_input_checks():
@@ -142,4 +153,4 @@ def test_replay_of_bundled_recorded_run_reproduces_the_streaming_audit():
     assert np.array_equal(data.scores, np.asarray(run.scores, dtype=float))
     assert np.max(np.abs(result.log_e["SR-LR-UI"] - np.asarray(run.log_e_model))) < 1e-9
     assert np.max(np.abs(result.log_e["AUD-LR-UI"] - np.asarray(run.log_e_auditor))) < 1e-9
-    assert (result.decision, result.dual["stop"]) == (run.decision, run.stop)
+    assert (result.decision, result.dual.stop) == (run.decision, run.stop)

@@ -42,3 +42,56 @@ def test_validation_names_the_field(change, field):
         AuditParams.gpqa(**change)
     with pytest.raises(InputError, match="style"):
         AuditParams.for_style("mmlu")
+
+
+NEAR_ONE = dict(q=0.9999999, delta=1e-8, delta_aud=5e-8, m=5, grid_mod=(0.5, 0.9), grid_aud=(0.99999995,))
+
+
+def test_q_whose_clip_interval_is_empty_is_refused():
+    # For q > 1 - 1e-6 the auditor's interval [q, 1 - 1e-6] is empty; clipping used to bet below q.
+    with pytest.raises(InputError, match=r"parameter q: must lie strictly between 1e-06 and 1 - 1e-06"):
+        AuditParams.gpqa(**NEAR_ONE)
+    with pytest.raises(InputError, match="parameter q"):
+        AuditParams.gpqa(q=5e-7, delta=1e-7, grid_mod=(2e-7,))
+    from audit_core.sequential import clip_alternative
+    with pytest.raises(InputError, match="^q: "):
+        clip_alternative(0.9999999, 0.9999999, "above")
+
+
+@pytest.mark.parametrize("change,field", [
+    ({"q": 0.99999, "delta_aud": 9.995e-6, "grid_aud": (0.999991,)}, "delta_aud"),  # q + delta' > 1 - 1e-6
+    ({"q": 0.99999, "delta_aud": 5e-6, "grid_aud": (0.9999995,)}, "grid_aud"),
+    ({"q": 1e-5, "delta": 9.5e-6, "grid_mod": (5e-6,)}, "delta"),  # q - delta < 1e-6
+    ({"q": 1e-5, "delta": 5e-6, "grid_mod": (5e-7,)}, "grid_mod"),
+])
+def test_alternatives_outside_the_clip_interval_are_refused(change, field):
+    with pytest.raises(InputError, match=f"parameter {field}"):
+        AuditParams.gpqa(**change)
+
+
+def test_clipping_never_crosses_q():
+    from hypothesis import given, settings, strategies as st
+    from audit_core.sequential import clip_alternative
+    from audit_core.sequential.likelihood import CLIP
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(st.floats(CLIP * 1.0001, 1 - CLIP * 1.0001), st.floats(-10.0, 10.0), st.sampled_from(["below", "above"]))
+    def check(q, alternative, side):
+        g = clip_alternative(alternative, q, side)
+        assert (CLIP <= g <= q) if side == "below" else (q <= g <= 1 - CLIP)
+    check()
+    edge = AuditParams.gpqa(q=0.99999, delta_aud=5e-6, grid_aud=(0.999992, 0.999999))
+    assert edge.q_aud == 0.999995 and edge.grid_aud[-1] == 1 - CLIP
+
+
+def test_threshold_is_minus_log_alpha_even_for_subnormal_alpha():
+    p = AuditParams.gpqa(alpha=1e-320)
+    assert math.isfinite(p.log_threshold) and p.log_threshold == -math.log(1e-320)
+    assert p.log_threshold == pytest.approx(736.83, abs=0.01)
+    for alpha in (0.05, 1e-10, 1e-300, 5e-324):
+        assert AuditParams.gpqa(alpha=alpha).log_threshold == pytest.approx(-math.log(alpha), rel=1e-15)
+    from audit_core.sequential import first_crossing, log_evalues, replay
+    y = [1.0] * 30
+    assert first_crossing(log_evalues(y, p)["AUD-LR"], p.log_threshold) is None
+    assert first_crossing([700.0, 737.0], p.log_threshold) == 2
+    assert replay(y, p).decision == "inconclusive"

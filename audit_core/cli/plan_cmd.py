@@ -1,0 +1,126 @@
+"""``plan``: before any label, the chance of each decision by n labels and the labels needed.
+
+    python -m audit_core plan --pool gpqa:small --replicates 200
+    python -m audit_core plan --subgroups 120,160,168 --failing-accuracy 0.6 --budget 250
+
+For a pool (bundled key or labelled CSV) or an assumed structure of subgroups (sizes, how many
+fail and at what accuracy), simulates the audit with and without the failure and prints the
+budget table, the median and 90th-percentile labels needed and P(pass) when nothing fails, each
+with its Monte Carlo interval. ``--json`` adds the full curves P(decision by n) for n up to the
+budget. ``--backend dask`` runs the audits on Dask (a LocalCluster, or ``--address``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+from audit_core import analyses
+from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
+from audit_core.auditing.backends import BACKENDS
+from audit_core.cli import emit, flag
+from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, STYLES, paper_params
+from audit_core.errors import InputError
+from audit_core.sequential import MODEL_PROCESSES
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, got {text!r}") from None
+
+
+def add_backend_options(p) -> None:
+    """--backend / --address, shared with ``simulate``."""
+    p.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="local process pool (default) or dask (LocalCluster unless --address)")
+    p.add_argument("--address", metavar="tcp://HOST:PORT", help="scheduler of an existing Dask cluster (implies --backend dask)")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("plan", help="audit planner: P(decision by n labels), labels needed, P(pass | no failure)",
+                              description=__doc__.split("\n\n")[0])
+    p.add_argument("--pool", metavar="FILE|KEY", help="bundled pool (gpqa:large, ..., sdoh) or labelled audit CSV")
+    p.add_argument("--subgroups", type=_ints, metavar="N,N,...", help="assumed subgroup sizes (instead of --pool)")
+    p.add_argument("--failing", type=int, default=1, help="assumed: how many subgroups fail (default 1, the first)")
+    p.add_argument("--failing-accuracy", type=float, default=0.6, help="assumed: accuracy of a failing subgroup (default 0.6)")
+    p.add_argument("--base-accuracy", type=float, default=0.92, help="assumed: accuracy of the others (default 0.92)")
+    p.add_argument("--strategy", choices=STRATEGY_NAMES, default="adaptive")
+    p.add_argument("--process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS)
+    p.add_argument("--style", choices=STYLES, help="parameter defaults (default: the pool's style, else gpqa)")
+    p.add_argument("--q", type=float, help="performance threshold q")
+    p.add_argument("--alpha", type=float, help="level alpha")
+    p.add_argument("--m", type=int, help="auditor's budget m")
+    p.add_argument("--budget", type=int, help="labels per audit (default: the style's)")
+    p.add_argument("--n-init", type=int, dest="n_init", help="initial random cases of the adaptive auditor")
+    p.add_argument("--budgets", type=_ints, metavar="N,N,...", help="rows of the budget table (default: five up to --budget)")
+    p.add_argument("--no-failure-accuracy", type=float, help="accuracy given to failing subgroups in the no-failure scenario (default q + delta_aud)")
+    p.add_argument("--suspect", action="append", metavar="SUBGROUP", help="suspect subgroup of the informed strategy")
+    p.add_argument("--replicates", type=int, default=200, help="audits per scenario (default 200)")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--jobs", type=int, default=2, help="workers (default 2)")
+    add_backend_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON document (with the curves)")
+    p.set_defaults(func=run)
+
+
+def stderr_progress(args):
+    """A progress callback writing "done/total audits" to a terminal's stderr, else None."""
+    if args.json or not sys.stderr.isatty():
+        return None
+
+    def progress(done: int, total: int) -> None:
+        sys.stderr.write(f"\r{done}/{total} audits")
+        if done == total:
+            sys.stderr.write("\n")
+    return progress
+
+
+def run(args) -> int:
+    if (args.pool is None) == (args.subgroups is None):
+        raise InputError("plan: give either --pool or --subgroups")
+    if args.replicates < 1:
+        raise InputError(f"--replicates: must be at least 1, got {args.replicates}")
+    backend = "dask" if args.address else args.backend
+    if args.pool is not None:
+        with flag("--pool"):
+            pool = analyses.pool_source(args.pool, suspects=tuple(args.suspect) if args.suspect else None)
+    else:
+        pool = analyses.assumed_pool_source(args.subgroups, args.failing_accuracy, args.base_accuracy, args.failing,
+                                            seed=args.seed, style=args.style or DEFAULT_STYLE)
+    style = args.style or pool.value.style or DEFAULT_STYLE
+    params = paper_params(style, q=args.q, alpha=args.alpha, m=args.m, budget=args.budget, n_init=args.n_init)
+    config = AuditorConfig(suspects=tuple(args.suspect) if args.suspect else None)
+    view = analyses.plan_study(pool, args.strategy, args.process, params, args.replicates, args.seed, args.budgets,
+                               args.no_failure_accuracy, stderr_progress(args), args.jobs, config, backend,
+                               args.address)
+    payload = view.plan.to_dict()
+    payload["backend"] = backend
+    emit(payload, args.json, render_text)
+    return 0
+
+
+def _labels(value) -> str:
+    return "> budget" if value is None or (isinstance(value, float) and math.isinf(value)) else f"{value:g}"
+
+
+def render_text(payload: dict) -> str:
+    params = payload["params"]
+    p = payload["p_pass_no_failure"]
+    lines = [f"Plan for {payload['pool']}: {payload['strategy']} / {payload['process']}, q={params['q']}, "
+             f"alpha={params['alpha']}, budget {params['budget']}; {payload['replicates']} audits per scenario, "
+             f"seed {payload['seed']} ({payload['backend']})", "",
+             f"P(pass | no failure) = {p['estimate']:.2f} [{p['low']:.2f}, {p['high']:.2f}]", "",
+             "Labels to a decision (inconclusive = never):"]
+    for r in payload["labels_needed"]:
+        lines.append(f"  {r['scenario']:<10} {r['quantile']:<16} {_labels(r['labels']):>9}  "
+                     f"[{_labels(r['low'])}, {_labels(r['high'])}]")
+    lines += ["", f"{'scenario':<10} {'budget':>6}  {'failure found':>20}  {'audit passed':>20}  {'inconclusive':>20}"]
+    for r in payload["budget_table"]:
+        cells = [f"{r[k]:.2f} [{r[k + ' low']:.2f}, {r[k + ' high']:.2f}]"
+                 for k in ("failure mode found", "audit passed", "inconclusive")]
+        lines.append(f"{r['scenario']:<10} {r['budget']:>6}  " + "  ".join(f"{c:>20}" for c in cells))
+    lines += ["", payload["mc_note"], f"{payload['seconds']:.1f} s"]
+    return "\n".join(lines)

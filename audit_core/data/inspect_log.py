@@ -1,0 +1,300 @@
+"""Inspect AI evaluation logs (``.eval`` and ``.json``) as labelled audit data.
+
+Read without inspect-ai (a heavy dependency for CI): a ``.eval`` log is a zip archive whose
+members are JSON documents, Zstandard-compressed (zip method 93) in current versions and deflated
+or stored in older ones: ``header.json`` (eval spec, results), ``samples/<id>_epoch_<n>.json``
+(one EvalSample each, in the order they were written) and ``_journal/`` files. A ``.json`` log is
+one document with ``eval`` and ``samples``. The tests compare this reader with inspect-ai's own
+``read_eval_log`` on logs written by inspect-ai (tests/fixtures/inspect/).
+
+Mapping (issue 9):
+
+* case: one per (sample, epoch); id = the sample id, or ``id#epoch`` when the log has several
+  epochs (each epoch is its own case, not reduced to one value per sample; the notes say so).
+* score: the value of one scorer (``score="match"``; ``"scorer.key"`` for dict-valued scores),
+  with Inspect's meaning of values: C = 1, I = 0, P = 0.5, N = 0, numbers and booleans as they are.
+  With several scorers and none chosen, the message lists them.
+* subgroups: any ``metadata`` key, by its bare name (``subject``) or as ``metadata.subject``.
+* order: per sample, the time of the last human edit of the chosen score when there is one, else
+  ``completed_at``, else ``started_at`` (ISO-8601); log order when a sample has none or two share
+  one. ``order="started_at"`` / ``"completed_at"`` / a metadata key choose another.
+* Samples without the chosen score (errors, unscored) are not replayed and are listed in the notes.
+* Only the chosen score and the metadata chosen as subgroups are used: ids, epochs, targets and
+  other scorers never become features.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import struct
+import zipfile
+import zlib
+from dataclasses import replace
+
+import pandas as pd
+
+from audit_core.data.loader import (
+    SUBGROUP_NAMES,
+    AuditData,
+    _as_tuple,
+    _normalise,
+    load_audit_frame,
+)
+from audit_core.errors import InputError
+
+# Inspect's string values (inspect_ai.scorer: CORRECT, INCORRECT, PARTIAL, NOANSWER).
+VALUE_MEANING = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+ZIP_MAGIC = b"PK\x03\x04"
+_ZSTD_METHOD = 93
+_RESERVED = ("id", "sample_id", "epoch", "annotation_time", "completed_at", "started_at")
+_LISTED = 8
+
+
+def _zip_member(archive: zipfile.ZipFile, raw: bytes, info: zipfile.ZipInfo) -> bytes:
+    """One member's bytes; Zstandard members are decompressed here (zipfile has no method 93)."""
+    if info.compress_type != _ZSTD_METHOD:
+        return archive.read(info)
+    import zstandard  # imported here: only .eval logs need it
+
+    name_len, extra_len = struct.unpack("<HH", raw[info.header_offset + 26:info.header_offset + 30])
+    start = info.header_offset + 30 + name_len + extra_len
+    return zstandard.ZstdDecompressor().decompressobj().decompress(raw[start:start + info.compress_size])
+
+
+def _json_member(archive, raw: bytes, info, name: str):
+    import zstandard
+
+    try:
+        return json.loads(_zip_member(archive, raw, info))
+    # Decompression (zstd, zlib, unsupported method, encrypted, truncated) and JSON errors alike.
+    except (zstandard.ZstdError, zlib.error, zipfile.BadZipFile, ValueError, NotImplementedError, RuntimeError,
+            EOFError, OSError, struct.error) as exc:
+        raise InputError(f"{name}: member {info.filename!r} of the Inspect log cannot be read ({exc})") from None
+
+
+def _checked(header, samples: list, name: str) -> tuple[dict, list[dict]]:
+    """The log's structure as the reader relies on it (a sample is an object, its scores and
+    metadata objects), else one message naming the sample."""
+    if not isinstance(header, dict):
+        raise InputError(f"{name}: the Inspect log header is not a JSON object")
+    for position, sample in enumerate(samples, start=1):
+        if not isinstance(sample, dict):
+            raise InputError(f"{name}: sample {position} of the Inspect log is not a JSON object")
+        for part in ("scores", "metadata"):
+            if not isinstance(sample.get(part) or {}, dict):
+                raise InputError(f"{name}: sample {sample.get('id', position)!r}: {part} is not a JSON object")
+        for scorer, entry in (sample.get("scores") or {}).items():
+            if not isinstance(entry, dict):
+                raise InputError(f"{name}: sample {sample.get('id', position)!r}: score {scorer!r} is not a JSON object")
+    return header, samples
+
+
+def read_eval_archive(raw: bytes, name: str) -> tuple[dict, list[dict]]:
+    """(header, samples in write order) of a ``.eval`` zip archive."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(raw))
+        infos = archive.infolist()
+    except zipfile.BadZipFile as exc:
+        raise InputError(f"{name}: a zip archive that cannot be read ({exc})") from None
+    members = {i.filename: i for i in infos}
+    samples = [i for i in infos if i.filename.startswith("samples/") and i.filename.endswith(".json")]
+    if "header.json" not in members and "_journal/start.json" not in members and not samples:
+        raise InputError(f"{name}: a zip archive, but not an Inspect AI log (no header.json or samples/ members)")
+    header_info = members.get("header.json") or members.get("_journal/start.json")
+    header = _json_member(archive, raw, header_info, name) if header_info else {}
+    return _checked(header, [_json_member(archive, raw, i, name) for i in samples], name)
+
+
+def read_json_log(document: dict, name: str) -> tuple[dict, list[dict]]:
+    samples = document.get("samples")
+    if not isinstance(samples, list):
+        raise InputError(f"{name}: the Inspect log has no samples (was it written with log_samples off?)")
+    return _checked(document, samples, name)
+
+
+def inspect_value(value) -> float | None:
+    """Inspect's value meaning: C/I/P/N, booleans as 1/0, numbers (and numeric text) as they are."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, str):
+        if value.strip().upper() in VALUE_MEANING:
+            return VALUE_MEANING[value.strip().upper()]
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def _scorer_names(header: dict, samples: list[dict]) -> list[str]:
+    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
+    listed = spec.get("scorers") if isinstance(spec.get("scorers"), list) else []
+    names = [str(s["name"]) for s in listed if isinstance(s, dict) and s.get("name")]
+    for sample in samples:
+        for key in sample.get("scores") or {}:
+            if key not in names:
+                names.append(key)
+    return names
+
+
+def _choose_scorer(score: str | None, scorers: list[str], name: str) -> tuple[str, str | None]:
+    """(scorer, key inside dict values or None) from ``score`` ('match' or 'match.key')."""
+    if not scorers:
+        raise InputError(f"{name}: no sample of the Inspect log has a score")
+    if score is None:
+        if len(scorers) > 1:
+            raise InputError(f"{name}: the log has {len(scorers)} scorers ({', '.join(scorers)}); "
+                             "choose one as the score")
+        return scorers[0], None
+    folded = {s.lower(): s for s in scorers}
+    if score.lower() in folded:
+        return folded[score.lower()], None
+    scorer, _, key = score.partition(".")
+    if key and scorer.lower() in folded:
+        return folded[scorer.lower()], key
+    raise InputError(f"{name}: score {score!r}: no such scorer; the log's scorers are {', '.join(scorers)}")
+
+
+def _sample_value(sample: dict, scorer: str, key: str | None, name: str) -> float | None:
+    entry = (sample.get("scores") or {}).get(scorer)
+    if entry is None:
+        return None
+    value = entry.get("value")
+    if isinstance(value, dict):
+        if key is None:
+            raise InputError(f"{name}: scorer {scorer!r} gives several values per sample "
+                             f"({', '.join(map(str, value))}); choose one as the score, e.g. '{scorer}.{next(iter(value))}'")
+        value = value.get(key)
+    elif key is not None:
+        raise InputError(f"{name}: scorer {scorer!r} gives one value per sample; choose it as '{scorer}', not '{scorer}.{key}'")
+    if value is None:
+        return None
+    number = inspect_value(value)
+    if number is None:
+        raise InputError(f"{name}: scorer {scorer!r}, sample {sample.get('id')!r} epoch {sample.get('epoch')}: "
+                         f"value {value!r} is not C/I/P/N, a boolean or a number")
+    return number
+
+
+def _last_edit(sample: dict, scorer: str) -> str | None:
+    """ISO time of the last edit of the score with a provenance (a human edit), else None."""
+    history = ((sample.get("scores") or {}).get(scorer) or {}).get("history") or []
+    stamps = []
+    for edit in history if isinstance(history, list) else []:
+        provenance = edit.get("provenance") if isinstance(edit, dict) else None
+        stamp = provenance.get("timestamp") if isinstance(provenance, dict) else None
+        if isinstance(stamp, str):
+            try:
+                moment = pd.Timestamp(stamp)
+                stamps.append((moment if moment.tzinfo else moment.tz_localize("UTC"), stamp))
+            except ValueError:
+                continue  # an unreadable edit time orders nothing; completed_at is used instead
+    return max(stamps)[1] if stamps else None
+
+
+def _metadata_columns(samples: list[dict]) -> dict[str, str]:
+    """column name -> metadata key; keys clashing with the reader's own columns get 'metadata.'."""
+    keys: list[str] = []
+    for sample in samples:
+        for key in sample.get("metadata") or {}:
+            if key not in keys:
+                keys.append(key)
+    return {(f"metadata.{k}" if k in _RESERVED else str(k)): k for k in keys}
+
+
+def _metadata_text(value) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def _unscored_note(missing: list[dict], scorer: str, total: int) -> str:
+    shown = []
+    for sample in missing[:_LISTED]:
+        error = sample.get("error")
+        reason = f"error: {str(error.get('message', error) if isinstance(error, dict) else error)[:60]}" if error else "no score"
+        shown.append(f"{sample.get('id')}#{sample.get('epoch')} ({reason})")
+    more = f" and {len(missing) - _LISTED} more" if len(missing) > _LISTED else ""
+    return (f"{len(missing)} of {total} sample(s) have no {scorer!r} score and are not replayed: "
+            f"{', '.join(shown)}{more}")
+
+
+def inspect_frame(header: dict, samples: list[dict], score: str | None, name: str) -> tuple[pd.DataFrame, str, list[str]]:
+    """(table of the scored samples in log order, score column, notes)."""
+    if not samples:
+        raise InputError(f"{name}: the Inspect log has no samples")
+    scorer, key = _choose_scorer(score, _scorer_names(header, samples), name)
+    column = scorer if key is None else f"{scorer}.{key}"
+    epochs = {s.get("epoch", 1) for s in samples}
+    several = len(epochs) > 1
+    meta = _metadata_columns(samples)
+    rows, missing = [], []
+    for sample in samples:
+        value = _sample_value(sample, scorer, key, name)
+        if value is None:
+            missing.append(sample)
+            continue
+        metadata = sample.get("metadata") or {}
+        edited = _last_edit(sample, scorer)
+        row = {"id": f"{sample.get('id')}#{sample.get('epoch', 1)}" if several else str(sample.get("id")),
+               "sample_id": str(sample.get("id")), "epoch": sample.get("epoch", 1), column: value,
+               "annotation_time": edited or sample.get("completed_at") or sample.get("started_at"),
+               "completed_at": sample.get("completed_at"), "started_at": sample.get("started_at"),
+               "edited": edited is not None}
+        row.update({c: _metadata_text(metadata.get(k)) for c, k in meta.items()})
+        rows.append(row)
+    task = header["eval"].get("task", "?") if isinstance(header.get("eval"), dict) else "?"
+    notes = [(f"Inspect AI log: task {task!r}, status {header.get('status', 'unknown')}, "
+              f"score = scorer {column!r} (C = 1, I = 0, P = 0.5, N = 0)")]
+    if missing:
+        notes.append(_unscored_note(missing, column, len(samples)))
+    if not rows:
+        raise InputError(f"{name}: no sample has a {column!r} score ({len(samples)} sample(s) in the log)")
+    if several:
+        notes.append(f"epochs: {len(epochs)}; each (sample, epoch) is one case with id 'sample#epoch', "
+                     "not reduced to one value per sample")
+    return pd.DataFrame(rows), column, notes
+
+
+def _inspect_order(frame: pd.DataFrame, order, notes: list[str]):
+    """The order column to pass to the loader (False = log order), per the module's rule."""
+    if order is not None:
+        return order
+    stamps = frame["annotation_time"]
+    if stamps.isna().any() or stamps.duplicated().any():
+        notes.append("some samples lack a timestamp or share one: scores replayed in log order")
+        return False
+    edited = int(frame["edited"].sum())
+    notes.append("order: time of the last human edit of the score" + (
+        f" ({edited} of {len(frame)} samples; the others by completed_at)" if edited < len(frame) else "")
+        if edited else "order: completed_at of each sample (started_at where missing)")
+    return "annotation_time"
+
+
+def _inspect_subgroups(frame: pd.DataFrame, subgroups, metadata_columns: list[str], notes: list[str]) -> tuple:
+    chosen = _as_tuple(subgroups)
+    if chosen is None:
+        chosen = tuple(c for c in metadata_columns if _normalise(c) in SUBGROUP_NAMES)
+        notes.append(f"subgroup(s) auto-detected from metadata: {', '.join(map(repr, chosen))}" if chosen else
+                     f"no subgroup metadata detected; the metadata keys are {', '.join(metadata_columns) or 'none'}")
+        return chosen
+    columns = set(frame.columns)
+    return tuple(c[len("metadata."):] if c.startswith("metadata.") and c not in columns
+                 and c[len("metadata."):] in metadata_columns else c for c in chosen)
+
+
+def load_inspect_log(header: dict, samples: list[dict], name: str, score: str | None = None, subgroups=None,
+                     order=None, features=None) -> AuditData:
+    """AuditData from a read Inspect log (see the module docstring for the mapping)."""
+    frame, column, notes = inspect_frame(header, samples, score, name)
+    metadata_columns = [c for c in frame.columns if c not in (*_RESERVED, column, "edited")]
+    chosen_order = _inspect_order(frame, order, notes)
+    chosen_subgroups = _inspect_subgroups(frame, subgroups, metadata_columns, notes)
+    data = load_audit_frame(frame.drop(columns=["edited"]), name=name, score=column, subgroups=chosen_subgroups,
+                            order=chosen_order, id="id", text=False, features=() if features is None else features)
+    return replace(data, notes=tuple(notes) + data.notes)

@@ -1,0 +1,87 @@
+"""Compare two runs: the same cases labelled under two models or two prompt versions.
+
+The paired difference B − A overall and per subgroup with intervals, the regressions and
+improvements case by case, each run's own audit decision side by side, and the cases present in
+one run only. All numbers come from ``audit_core.analyses.compare_runs``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from audit_core.analyses import BUNDLED, AuditParams
+from audit_core.errors import InputError
+from pages import _cache, _shared
+
+UPLOAD = "upload"
+RUN_KEYS = [k for k in BUNDLED if k != "recorded_run"] + [UPLOAD]
+LABELS = {**{k: f"Bundled: {BUNDLED[k].title}" for k in BUNDLED}, UPLOAD: "Upload a run (CSV or log)"}
+
+_shared.page_header(
+    "Compare two runs",
+    "Two labelled runs on overlapping cases, matched by case id: is B better or worse than A, where, "
+    "and on which cases? Each run's own dual-test decision is shown next to the paired difference.")
+
+
+def run_choice(side: str, default: str):
+    choice = st.selectbox(f"Run {side}", RUN_KEYS, index=RUN_KEYS.index(default), format_func=LABELS.get,
+                          key=_shared.kept(f"compare_{side}"))
+    if choice == UPLOAD:
+        source = _shared.upload_source("run", f"Run {side}: labelled CSV, Inspect AI log or lm-eval samples",
+                                       ["csv", "tsv", "txt", "eval", "json", "jsonl"], slot=f"compare_{side}")
+        if source is not None:
+            return source
+        st.caption("No accepted upload yet: using the bundled default.")
+        choice = default
+    return _shared.bundled_source("run", choice)
+
+
+left, right = st.columns(2)
+with left:
+    run_a = run_choice("A", "gpqa:large")
+with right:
+    run_b = run_choice("B", "gpqa:medium")
+
+with st.expander("Roles and parameters"):
+    c1, c2, c3 = st.columns(3)
+    score = c1.text_input("Score column (both runs)", "", key=_shared.kept("compare_score"),
+                          help="Empty: each run's own (bundled or detected).") or None
+    groups_text = c2.text_input("Subgroup columns (comma-separated)", "", key=_shared.kept("compare_groups"),
+                                help="Empty: each run's own.")
+    confidence = c3.select_slider("Confidence", [0.8, 0.9, 0.95, 0.99], value=0.95,
+                                  key=_shared.kept("compare_confidence"))
+subgroups = tuple(g.strip() for g in groups_text.split(",") if g.strip()) or None
+
+try:
+    params = AuditParams.for_style(run_a.value.style)
+    view = _cache.compare_runs(run_a.key, run_b.key, score, subgroups, repr(params.to_dict()), float(confidence),
+                               run_a, run_b, params)
+except InputError as exc:
+    _shared.show_input_error(exc, "these two runs", "Choose other runs or roles above.")
+    st.stop()
+
+comparison = view.comparison
+_shared.show_verdict(view.verdict)
+st.caption(f"Run A: {run_a.description} · Run B: {run_b.description}")
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Common cases", comparison.n_common)
+m2.metric("Difference B − A", f"{comparison.overall.difference:+.3f}",
+          help=f"{confidence:.0%} {comparison.overall.interval} interval "
+               f"[{comparison.overall.ci_low:+.3f}, {comparison.overall.ci_high:+.3f}].")
+m3.metric("Regressions", comparison.overall.regressions, help="Cases right in A and wrong in B.")
+m4.metric("Improvements", comparison.overall.improvements, help="Cases wrong in A and right in B.")
+if comparison.only_a or comparison.only_b:
+    st.info(f"Cases in one run only: {len(comparison.only_a)} only in {comparison.names[0]}, "
+            f"{len(comparison.only_b)} only in {comparison.names[1]}; they are left out of the paired difference.")
+for note in comparison.notes:
+    st.caption(note)
+
+st.subheader("Each run's audit decision")
+st.dataframe(view.decisions_table, hide_index=True, width="stretch")
+_shared.show_chart(view.chart)
+st.subheader("Per subgroup")
+st.dataframe(view.subgroup_table, hide_index=True, width="stretch")
+st.subheader("Regressions and improvements, case by case")
+st.dataframe(view.changes_table, hide_index=True, width="stretch", height=320)
+_shared.csv_download(view.changes_table, "changes.csv", key="compare_changes_csv")
+_shared.register_section(view.section)
