@@ -49,3 +49,13 @@ def test_neural_baseline_learns_the_same_region():
         model.update(int(i), float(rng.random() < p[i]))
     mean, spread = model.predict()
     assert mean[bad].mean() < mean[~bad].mean() - 0.3 and (spread > 0).all()
+
+
+def test_no_features_gives_no_divide_by_zero_warning():
+    import warnings
+    import numpy as np
+    from audit_core.auditing.model import OnlineEnsemble
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = OnlineEnsemble(np.zeros((5, 0)), np.random.default_rng(0))
+    assert np.isfinite(model.phi).all() and model.phi.shape[2] == 1 + 0 + 32
