@@ -17,6 +17,7 @@ import streamlit as st
 
 from audit_core import analyses
 from audit_core.analyses import Source
+from audit_core.errors import InputError
 
 SOURCE_ENTRIES, ANALYSIS_ENTRIES, TTL = 16, 64, 3600
 
@@ -45,8 +46,11 @@ def support_lattice(policy_key: str, estimand: str, _policy: Source):
 @st.cache_data(show_spinner=False, max_entries=512, ttl=TTL)
 def explore_support(policy_key: str, components: tuple[str, ...], estimand: str,
                     cells: tuple[str, ...] | None, _policy: Source):
-    return analyses.explore_support(_policy, components, estimand, cells,
-                                    lattice_result=support_lattice(policy_key, estimand, _policy))
+    try:
+        lattice = support_lattice(policy_key, estimand, _policy)
+    except InputError:  # too many components for a lattice: explained without it (lattice_note)
+        lattice = None
+    return analyses.explore_support(_policy, components, estimand, cells, lattice_result=lattice)
 
 
 @st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)

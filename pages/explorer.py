@@ -282,8 +282,11 @@ def show_support(view, custom) -> None:
     with left:
         nonce = st.session_state.get("lattice_nonce", 0)
         chart_key = f"lattice_{nonce}"
-        _shared.show_chart(view.lattice_chart, key=chart_key,
-                           on_select=lambda: on_lattice_pick(chart_key, component_names))
+        if view.lattice_chart is None:
+            st.info(view.lattice_note, icon=":material/info:")
+        else:
+            _shared.show_chart(view.lattice_chart, key=chart_key,
+                               on_select=lambda: on_lattice_pick(chart_key, component_names))
     with right:
         st.subheader("Equivalence classes")
         st.caption("Policies in one class answer every observed cell alike. A class holding both τ "

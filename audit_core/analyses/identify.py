@@ -19,7 +19,7 @@ from audit_core.analyses.common import Verdict, plural
 from audit_core.analyses.sources import Source, content_key
 from audit_core.identify import editor
 from audit_core.identify import (
-    Identification, Lattice, Synthesis, estimand_values, identify, lattice, minimum_supports,
+    Identification, Lattice, LatticeTooLarge, Synthesis, estimand_values, identify, lattice, minimum_supports,
 )
 from audit_core.report.document import ReportChart, ReportSection
 from audit_core.views import identify as views
@@ -39,7 +39,8 @@ class SupportExploration:
     Attributes
     ----------
     identification : the engine's :class:`~audit_core.identify.Identification` on the support.
-    lattice : the component lattice of the class for the estimand.
+    lattice : the component lattice of the class for the estimand, or None above
+        ``MAX_LATTICE_COMPONENTS`` components (``lattice_note`` then says why; no lattice chart).
     tau : τ of every deterministic policy (name → 0/1).
     support_label : "target + sham", "base only" or "custom 2-cell support".
     inside : cheapest identifying support using only the support's cells (when τ is identified
@@ -56,7 +57,7 @@ class SupportExploration:
     components: tuple[str, ...]
     custom_cells: tuple[str, ...] | None
     identification: Identification = field(repr=False)
-    lattice: Lattice = field(repr=False)
+    lattice: Lattice | None = field(repr=False)
     tau: dict = field(repr=False)
     support_label: str
     inside: Synthesis | None = field(repr=False)
@@ -65,10 +66,11 @@ class SupportExploration:
     collision_table: pd.DataFrame = field(repr=False)
     mixture_table: pd.DataFrame = field(repr=False)
     leave_one_out_table: pd.DataFrame = field(repr=False)
-    lattice_chart: dict = field(repr=False)
+    lattice_chart: dict | None = field(repr=False)
     heatmap_chart: dict = field(repr=False)
     section: ReportSection = field(repr=False)
     verdict: Verdict
+    lattice_note: str = ""
 
     @property
     def added_cells(self) -> tuple[str, ...]:
@@ -138,7 +140,12 @@ def explore_support(policy: Source, components: Sequence[str] | None = None, est
     custom = tuple(cells) if cells else None
     ident = identify(pc, estimand=estimand, cells=list(custom)) if custom else \
         identify(pc, components=list(components), estimand=estimand)
-    lat = lattice_result if lattice_result is not None else support_lattice(policy, estimand)
+    lat, lattice_note = lattice_result, ""
+    if lat is None:
+        try:
+            lat = support_lattice(policy, estimand)
+        except LatticeTooLarge as exc:  # the support itself is still explained, without the lattice
+            lat, lattice_note = None, str(exc)
     tau_values = estimand_values(pc, estimand)
     tau = dict(zip(pc.names, tau_values.astype(int).tolist()))
     label = f"custom {len(custom)}-cell support" if custom else views.support_name(components)
@@ -146,18 +153,19 @@ def explore_support(policy: Source, components: Sequence[str] | None = None, est
     added = () if repair is None else tuple(c for c in repair.supports[0] if c not in set(ident.cells))
     verdict = _explore_verdict(estimand, label, ident, inside, repair, added)
     current = views.support_key(components) if not custom else ""
-    lattice_chart = views.lattice_spec(lat, pc.component_names, estimand, current)
+    lattice_chart = None if lat is None else views.lattice_spec(lat, pc.component_names, estimand, current)
     heatmap_chart = views.heatmap_spec(pc, tau_values, ident.cells)
+    charts = ((ReportChart("Support lattice (Hasse diagram)", lattice_chart),) if lattice_chart else ()) + (
+        ReportChart("Policy × cell responses", heatmap_chart),)
     section = views.identification_section(
-        ident, lat, tau, estimand, label, policy.description, components, custom,
-        (ReportChart("Support lattice (Hasse diagram)", lattice_chart),
-         ReportChart("Policy × cell responses", heatmap_chart)), verdict=verdict.text)
+        ident, lat, tau, estimand, label, policy.description, components, custom, charts, verdict=verdict.text,
+        lattice_note=lattice_note)
     return SupportExploration(
         source=policy, estimand=estimand, components=components, custom_cells=custom, identification=ident,
         lattice=lat, tau=tau, support_label=label, inside=inside, repair=repair,
         class_table=views.class_table(ident, tau), collision_table=views.collision_table(ident, tau),
         mixture_table=views.mixture_table(ident), leave_one_out_table=views.leave_one_out_table(lat), lattice_chart=lattice_chart,
-        heatmap_chart=heatmap_chart, section=section, verdict=verdict)
+        heatmap_chart=heatmap_chart, section=section, verdict=verdict, lattice_note=lattice_note)
 
 
 @dataclass(frozen=True)

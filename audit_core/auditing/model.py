@@ -41,10 +41,11 @@ class OnlineEnsemble:
         n, d = x.shape
         self.n_members = n_members
         self.prior = float(prior)
-        hidden_w = rng.standard_normal((n_members, d, n_hidden)) * (input_scale / np.sqrt(d))
+        root_d = np.sqrt(max(d, 1))  # a pool without features (d = 0) has nothing to scale
+        hidden_w = rng.standard_normal((n_members, d, n_hidden)) * (input_scale / root_d)
         hidden_b = rng.uniform(-1.0, 1.0, size=(n_members, 1, n_hidden))
         hidden = np.tanh(np.einsum("nd,kdh->knh", x, hidden_w) + hidden_b) / np.sqrt(n_hidden)
-        linear = np.broadcast_to(x / np.sqrt(d), (n_members, n, d))
+        linear = np.broadcast_to(x / root_d, (n_members, n, d))
         ones = np.ones((n_members, n, 1))
         # phi: (K, n, D) design of every case for every member, computed once.
         self.phi = np.ascontiguousarray(np.concatenate([ones, linear, hidden], axis=2))

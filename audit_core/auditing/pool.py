@@ -67,7 +67,7 @@ class Pool:
         """Cases in any named subgroup: a name matches a subgroup value or a stratum name."""
         names = tuple(self.suspects if suspects is None else suspects)
         if not names:
-            raise InputError(f"pool {self.name}: the informed-prior strategy needs suspect subgroups (--suspect)")
+            raise InputError(f"pool {self.name}: the informed-prior strategy needs suspect subgroups (name the suspect subgroups)")
         wanted = set(names)
         by_value = np.isin(self.subgroup_values, list(wanted)).any(axis=1) if self.subgroup_values.size else \
             np.zeros(self.n, dtype=bool)

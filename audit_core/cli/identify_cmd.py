@@ -77,7 +77,7 @@ def register(subparsers) -> None:
     p.add_argument("--all", action="store_true", help="enumerate every optimal support")
     p.add_argument("--include", metavar="CELL,CELL", help="cells the support must contain")
     p.add_argument("--exclude", metavar="CELL,CELL", help="cells the support must not contain")
-    p.add_argument("--time-limit", type=float, default=10.0, help="seconds per solver phase (default 10)")
+    p.add_argument("--time-limit", type=float, default=10.0, help="seconds for the whole search, reductions included (default 10)")
     p.set_defaults(func=run_synthesize)
 
 

@@ -83,6 +83,8 @@ def run(args) -> int:
         raise InputError("plan: give either --pool or --subgroups")
     if args.replicates < 1:
         raise InputError(f"--replicates: must be at least 1, got {args.replicates}")
+    if args.jobs < 1:
+        raise InputError(f"--jobs: must be at least 1, got {args.jobs}")
     backend = "dask" if args.address else args.backend
     if args.pool is not None:
         with flag("--pool"):

@@ -94,13 +94,14 @@ def run(args) -> int:
     payload = result.to_dict()
     payload["file"] = ", ".join(str(f) for f in args.file)
     payload["columns"] = {"score": data.score, "order": data.order, "subgroups": list(data.subgroups), "id": data.id}
-    payload["notes"] = list(data.notes)
+    payload["notes"] = [_with_flags(note) for note in data.notes]
     emit(payload, args.json, render_text)
     return 0
 
 
 # Engine messages name roles; the command line names its flags.
 _FLAG_HINTS = (("choose one as the score", "choose one with --score"),
+               ("choose the subgroup columns", "choose them with --subgroup COL"),
                ("choose one filter", "choose one with --filter"))
 
 

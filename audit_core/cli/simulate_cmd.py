@@ -85,13 +85,21 @@ def build_params(style: str, args) -> AuditParams:
     return paper_params(style, q=args.q, alpha=args.alpha, m=args.m, budget=args.budget, n_init=args.n_init)
 
 
+def _timing_apart(payload: dict) -> dict:
+    """Wall-clock fields moved under one ``timing`` key (total seconds, seconds per audit per row in
+    row order), so everything else is byte-identical across runs with the same seed."""
+    per_row = [row.pop("seconds_per_audit", None) for row in payload["rows"]]
+    payload["timing"] = {"seconds": payload.pop("seconds"), "seconds_per_audit": per_row}
+    return payload
+
+
 def _study_payload(pool, args, strategies, processes, config, progress) -> dict:
     style = pool.value.style or args.style or DEFAULT_STYLE
     rows = study_rows(strategies, processes, style, args.paper)
     view = analyses.simulate_study(pool, rows, args.replicates, build_params(style, args), seed=args.seed,
                                    progress=progress, n_jobs=args.jobs, config=config,
                                    backend="dask" if args.address else args.backend, address=args.address)
-    payload = view.study.to_dict()
+    payload = _timing_apart(view.study.to_dict())
     if view.sampling is not None:
         payload["sampling_frequency"] = {
             "strategy": "adaptive", "process": view.sampling.process,
@@ -127,8 +135,10 @@ def run(args) -> int:
     payloads = {key: _study_payload(analyses.pool_source(key, suspects=suspects), args, strategies, processes, config,
                                     progress) for key in GPQA_STUDY_POOLS}
     first = payloads[GPQA_STUDY_POOLS[0]]
-    combined = {**first, "pool": ALL_GPQA, "seconds": round(sum(p["seconds"] for p in payloads.values()), 3),
-                "rows": [{"setting": key, **row} for key, p in payloads.items() for row in p["rows"]]}
+    combined = {**first, "pool": ALL_GPQA,
+                "rows": [{"setting": key, **row} for key, p in payloads.items() for row in p["rows"]],
+                "timing": {"seconds": round(sum(p["timing"]["seconds"] for p in payloads.values()), 3),
+                           "seconds_per_audit": [s for p in payloads.values() for s in p["timing"]["seconds_per_audit"]]}}
     combined.pop("sampling_frequency", None)
     emit(combined, args.json, render_text)
     return 0
@@ -151,7 +161,7 @@ def render_text(payload: dict) -> str:
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     out = [head, "", fmt.format(*columns), fmt.format(*("-" * w for w in widths))]
     out += [fmt.format(*line) for line in lines]
-    out.append(f"\n{payload['seconds']:.1f} s; rates with 95% Wilson intervals; stop = annotations used")
+    out.append(f"\n{payload['timing']['seconds']:.1f} s; rates with 95% Wilson intervals; stop = annotations used")
     freq = payload.get("sampling_frequency")
     if freq:
         out.append(f"adaptive {freq['process']} sampling frequency vs subgroup accuracy: Spearman rho = "

@@ -43,8 +43,10 @@ def read_bytes(source: CsvSource, name: str | None = None) -> tuple[bytes, str]:
     raise InputError(f"cannot read CSV from a {type(source).__name__}")
 
 
-def decode_utf8(raw: bytes, name: str) -> str:
-    """Decode UTF-8 (BOM removed); a bad byte is reported with its line and column."""
+def decode_utf8(raw: bytes, name: str, kind: str = "CSV") -> str:
+    """Decode UTF-8 (BOM removed); a bad byte is reported with its line and column.
+
+    ``kind`` names the format in the advice ("save the file as UTF-8 JSON" for a JSON file)."""
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -52,7 +54,7 @@ def decode_utf8(raw: bytes, name: str) -> str:
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         raise InputError(
             f"{name}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at line {line}, column {col}); "
-            "save the file as UTF-8 CSV"
+            f"save the file as UTF-8 {kind}"
         ) from None
 
 
@@ -87,11 +89,13 @@ def _unquoted_field_counts(text: str, delimiter: str) -> list[tuple[int, int]]:
 def _check_field_counts(text: str, delimiter: str, width: int, name: str) -> None:
     """Every data row must have as many fields as the header (pandas would pad short rows)."""
     if '"' in text:
-        rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+        # strict: an unterminated quote is an error here, not a field that runs to the end of the file
+        rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
         try:
             counted = [(rows.line_num, len(r)) for r in rows if r and any(c.strip() for c in r)]
         except csv.Error as exc:
-            raise InputError(f"{name}: malformed CSV at line {rows.line_num}: {exc}") from None
+            hint = " (a quote opened and never closed?)" if "end of data" in str(exc) else ""
+            raise InputError(f"{name}: malformed CSV at line {rows.line_num}: {exc}{hint}") from None
     else:
         counted = _unquoted_field_counts(text, delimiter)
     for data_row, (line_no, n_fields) in enumerate(counted[1:], start=1):
@@ -127,10 +131,14 @@ def read_csv_frame(source: CsvSource, name: str | None = None, expect_delimiter:
             raise InputError(f"{name}: column name {h!r} appears twice in the header")
         seen.add(h)
     _check_field_counts(text, delimiter, len(header), name)
-    frame = pd.read_csv(
-        io.StringIO(text), sep=delimiter, dtype=str, keep_default_na=False, index_col=False,
-        skip_blank_lines=True, skipinitialspace=False,
-    )
+    try:
+        frame = pd.read_csv(
+            io.StringIO(text), sep=delimiter, dtype=str, keep_default_na=False, index_col=False,
+            skip_blank_lines=True, skipinitialspace=False,
+        )
+    except (pd.errors.ParserError, csv.Error) as exc:
+        # The checks above catch what we know of; anything pandas still refuses is one message.
+        raise InputError(f"{name}: malformed CSV: {str(exc).strip().splitlines()[-1]}") from None
     if frame.empty:
         raise InputError(f"{name}: the file has a header ({', '.join(header[:6])}) but no data rows")
     frame.columns = header

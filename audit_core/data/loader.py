@@ -341,7 +341,7 @@ def _choose_score(frame: pd.DataFrame, score: str | None, guess: ColumnGuess, na
     if guess.score is None:
         raise InputError(
             f"{name}: no score column found (looked for a 0/1 or [0, 1] column named like "
-            f"{', '.join(SCORE_NAMES[:6])}, ...); name it explicitly (--score COL)"
+            f"{', '.join(SCORE_NAMES[:6])}, ...); choose one as the score"
             f"{_delimiter_hint([str(c) for c in frame.columns])}"
         )
     notes.append(f"score column auto-detected: {guess.score!r}")
@@ -368,7 +368,7 @@ def _choose_subgroups(frame: pd.DataFrame, subgroups, guess: ColumnGuess, taken:
         return tuple(_resolve(frame, c, "subgroup", name, notes) for c in chosen)
     chosen = tuple(c for c in guess.subgroups if c not in taken)
     notes.append(f"subgroup column(s) auto-detected: {', '.join(map(repr, chosen))}"
-                 if chosen else "no subgroup column detected (choose with --subgroup COL)")
+                 if chosen else "no subgroup column detected (choose the subgroup columns)")
     return chosen
 
 

@@ -71,8 +71,21 @@ def support_values(
     return values
 
 
+MAX_CELLS = 100_000  # cells of a full support; a larger product is refused before it is built
+
+
 def product_cells(values: Mapping[str, Sequence[str]]) -> tuple[str, ...]:
-    """All cell ids of a product of per-axis value lists, in canonical (row-major) order."""
+    """All cell ids of a product of per-axis value lists, in canonical (row-major) order.
+
+    InputError when the product has more than :data:`MAX_CELLS` cells (checked before anything is
+    allocated: 40 axes of two values would be 2^40 cells)."""
+    size = 1
+    for axis_values in values.values():
+        size *= max(len(axis_values), 1)
+        if size > MAX_CELLS:
+            sizes = " x ".join(str(len(v)) for v in values.values())
+            raise InputError(f"layout of {len(values)} axes ({sizes} values) spans more than {MAX_CELLS:,} "
+                             "cells; the workbench handles layouts of at most that many cells")
     return tuple(cell_id(combo) for combo in itertools.product(*values.values()))
 
 
@@ -111,6 +124,8 @@ def validate_layout(
             raise InputError(f"{where}: axis {axis!r} lists a value twice")
         clean_axes[axis] = tuple(values)
 
+    axis_sets = {axis: set(values) for axis, values in clean_axes.items()}
+
     def check_values(owner: str, spec: object) -> dict[str, tuple[str, ...]]:
         if not isinstance(spec, Mapping):
             raise InputError(f"{where}: {owner} must be an object of axis -> list of values")
@@ -120,10 +135,11 @@ def validate_layout(
                 raise InputError(f"{where}: {owner} names unknown axis {axis!r}")
             if isinstance(values, str) or not isinstance(values, Sequence):
                 raise InputError(f"{where}: {owner} axis {axis!r} must be a list of values")
+            known, given = axis_sets[axis], set(values)  # sets: tuple membership here was quadratic
             for v in values:
-                if v not in clean_axes[axis]:
+                if v not in known:
                     raise InputError(f"{where}: {owner} axis {axis!r}: unknown value {v!r}")
-            out[axis] = tuple(v for v in clean_axes[axis] if v in set(values))
+            out[axis] = tuple(v for v in clean_axes[axis] if v in given)
         return out
 
     clean_base = check_values("'base'", base)

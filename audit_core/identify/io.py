@@ -32,14 +32,18 @@ from audit_core.identify.policies import (
 def load_policy_class(source: CsvSource, name: str | None = None) -> PolicyClass:
     """Load a policy class from JSON or long CSV (auto-detected) given as path, bytes or file."""
     raw, display = read_bytes(source, name)
-    text = decode_utf8(raw, display)
+    start = raw.removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
+    is_json = display.lower().endswith(".json") or start in (b"{", b"[")
+    text = decode_utf8(raw, display, kind="JSON" if is_json else "CSV")
     if not text.strip():
         raise InputError(f"{display}: the file is empty")
-    if display.lower().endswith(".json") or text.lstrip().startswith(("{", "[")):
+    if is_json:
         try:
             document = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"{display}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        except RecursionError:
+            raise InputError(f"{display}: the JSON is nested too deeply to be a policy class") from None
         return policy_class_from_json(document, display)
     return _from_long_csv(raw, display)
 

@@ -134,11 +134,15 @@ def corollary_text(pc: PolicyClass, removed: str, n_remaining: int, exclusive: l
     )
 
 
+class LatticeTooLarge(InputError):
+    """More components than :data:`MAX_LATTICE_COMPONENTS`: the 2^k supports are not enumerated."""
+
+
 def lattice(pc: PolicyClass, estimand: str = "tau_full") -> Lattice:
     """All 2^k component subsets (by rank, then component listing order) and leave-one-out."""
     names = pc.component_names
     if len(names) > MAX_LATTICE_COMPONENTS:
-        raise InputError(
+        raise LatticeTooLarge(
             f"{pc.source}: {len(names)} components give 2^{len(names)} supports; the lattice is limited "
             f"to {MAX_LATTICE_COMPONENTS} components"
         )

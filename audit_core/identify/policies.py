@@ -150,7 +150,8 @@ def _encode_responses(policies: Mapping[str, Mapping[str, str]], cells: tuple[st
             row.append(codebook.setdefault(value, len(codebook)))
         rows.append(row)
     order = sorted(codebook)
-    remap = np.array([order.index(s) for s in codebook], dtype=np.int64)
+    rank = {text: i for i, text in enumerate(order)}  # a dict: list.index here was quadratic
+    remap = np.array([rank[s] for s in codebook], dtype=np.int64)
     responses = remap[np.asarray(rows, dtype=np.int64)].astype(_code_dtype(len(order)))
     return responses, tuple(order)
 

@@ -164,8 +164,11 @@ def _integer_costs(costs: np.ndarray) -> tuple[list[int], int]:
     return ints, scale
 
 
-def _drop_supersets(masks: np.ndarray) -> np.ndarray:
-    """Unique sets that contain no other set (rows of a boolean matrix), sorted by size."""
+def _drop_supersets(masks: np.ndarray, deadline: float = math.inf) -> np.ndarray:
+    """Unique sets that contain no other set (rows of a boolean matrix), sorted by size.
+
+    Quadratic in the number of sets; at ``deadline`` (a ``time.perf_counter`` value) the rest are
+    kept unchecked: a superset left in is implied by a kept set, so the optima do not change."""
     if masks.shape[0] == 0:
         return masks
     words = pack_sets(masks)
@@ -175,7 +178,10 @@ def _drop_supersets(masks: np.ndarray) -> np.ndarray:
     order = first[np.argsort(sizes, kind="stable")]
     kept = np.empty((order.size, words.shape[1]), dtype=np.uint64)
     kept_rows = []
-    for r in order:
+    for i, r in enumerate(order):
+        if i % 256 == 0 and time.perf_counter() > deadline:
+            kept_rows.extend(order[i:].tolist())
+            break
         w = words[r]
         if kept_rows and np.any(np.all((kept[: len(kept_rows)] & ~w) == 0, axis=1)):
             continue  # an already kept (smaller) set lies inside this one: this one is implied
@@ -305,11 +311,14 @@ def _solver(time_limit: float, workers: int) -> cp_model.CpSolver:
     return solver
 
 
-def _hitting_set_model(group_sets: np.ndarray, int_costs: list[int]):
-    """CP-SAT model: one Boolean per group, every set hit, cost objective (not yet minimised)."""
+def _hitting_set_model(group_sets: np.ndarray, int_costs: list[int], deadline: float = math.inf):
+    """CP-SAT model: one Boolean per group, every set hit, cost objective (not yet minimised);
+    None when ``deadline`` passes while the constraints are added."""
     model = cp_model.CpModel()
     x = [model.NewBoolVar(f"g{g}") for g in range(group_sets.shape[1])]
-    for row in group_sets:
+    for i, row in enumerate(group_sets):
+        if i % 1024 == 0 and time.perf_counter() > deadline:
+            return None
         model.AddBoolOr([x[g] for g in np.flatnonzero(row)])
     objective = sum(c * v for c, v in zip(int_costs, x))
     return model, x, objective
@@ -365,12 +374,17 @@ def minimum_supports(
 ) -> Synthesis:
     """Minimum-cost supports that identify ``estimand`` (see the module docstring for the recipe).
 
-    ``time_limit`` applies to each solver phase. ``workers`` is phase 1's CP-SAT worker count
+    ``time_limit`` (seconds, > 0) bounds the whole call: the reductions and both solver phases share
+    it. ``workers`` is phase 1's CP-SAT worker count
     (1 keeps the single returned support reproducible when ``enumerate_all`` is False). A class
     with an unseparable pair gives status ``NOT_IDENTIFIABLE`` and the separable-pairs fallback
     described in :class:`Synthesis`.
     """
     started = time.perf_counter()
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0 \
+            or not math.isfinite(time_limit):
+        raise InputError(f"time limit: must be a positive number of seconds, got {time_limit!r}")
+    deadline = started + float(time_limit)
     tau = estimand_values(pc, estimand)
     costs = cell_costs(pc, cost)
     must_include, exclude, inc_cols, exc_cols = _check_constraints(pc, must_include, exclude)
@@ -397,8 +411,11 @@ def minimum_supports(
     required = np.zeros(len(pc.cells), dtype=bool)
     required[inc_cols] = True
     live, forced, mandatory = _force_cells(live, required)
-    live = _drop_supersets(live)
+    live = _drop_supersets(live, deadline)
     reductions["constraints"] = int(live.shape[0])
+    if time.perf_counter() > deadline:
+        return _result(inst, "UNKNOWN", [], False, _unknown_message(inst, time_limit, "during the reductions"),
+                       tuple(pc.cells[i] for i in np.flatnonzero(mandatory)))
     mandatory_cells = tuple(pc.cells[i] for i in np.flatnonzero(mandatory))
     forced_idx = set(np.flatnonzero(forced).tolist())
 
@@ -410,22 +427,47 @@ def minimum_supports(
                        "every separable pair is already separated by the required and mandatory cells.",
                        mandatory_cells)
 
-    return _optimise(inst, live, support_from, mandatory_cells, enumerate_all, time_limit, max_supports, workers)
+    return _optimise(inst, live, support_from, mandatory_cells, enumerate_all, time_limit, max_supports, workers,
+                     deadline)
+
+
+def _unknown_message(inst: _Instance, time_limit: float, when: str) -> str:
+    """What is known when the time ran out: never "no identifying support"."""
+    known = ("the full support separates every separable pair" if inst.unseparable
+             else "the full support identifies τ")
+    return (f"the {time_limit:g}s time limit ran out {when}; this does not mean no support exists ({known}); "
+            "allow more time.")
+
+
+MIN_PHASE_SECONDS = 0.05  # a solver phase started after the deadline still gets this long to report
+
+
+def _left(deadline: float) -> float:
+    return max(deadline - time.perf_counter(), MIN_PHASE_SECONDS)
 
 
 def _optimise(inst: _Instance, live: np.ndarray, support_from, mandatory_cells: tuple[str, ...],
-              enumerate_all: bool, time_limit: float, max_supports: int, workers: int) -> Synthesis:
-    """Phases 1 and 2 on the reduced sets ``live`` (module docstring, steps 2 and 3)."""
+              enumerate_all: bool, time_limit: float, max_supports: int, workers: int,
+              deadline: float = math.inf) -> Synthesis:
+    """Phases 1 and 2 on the reduced sets ``live`` (module docstring, steps 2 and 3), each with
+    the time left before ``deadline``."""
     groups, group_cost, group_sets, n_used = _merge_columns(live, inst.costs)
     inst.reductions.update({"cells": n_used, "variables": len(groups)})
     int_costs, _ = _integer_costs(np.asarray(group_cost))
-    model, x, objective = _hitting_set_model(group_sets, int_costs)
+    built = _hitting_set_model(group_sets, int_costs, deadline)
+    if built is None:
+        return _result(inst, "UNKNOWN", [], False, _unknown_message(inst, time_limit, "while the solver model was built"),
+                       mandatory_cells)
+    model, x, objective = built
     model.Minimize(objective)
-    solver = _solver(time_limit, workers)
+    solver = _solver(min(time_limit, _left(deadline)), workers)
     name = solver.StatusName(solver.Solve(model))
     if name not in IDENTIFYING_STATUSES:
-        why = "the instance has no identifying support" if name == "INFEASIBLE" else "no support found within the time limit"
-        return _result(inst, name, [], False, why + ".", mandatory_cells)
+        if name == "INFEASIBLE":
+            why = "the instance has no identifying support."
+        else:  # UNKNOWN: nothing was proven either way
+            why = _unknown_message(inst, time_limit, "before a support was found")
+        return _result(inst, name, [], False, why, mandatory_cells)
     one = support_from([[groups[g][0]] for g in range(len(groups)) if solver.Value(x[g])])
     if name != "OPTIMAL":
         does = "separates every separable pair" if inst.unseparable else "identifies τ"
@@ -437,7 +479,7 @@ def _optimise(inst: _Instance, live: np.ndarray, support_from, mandatory_cells: 
                        mandatory_cells)
 
     collector, status2 = _enumerate_optima(model, x, objective, int(round(solver.ObjectiveValue())),
-                                           time_limit, max_supports)
+                                           _left(deadline), max_supports)
     ordered, truncated = _expand(collector.solutions, groups, support_from, one, max_supports, inst.pc.cell_index)
     truncated = truncated or collector.hit_limit
     complete = status2 == "OPTIMAL" and not truncated

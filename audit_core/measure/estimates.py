@@ -33,9 +33,11 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 import numpy as np
+from scipy import sparse
 
 from audit_core.errors import InputError
-from audit_core.identify import build_policy_class, estimand_values
+from audit_core.identify import build_policy_class, estimand_values, parse_cell_id
+from audit_core.identify.cells import cell_id
 from audit_core.identify.estimands import estimand_cells
 from audit_core.measure.log import ResponseLog
 from audit_core.sequential.intervals import wilson_interval
@@ -64,6 +66,8 @@ ENGINE_ESTIMANDS = ("static_correctness", "local_response", "tau_full")
 COMPOSITION = ("reportability failure", "base-knowledge failure", "target inertia", "other", "full success")
 ALL_MODELS = "all models"
 BOOTSTRAP_CHUNK = 1000  # replicates per block of weights: bounds memory at chunk x clusters floats
+WEIGHT_BUDGET = 4_000_000  # floats of one block of weights (32 MB); fewer replicates per block with many clusters
+COLUMN_BLOCK = 2048  # rates bootstrapped together: bounds the replicates x rates array at n_boot x this
 # A response no model can give: marks unobserved cells for the engine (never equals the oracle).
 UNOBSERVED = "\x00unobserved"
 
@@ -277,7 +281,7 @@ def paired_units(log: ResponseLog) -> PairedUnits:
     index = layout.cell_index
 
     def cols(world: str) -> np.ndarray:
-        return np.array([index[":".join((world,) + ctx)] for ctx in contexts], dtype=np.intp)
+        return np.array([index[cell_id((world,) + ctx)] for ctx in contexts], dtype=np.intp)
 
     b, t, s = cols(base_world), cols("target"), cols("sham")
     obs, ok, bad = log.observed, log.correct, log.non_answer
@@ -318,8 +322,7 @@ def _unit_counts(log: ResponseLog, pairs: PairedUnits, engine: dict[str, np.ndar
     valid = log.observed & ~log.non_answer
     counts["validity"] = (valid.sum(1), log.observed.sum(1))
     if "readout" in log.layout.axes:
-        pos = list(log.layout.axes).index("readout")
-        readout_of_cell = np.array([c.split(":")[pos] for c in log.cells])
+        readout_of_cell = np.array([parse_cell_id(c, log.layout.axes)["readout"] for c in log.cells])
         for value in log.layout.axes["readout"]:
             mask = readout_of_cell == value
             counts[f"validity:{value}"] = (valid[:, mask].sum(1), log.observed[:, mask].sum(1))
@@ -331,9 +334,11 @@ def cluster_bootstrap_weights(n_clusters: int, n_boot: int, seed: int,
     """Blocks of (at most ``chunk``) x n_clusters multiplicities of clusters drawn with replacement.
 
     One seeded stream: the concatenated blocks are the same whatever ``chunk`` is, so memory stays
-    bounded without changing results.
+    bounded without changing results; with many clusters a block holds fewer replicates, so it
+    never exceeds :data:`WEIGHT_BUDGET` floats.
     """
     rng = np.random.default_rng(seed)
+    chunk = max(1, min(chunk, WEIGHT_BUDGET // max(n_clusters, 1)))
     done = 0
     while done < n_boot:
         rows = min(chunk, n_boot - done)
@@ -343,29 +348,37 @@ def cluster_bootstrap_weights(n_clusters: int, n_boot: int, seed: int,
         done += rows
 
 
-def bootstrap_intervals(successes: np.ndarray, n: np.ndarray, n_boot: int, seed: int,
-                        confidence: float, chunk: int = BOOTSTRAP_CHUNK) -> tuple[np.ndarray, np.ndarray]:
+def bootstrap_intervals(successes, n, n_boot: int, seed: int, confidence: float,
+                        chunk: int = BOOTSTRAP_CHUNK, column_block: int = COLUMN_BLOCK) -> tuple[np.ndarray, np.ndarray]:
     """Percentile cluster-bootstrap interval of Σ_k w_k s_k / Σ_k w_k n_k for every column.
 
-    ``successes``, ``n``: (n_clusters x n_rates) per-cluster totals; every column sees the same
-    resampled clusters. Replicates whose resampled n is 0 are left out; a column without any usable
-    replicate (or n_boot = 0) gets NaN.
+    ``successes``, ``n``: (n_clusters x n_rates) per-cluster totals, dense or scipy sparse; every
+    column sees the same resampled clusters (the weight stream is replayed per block of
+    ``column_block`` columns, so memory is n_boot x column_block, not n_boot x n_rates). Replicates
+    whose resampled n is 0 are left out; a column without any usable replicate (or n_boot = 0)
+    gets NaN.
     """
-    successes = np.asarray(successes, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
-    rates = np.empty((n_boot, successes.shape[1]))
-    row = 0
-    for weights in cluster_bootstrap_weights(successes.shape[0], n_boot, seed, chunk):
-        top, bottom = weights @ successes, weights @ n
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rates[row:row + len(weights)] = np.where(bottom > 0, top / bottom, np.nan)
-        row += len(weights)
-    low = np.full(successes.shape[1], np.nan)
-    high = np.full(successes.shape[1], np.nan)
-    usable = ~np.isnan(rates).all(axis=0) if n_boot else np.zeros(successes.shape[1], dtype=bool)
-    if usable.any():
-        tail = (1.0 - confidence) / 2.0
-        low[usable], high[usable] = np.nanquantile(rates[:, usable], [tail, 1.0 - tail], axis=0)
+    successes = sparse.csc_matrix(successes, dtype=np.float64)
+    n = sparse.csc_matrix(n, dtype=np.float64)
+    n_clusters, n_cols = successes.shape
+    low, high = np.full(n_cols, np.nan), np.full(n_cols, np.nan)
+    if not n_boot:
+        return low, high
+    tail = (1.0 - confidence) / 2.0
+    for start in range(0, n_cols, column_block):
+        stop = min(start + column_block, n_cols)
+        top_of, bottom_of = successes[:, start:stop], n[:, start:stop]
+        rates = np.empty((n_boot, stop - start))
+        row = 0
+        for weights in cluster_bootstrap_weights(n_clusters, n_boot, seed, chunk):
+            top, bottom = (top_of.T @ weights.T).T, (bottom_of.T @ weights.T).T
+            with np.errstate(invalid="ignore", divide="ignore"):
+                rates[row:row + len(weights)] = np.where(bottom > 0, top / bottom, np.nan)
+            row += len(weights)
+        usable = ~np.isnan(rates).all(axis=0)
+        if usable.any():
+            cols = np.arange(start, stop)[usable]
+            low[cols], high[cols] = nan_quantiles(rates[:, usable], [tail, 1.0 - tail])
     return low, high
 
 
@@ -375,88 +388,99 @@ def _label(name: str) -> tuple[str, str]:
     return CELL, f"readout validity ({name.split(':', 1)[1]})"
 
 
-def _estimates(requests: list[tuple[str, np.ndarray, np.ndarray]], low: np.ndarray, high: np.ndarray,
+def _estimates(names: list[str], total_s: np.ndarray, total_n: np.ndarray, low: np.ndarray, high: np.ndarray,
                confidence: float) -> tuple[Estimate, ...]:
-    """Estimates from (name, per-cluster successes, per-cluster n) and their bootstrap bounds."""
+    """Estimates from pooled successes and n per request and their bootstrap bounds (one
+    vectorised Wilson call for all of them)."""
+    successes, n = np.rint(total_s).astype(np.int64), np.rint(total_n).astype(np.int64)
+    w_lows, w_highs = wilson_interval(successes, n, confidence) if n.size else (n, n)
     out = []
-    for (name, s, n), b_low, b_high in zip(requests, low, high):
+    for i, name in enumerate(names):
         level, label = _label(name)
-        total_s, total_n = int(s.sum()), int(n.sum())
-        if total_n:
-            w_low, w_high = wilson_interval(total_s, total_n, confidence)
-            rate = total_s / total_n
-            b_low, b_high = (None, None) if np.isnan(b_low) else (float(b_low), float(b_high))
+        s_i, n_i = int(successes[i]), int(n[i])
+        if n_i:
+            w_low, w_high, rate = float(w_lows[i]), float(w_highs[i]), s_i / n_i
+            b_low, b_high = (None, None) if np.isnan(low[i]) else (float(low[i]), float(high[i]))
         else:
             w_low = w_high = b_low = b_high = rate = None
-        out.append(Estimate(name, label, level, total_s, total_n, rate, w_low, w_high, b_low, b_high))
+        out.append(Estimate(name, label, level, s_i, n_i, rate, w_low, w_high, b_low, b_high))
     return tuple(out)
 
 
-def measure(log: ResponseLog, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95) -> Measurement:
-    """Estimand-separated results per model and pooled over models (module docstring)."""
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
-        raise InputError(f"bootstrap replicates: need an integer >= 0, got {n_boot!r}")
-    if not 0.0 < confidence < 1.0:
-        raise InputError(f"confidence: must lie strictly between 0 and 1, got {confidence}")
-    n_models, n_clusters = len(log.models), len(log.clusters)
-    engine = engine_estimands(log)
-    pairs = paired_units(log)
-    counts = _unit_counts(log, pairs, engine)
-    unit_model = log.unit_model()
-    cell_complete = log.observed.all(axis=1)
-    categories = np.stack([(pairs.category == i).sum(1) for i in range(len(COMPOSITION))], axis=1)
+def nan_quantiles(values: np.ndarray, probabilities) -> np.ndarray:
+    """Per column, ``np.nanquantile(values, probabilities, axis=0)`` (linear interpolation) in one
+    sort instead of numpy's per-column loop; all-NaN columns give NaN."""
+    ordered = np.sort(values, axis=0)  # NaN sorts last
+    count = (~np.isnan(values)).sum(axis=0)
+    out = np.full((len(probabilities), values.shape[1]), np.nan)
+    ok = count > 0
+    cols = np.flatnonzero(ok)
+    for row, p in enumerate(probabilities):
+        pos = (count[ok] - 1) * p
+        below = np.floor(pos).astype(np.int64)
+        above = np.minimum(below + 1, count[ok] - 1)
+        lo, hi = ordered[below, cols], ordered[above, cols]
+        out[row, cols] = lo + (pos - below) * (hi - lo)
+    return out
 
-    names = tuple(ESTIMATES) + tuple(sorted(k for k in counts if k not in ESTIMATES))
-    # Each model, then all models pooled; per transition the pooled block only with several models.
-    blocks = [(m, np.flatnonzero(unit_model == i)) for i, m in enumerate(log.models)]
-    blocks.append((ALL_MODELS, np.arange(log.n_units)))
-    transition_blocks = blocks if n_models > 1 else blocks[:1]
-    labels = ["→".join(row) for row in log.oracle_labels]
-    transition_labels = sorted(set(labels))
 
-    # Every rate as per-cluster (successes, n) columns; clusters are the bootstrap's resampling unit.
-    requests: list[tuple[str, np.ndarray, np.ndarray]] = []
-    for _, units_of in blocks:
-        shape = (units_of.size // n_clusters, n_clusters)
-        requests += [(k, counts[k][0][units_of].reshape(shape).sum(0), counts[k][1][units_of].reshape(shape).sum(0))
-                     for k in names]
-    for label in transition_labels:
-        # Same resampled clusters; clusters of other transitions contribute nothing.
-        in_group = np.array([x == label for x in labels])
-        for _, units_of in transition_blocks:
-            shape = (units_of.size // n_clusters, n_clusters)
-            requests += [(k, np.where(in_group, counts[k][0][units_of].reshape(shape).sum(0), 0),
-                          np.where(in_group, counts[k][1][units_of].reshape(shape).sum(0), 0))
-                         for k in TRANSITION_ESTIMATES]
-    low, high = bootstrap_intervals(np.column_stack([r[1] for r in requests]),
-                                    np.column_stack([r[2] for r in requests]), int(n_boot), seed, confidence)
-    estimates = iter(_estimates(requests, low, high, confidence))
+@dataclass(frozen=True)
+class _Requests:
+    """Rates to estimate, one column each: per-cluster (successes, n) as sparse clusters x rates
+    matrices, so models x clusters never appears densely (3,000 models on their own clusters)."""
 
-    def take(count: int) -> tuple[Estimate, ...]:
-        return tuple(next(estimates) for _ in range(count))
+    names: list[str]
+    successes: sparse.csc_matrix
+    n: sparse.csc_matrix
 
-    summaries = []
-    for model, units_of in blocks:
-        comp = categories[units_of].sum(0)
-        summaries.append(ModelMeasure(
-            model=model, n_clusters=n_clusters, n_units=int(units_of.size),
-            n_complete_units=int(cell_complete[units_of].sum()),
-            n_paired=int(units_of.size * pairs.complete.shape[1]),
-            n_complete_paired=int(pairs.complete[units_of].sum()),
-            estimates=take(len(names)),
-            composition=tuple((c, int(v)) for c, v in zip(COMPOSITION, comp))))
-    models, pooled = tuple(summaries[:n_models]), summaries[-1]
-    transitions = []
-    for label in transition_labels:
-        n_in = sum(x == label for x in labels)
-        for model, _ in transition_blocks:
-            transitions.append(TransitionMeasure(model, label, n_in, take(len(TRANSITION_ESTIMATES))))
-    units = []
+
+def _requests(columns: list[tuple[str, np.ndarray]], counts: dict, unit_cluster: np.ndarray,
+              n_clusters: int) -> _Requests:
+    """``columns``: (estimate name, units it sums over). Entries follow the units, not clusters."""
+    rows = np.concatenate([unit_cluster[u] for _, u in columns]) if columns else np.zeros(0, np.int64)
+    cols = np.concatenate([np.full(u.size, j) for j, (_, u) in enumerate(columns)]) if columns else rows
+    shape = (n_clusters, len(columns))
+
+    def matrix(which: int) -> sparse.csc_matrix:
+        data = np.concatenate([counts[k][which][u] for k, u in columns]) if columns else rows
+        return sparse.csc_matrix((data.astype(np.float64), (rows, cols)), shape=shape)  # sums duplicates
+
+    return _Requests([k for k, _ in columns], matrix(0), matrix(1))
+
+
+def _model_blocks(log: ResponseLog) -> list[tuple[str, np.ndarray]]:
+    """(model, its units) per model (units are sorted by model), then all models pooled."""
+    bounds = np.searchsorted(log.unit_models, np.arange(len(log.models) + 1))
+    blocks = [(m, np.arange(bounds[i], bounds[i + 1])) for i, m in enumerate(log.models)]
+    return blocks + [(ALL_MODELS, np.arange(log.n_units))]
+
+
+def _transition_columns(log: ResponseLog, blocks) -> tuple[list, list[tuple[str, str, int]]]:
+    """Columns of the per-transition estimates and (model, transition, clusters of it) of each
+    reported block: a model is reported for a transition only where it has units on it; the
+    pooled block only with several models."""
+    labels = np.array(["→".join(row) for row in log.oracle_labels], dtype=object)
+    transition_blocks = blocks if len(log.models) > 1 else blocks[:1]
+    unit_label = labels[log.unit_clusters] if log.n_units else labels[:0]
+    columns, reported = [], []
+    for label in sorted(set(labels.tolist())):
+        in_group = unit_label == label
+        n_in = int((labels == label).sum())
+        for model, units_of in transition_blocks:
+            units = units_of[in_group[units_of]]
+            if units.size:
+                columns += [(k, units) for k in TRANSITION_ESTIMATES]
+                reported.append((model, label, n_in))
+    return columns, reported
+
+
+def _unit_measures(log: ResponseLog, engine, pairs: PairedUnits, categories, cell_complete) -> tuple:
     local = pairs.target_follow & pairs.sham_stay
+    units = []
     for u in range(log.n_units):
-        k = u % n_clusters
+        k = int(log.unit_clusters[u])
         units.append(UnitMeasure(
-            model=log.models[u // n_clusters], cluster=log.clusters[k],
+            model=log.models[int(log.unit_models[u])], cluster=log.clusters[k],
             oracle="→".join(log.oracle_labels[k]), cells_observed=int(log.observed[u].sum()),
             complete=bool(cell_complete[u]),
             **{e: (None if engine[e][u] < 0 else int(engine[e][u])) for e in ENGINE_ESTIMANDS},
@@ -464,6 +488,10 @@ def measure(log: ResponseLog, n_boot: int = 2000, seed: int = 0, confidence: flo
             target_follow=int(pairs.target_follow[u].sum()), sham_stay=int(pairs.sham_stay[u].sum()),
             local=int(local[u].sum()),
             composition=tuple((c, int(v)) for c, v in zip(COMPOSITION, categories[u]))))
+    return tuple(units)
+
+
+def _measure_notes(log: ResponseLog, pairs: PairedUnits, cell_complete: np.ndarray) -> tuple[str, ...]:
     notes = list(log.notes)
     incomplete_pairs = int(pairs.complete.size - pairs.complete.sum())
     if incomplete_pairs:
@@ -473,7 +501,51 @@ def measure(log: ResponseLog, n_boot: int = 2000, seed: int = 0, confidence: flo
     if n_incomplete:
         notes.append(f"τ_full is measured on {int(cell_complete.sum())} of {log.n_units} model-cluster units "
                      f"(the other {n_incomplete} do not have all {len(log.cells)} cells)")
-    return Measurement(source=log.source, models=models, pooled=pooled, units=tuple(units),
-                       transitions=tuple(transitions),
+    return tuple(notes)
+
+
+def measure(log: ResponseLog, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95) -> Measurement:
+    """Estimand-separated results per model and pooled over models (module docstring).
+
+    Every rate is a column of per-cluster (successes, n) totals; clusters are the bootstrap's
+    resampling unit. Memory follows units x cells and the number of rates, never models x clusters.
+    """
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
+        raise InputError(f"bootstrap replicates: need an integer >= 0, got {n_boot!r}")
+    if not 0.0 < confidence < 1.0:
+        raise InputError(f"confidence: must lie strictly between 0 and 1, got {confidence}")
+    n_models, n_clusters = len(log.models), len(log.clusters)
+    engine = engine_estimands(log)
+    pairs = paired_units(log)
+    counts = _unit_counts(log, pairs, engine)
+    cell_complete = log.observed.all(axis=1)
+    categories = np.stack([(pairs.category == i).sum(1) for i in range(len(COMPOSITION))], axis=1)
+
+    names = tuple(ESTIMATES) + tuple(sorted(k for k in counts if k not in ESTIMATES))
+    blocks = _model_blocks(log)
+    transition_columns, reported = _transition_columns(log, blocks)
+    columns = [(k, units_of) for _, units_of in blocks for k in names] + transition_columns
+    requests = _requests(columns, counts, log.unit_clusters, n_clusters)
+    low, high = bootstrap_intervals(requests.successes, requests.n, int(n_boot), seed, confidence)
+    estimates = iter(_estimates(requests.names, np.asarray(requests.successes.sum(axis=0)).ravel(),
+                                np.asarray(requests.n.sum(axis=0)).ravel(), low, high, confidence))
+
+    def take(count: int) -> tuple[Estimate, ...]:
+        return tuple(next(estimates) for _ in range(count))
+
+    summaries = []
+    for model, units_of in blocks:
+        summaries.append(ModelMeasure(
+            model=model, n_clusters=n_clusters if model == ALL_MODELS else int(np.unique(log.unit_clusters[units_of]).size),
+            n_units=int(units_of.size), n_complete_units=int(cell_complete[units_of].sum()),
+            n_paired=int(units_of.size * pairs.complete.shape[1]),
+            n_complete_paired=int(pairs.complete[units_of].sum()),
+            estimates=take(len(names)),
+            composition=tuple((c, int(v)) for c, v in zip(COMPOSITION, categories[units_of].sum(0)))))
+    transitions = tuple(TransitionMeasure(model, label, n_in, take(len(TRANSITION_ESTIMATES)))
+                        for model, label, n_in in reported)
+    return Measurement(source=log.source, models=tuple(summaries[:n_models]), pooled=summaries[-1],
+                       units=_unit_measures(log, engine, pairs, categories, cell_complete),
+                       transitions=transitions,
                        n_cells=len(log.cells), n_contexts=int(pairs.complete.shape[1]), n_boot=int(n_boot),
-                       seed=int(seed), confidence=float(confidence), notes=tuple(notes))
+                       seed=int(seed), confidence=float(confidence), notes=_measure_notes(log, pairs, cell_complete))

@@ -319,9 +319,10 @@ def _share_positive(replicates: np.ndarray) -> float | None:
 
 # ------------------------------------------------------------------------------ transitions
 
-def _cluster_sums(per_unit: np.ndarray, units: np.ndarray, n_clusters: int) -> np.ndarray:
-    """Per-cluster totals of a per-unit count over ``units`` (unit u is on cluster u % n_clusters)."""
-    return per_unit[units].reshape(units.size // n_clusters, n_clusters).sum(0).astype(np.float64)
+def _cluster_sums(per_unit: np.ndarray, units: np.ndarray, unit_clusters: np.ndarray, n_clusters: int) -> np.ndarray:
+    """Per-cluster totals of a per-unit count over ``units`` (unit u is on cluster
+    ``unit_clusters[u]``; units are only the (model, cluster) pairs with rows)."""
+    return np.bincount(unit_clusters[units], weights=per_unit[units].astype(np.float64), minlength=n_clusters)
 
 
 def _world_labels(log: ResponseLog) -> tuple[list[str], list[str]]:
@@ -404,18 +405,18 @@ def measure_invariance(log: ResponseLog, n_boot: int = 2000, seed: int = 0,
         unit_base, unit_complete = pairs.base_correct.sum(1), pairs.complete.sum(1)
         base_label, target_label = _world_labels(log)
         direction = [f"{b}{ARROW}{t}" for b, t in zip(base_label, target_label)]
-    unit_model = log.unit_model()
-    blocks = [(m, np.flatnonzero(unit_model == i)) for i, m in enumerate(log.models)]
+    bounds = np.searchsorted(log.unit_models, np.arange(len(log.models) + 1))  # units sorted by model
+    blocks = [(m, np.arange(bounds[i], bounds[i + 1])) for i, m in enumerate(log.models)]
     blocks.append((ALL_MODELS, np.arange(log.n_units)))
     results = []
     for model, units in blocks:
-        tops = np.column_stack([_cluster_sums(counts[k][0], units, n_clusters) for k in names])
-        bottoms = np.column_stack([_cluster_sums(counts[k][1], units, n_clusters) for k in names])
+        tops = np.column_stack([_cluster_sums(counts[k][0], units, log.unit_clusters, n_clusters) for k in names])
+        bottoms = np.column_stack([_cluster_sums(counts[k][1], units, log.unit_clusters, n_clusters) for k in names])
         balanced = asymmetry = None
         if transitions:
-            local = _cluster_sums(unit_local, units, n_clusters)
-            complete = _cluster_sums(unit_complete, units, n_clusters)
-            balanced = balanced_transitions(local, _cluster_sums(unit_base, units, n_clusters), complete,
+            local = _cluster_sums(unit_local, units, log.unit_clusters, n_clusters)
+            complete = _cluster_sums(unit_complete, units, log.unit_clusters, n_clusters)
+            balanced = balanced_transitions(local, _cluster_sums(unit_base, units, log.unit_clusters, n_clusters), complete,
                                             direction, n_boot, seed, confidence)
             asymmetry = transition_asymmetry(local, complete, base_label, n_boot, seed, confidence)
         results.append(ModelInvariance(model, _estimates(names, tops, bottoms, n_boot, seed, confidence),

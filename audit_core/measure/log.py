@@ -74,11 +74,13 @@ def mapping_axis(layout: PolicyClass) -> str | None:
 
 @dataclass(frozen=True, eq=False)
 class ResponseLog:
-    """A loaded response log as arrays over units (model, cluster) x full-support cells.
+    """A loaded response log as arrays over units x full-support cells.
 
-    ``codes[u, c]`` indexes :attr:`codebook` (-1 = cell not observed); ``expected[k, c]`` is the
-    code of the correct response of cluster ``k`` in cell ``c`` (it may be a code no unit gave).
-    Unit ``u`` is model ``u // n_clusters`` on cluster ``u % n_clusters``.
+    Units are the (model, cluster) pairs that have at least one row: unit ``u`` is model
+    ``unit_models[u]`` on cluster ``unit_clusters[u]`` (sorted by model, then cluster), so memory
+    follows the rows of the file, never models x clusters. ``codes[u, c]`` indexes
+    :attr:`codebook` (-1 = cell not observed); ``expected[k, c]`` is the code of the correct
+    response of cluster ``k`` in cell ``c`` (it may be a code no unit gave).
     """
 
     source: str
@@ -90,10 +92,12 @@ class ResponseLog:
     codebook: tuple[str, ...]
     oracle_labels: tuple[tuple[str, ...], ...]
     n_rows: int
+    unit_models: np.ndarray = field(repr=False)
+    unit_clusters: np.ndarray = field(repr=False)
     notes: tuple[str, ...] = field(default=())
 
     def __repr__(self) -> str:
-        return (f"ResponseLog({len(self.models)} models x {len(self.clusters)} clusters x "
+        return (f"ResponseLog({len(self.models)} models, {len(self.clusters)} clusters, {self.n_units} units x "
                 f"{len(self.cells)} cells, {int(self.observed.sum())} observed, source={self.source!r})")
 
     @property
@@ -106,7 +110,7 @@ class ResponseLog:
 
     @property
     def n_units(self) -> int:
-        return len(self.models) * len(self.clusters)
+        return int(self.unit_models.size)
 
     @cached_property
     def observed(self) -> np.ndarray:
@@ -121,18 +125,27 @@ class ResponseLog:
     @cached_property
     def correct(self) -> np.ndarray:
         """Observed cells whose response equals the cluster's oracle response."""
-        cluster = np.arange(self.n_units) % len(self.clusters)
-        return self.observed & (self.codes == self.expected[cluster])
+        return self.observed & (self.codes == self.expected[self.unit_clusters])
 
     def unit_model(self) -> np.ndarray:
-        return np.repeat(np.arange(len(self.models)), len(self.clusters))
+        return self.unit_models
 
     def unit_cluster(self) -> np.ndarray:
-        return np.tile(np.arange(len(self.clusters)), len(self.models))
+        return self.unit_clusters
 
     def response_strings(self, unit: int) -> list[str | None]:
         """Responses of one unit per cell (None where not observed)."""
         return [self.codebook[c] if c >= 0 else None for c in self.codes[unit]]
+
+
+MAX_LISTED = 12  # names listed in a note before "and N more"
+
+
+def listed(names, limit: int = MAX_LISTED) -> str:
+    """'a, b, c (and 40 more)': a note never runs to the length of a 10^4-column header."""
+    names = list(names)
+    shown = ", ".join(str(n) for n in names[:limit])
+    return shown + (f" (and {len(names) - limit} more)" if len(names) > limit else "")
 
 
 def _column_map(frame: pd.DataFrame, name: str) -> dict[str, str]:
@@ -158,23 +171,14 @@ def _oracle_value(raw: str, labelled: bool, where: str) -> str:
     return value
 
 
-def load_response_log(source: CsvSource, name: str | None = None,
-                      policy_class: PolicyClass | None = None) -> ResponseLog:
-    """Read and check a long-format response log (module docstring); InputError for bad input.
-
-    ``policy_class`` supplies the cell layout (axes); default: the frozen class's 36 cells.
-    """
-    frame = read_csv_frame(source, name)
-    name = name or (source if isinstance(source, str) else getattr(source, "name", None)) or "response log"
-    name = str(name)
-    layout = policy_class or frozen_policy_class()
-    world_axis = next(iter(layout.axes))
-    worlds = layout.axes[world_axis]
+def _check_columns(frame: pd.DataFrame, name: str, worlds) -> tuple[dict, dict, bool, list[str]]:
+    """(column map, per-world oracle columns, has an 'oracle' column, notes); InputError when a
+    required or oracle column is missing or both oracle forms are given."""
     cols = _column_map(frame, name)
     missing = [c for c in REQUIRED_COLUMNS if c not in cols]
     if missing:
         raise InputError(f"{name}: missing column(s) {', '.join(repr(c) for c in missing)} "
-                         f"(found: {', '.join(frame.columns)}); a response log needs "
+                         f"(found: {listed(frame.columns)}); a response log needs "
                          f"{', '.join(REQUIRED_COLUMNS)} and an oracle")
     per_world_cols = {w: cols.get(f"oracle_{w.lower()}") for w in worlds}
     has_oracle = "oracle" in cols
@@ -190,12 +194,14 @@ def load_response_log(source: CsvSource, name: str | None = None,
         if absent:
             raise InputError(f"{name}: per-cluster oracle columns are incomplete: missing {', '.join(absent)}")
     used = {cols[c] for c in REQUIRED_COLUMNS} | ({cols["oracle"]} if has_oracle else set(per_world_cols.values()))
-    notes: list[str] = []
     ignored = [c for c in frame.columns if c not in used]
-    if ignored:
-        notes.append(f"ignored column(s): {', '.join(ignored)}")
+    notes = [f"ignored column(s): {listed(ignored)}"] if ignored else []
+    return cols, per_world_cols, has_oracle, notes
 
-    # Each column is factorized once and only its distinct values are stripped (fast on 10^6 rows).
+
+def _required_codes(frame: pd.DataFrame, cols: dict, name: str) -> tuple[dict, dict]:
+    """Per required column, (row codes, distinct stripped values); InputError for a blank field.
+    Each column is factorized once and only its distinct values are stripped (fast on 10^6 rows)."""
     row_codes, distinct = {}, {}
     for c in REQUIRED_COLUMNS:
         row_codes[c], distinct[c] = stripped_codes(frame[cols[c]])
@@ -207,33 +213,40 @@ def load_response_log(source: CsvSource, name: str | None = None,
         blank = np.flatnonzero(row_codes["response"] == distinct["response"].index(""))
         raise InputError(f"{name}: column {cols['response']!r} is blank at {_rows(blank)}: write "
                          f"{NON_ANSWER} for a non-answer, or leave out the row of a cell that was not observed")
+    return row_codes, distinct
 
-    # Cell ids: parse each distinct id once with the identify engine's parser.
+
+def _cell_columns(layout: PolicyClass, cell_codes: np.ndarray, distinct_cells, column: str, name: str) -> np.ndarray:
+    """Per row, the layout column of its cell; each distinct id is checked once with the identify
+    engine's parser."""
     cell_index = layout.cell_index
-    col_of = np.empty(len(distinct["cell"]), dtype=np.int64)
-    for i, cell in enumerate(distinct["cell"]):
+    col_of = np.empty(len(distinct_cells), dtype=np.int64)
+    for i, cell in enumerate(distinct_cells):
         if cell not in cell_index:
-            first = np.flatnonzero(row_codes["cell"] == i)
+            first = np.flatnonzero(cell_codes == i)
             try:
                 parse_cell_id(cell, layout.axes)
             except InputError as exc:
-                raise InputError(f"{name}: column {cols['cell']!r}, {_rows(first)}: {exc}") from None
-            raise InputError(f"{name}: column {cols['cell']!r}, {_rows(first)}: cell {cell!r} is "
+                raise InputError(f"{name}: column {column!r}, {_rows(first)}: {exc}") from None
+            raise InputError(f"{name}: column {column!r}, {_rows(first)}: cell {cell!r} is "
                              "outside the full support")
         col_of[i] = cell_index[cell]
-    cell_col = col_of[row_codes["cell"]]
+    return col_of[cell_codes]
 
-    models, clusters = tuple(distinct["model"]), tuple(distinct["cluster"])
-    model_idx, cluster_idx = row_codes["model"], row_codes["cluster"]
-    n_cells, n_clusters = len(layout.cells), len(clusters)
-    key = (model_idx * n_clusters + cluster_idx) * n_cells + cell_col
 
-    # Response codes in sorted string order, so the codebook does not depend on row order.
-    codebook_list = sorted(distinct["response"])
-    rank = np.argsort(np.argsort(np.array(distinct["response"], dtype=object), kind="stable"), kind="stable")
-    response_code = rank[row_codes["response"]]
+def _units(model_idx: np.ndarray, cluster_idx: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(unit of each row, model of each unit, cluster of each unit) over the pairs that occur."""
+    pair = model_idx * n_clusters + cluster_idx  # < models x clusters, which fits in int64
+    pairs, unit_of_row = np.unique(pair, return_inverse=True)
+    return unit_of_row.reshape(-1), pairs // n_clusters, pairs % n_clusters
 
-    # Duplicate rows of one (model, cluster, cell): same response merged, different response an error.
+
+def _unit_codes(unit_of_row, cell_col, response_code, n_units: int, n_cells: int, labels, name: str,
+                notes: list[str]) -> np.ndarray:
+    """units x cells response codes (-1 = not observed). Rows repeating a (model, cluster, cell)
+    with the same response are merged (noted); with different responses they are an error.
+    ``labels(row)`` names a row's model, cluster and cell for the message."""
+    key = unit_of_row * n_cells + cell_col
     order = np.argsort(key, kind="stable")
     sorted_key = key[order]
     dup = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
@@ -241,25 +254,41 @@ def load_response_log(source: CsvSource, name: str | None = None,
         clash = dup[response_code[order[dup]] != response_code[order[dup + 1]]]
         if clash.size:
             a, b = sorted(order[[clash[0], clash[0] + 1]])
-            raise InputError(
-                f"{name}: data rows {a + 1} and {b + 1} both give model {models[model_idx[a]]!r}, "
-                f"cluster {clusters[cluster_idx[a]]!r}, cell {layout.cells[cell_col[a]]!r} but with different "
-                f"responses ({codebook_list[response_code[a]]!r} vs {codebook_list[response_code[b]]!r})")
+            raise InputError(f"{name}: data rows {a + 1} and {b + 1} both give {labels(a)} but with different "
+                             f"responses ({labels.response(a)!r} vs {labels.response(b)!r})")
         notes.append(f"{dup.size} duplicate row(s) repeat a (model, cluster, cell) with the same response; "
                      f"each was counted once (first at {_rows(np.sort(order[dup + 1]))})")
-
-    codes = np.full(len(models) * n_clusters * n_cells, -1, dtype=np.int64)
+    codes = np.full(n_units * n_cells, -1, dtype=np.int64)
     codes[key] = response_code
-    codes = codes.reshape(len(models) * n_clusters, n_cells)
+    return codes.reshape(n_units, n_cells)
 
-    # Oracle label per (cluster, world).
+
+class _RowLabels:
+    """Names of a row's model, cluster, cell and response, for messages."""
+
+    def __init__(self, models, clusters, cells, codebook, model_idx, cluster_idx, cell_col, response_code):
+        self.models, self.clusters, self.cells, self.codebook = models, clusters, cells, codebook
+        self.model_idx, self.cluster_idx, self.cell_col, self.response_code = (
+            model_idx, cluster_idx, cell_col, response_code)
+
+    def __call__(self, row: int) -> str:
+        return (f"model {self.models[self.model_idx[row]]!r}, cluster {self.clusters[self.cluster_idx[row]]!r}, "
+                f"cell {self.cells[self.cell_col[row]]!r}")
+
+    def response(self, row: int) -> str:
+        return self.codebook[self.response_code[row]]
+
+
+def _oracle_labels(frame, layout, cols, per_world_cols, has_oracle, cluster_idx, cell_col, clusters, name):
+    """Oracle value per (cluster, world) (module docstring); InputError when it differs between
+    rows of one cluster and world, or a world of a cluster has no row to give it."""
+    worlds = layout.axes[next(iter(layout.axes))]
     labelled = mapping_axis(layout) is not None
-    world_names = [c.split(":")[0] for c in layout.cells]
     world_pos = {w: i for i, w in enumerate(worlds)}
-    cell_world = np.array([world_pos[w] for w in world_names], dtype=np.int64)
+    cell_world = _cell_world(layout)
+    n_clusters = len(clusters)
     oracle = np.full((n_clusters, len(worlds)), None, dtype=object)
     first_row = np.full((n_clusters, len(worlds)), -1, dtype=np.int64)
-    where_col = cols["oracle"] if has_oracle else None
     if has_oracle:
         raw = frame[cols["oracle"]].to_numpy(dtype=object)  # strings: read_csv_frame keeps no NA
         targets = [(cell_world[cell_col], raw, cols["oracle"])]
@@ -270,6 +299,7 @@ def load_response_log(source: CsvSource, name: str | None = None,
         norm, _ = stripped_codes(raw, upper=labelled)
         pair = cluster_idx * len(worlds) + world_of_row
         distinct_pairs, first_pos, inverse = np.unique(pair, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
         clash = np.flatnonzero(norm != norm[first_pos][inverse])
         if clash.size:
             r = int(clash[0])
@@ -287,39 +317,94 @@ def load_response_log(source: CsvSource, name: str | None = None,
     unknown = np.argwhere(first_row < 0)
     if unknown.size:
         k, w = unknown[0]
-        raise InputError(f"{name}: column {where_col!r}: cluster {clusters[k]!r} has no row in world "
+        raise InputError(f"{name}: column {cols['oracle']!r}: cluster {clusters[k]!r} has no row in world "
                          f"{worlds[w]!r}, so its oracle there is unknown")
+    return oracle
 
-    # Correct response per (cluster, cell): the letter of the label under the cell's mapping.
-    axes = list(layout.axes)
-    map_pos = axes.index("mapping") if labelled else None
-    expected_text = np.empty((n_clusters, n_cells), dtype=object)
-    for c, cell in enumerate(layout.cells):
-        parts = cell.split(":")
-        for k in range(n_clusters):
-            label = oracle[k, cell_world[c]]
-            expected_text[k, c] = letter(parts[map_pos], label) if labelled else label
-    extra = sorted(set(expected_text.ravel()) - set(codebook_list))
+
+def _cell_world(layout: PolicyClass) -> np.ndarray:
+    """Per layout cell, the position of its world (first axis) value, via the cell parser."""
+    world_axis = next(iter(layout.axes))
+    world_pos = {w: i for i, w in enumerate(layout.axes[world_axis])}
+    return np.array([world_pos[parse_cell_id(c, layout.axes)[world_axis]] for c in layout.cells], dtype=np.int64)
+
+
+def _expected_codes(layout: PolicyClass, oracle: np.ndarray, codebook_list: list[str]) -> tuple[np.ndarray, tuple]:
+    """(clusters x cells codes of the correct response, full codebook): the letter of the label
+    under the cell's mapping with a mapping axis, else the oracle value itself. Computed once per
+    distinct oracle row, so 10^5 clusters sharing a few oracles cost a few rows."""
+    labelled = mapping_axis(layout) is not None
+    cell_world = _cell_world(layout)
+    mappings = [parse_cell_id(c, layout.axes)["mapping"] for c in layout.cells] if labelled else None
+    rows, inverse = np.unique(oracle.astype(str), axis=0, return_inverse=True)
+    text = np.empty((len(rows), len(layout.cells)), dtype=object)
+    for r, row in enumerate(rows):
+        for c, w in enumerate(cell_world):
+            text[r, c] = letter(mappings[c], row[w]) if labelled else row[w]
+    extra = sorted(set(text.ravel()) - set(codebook_list))
     full_codebook = tuple(codebook_list + extra)
     full_code = {s: i for i, s in enumerate(full_codebook)}
-    expected = np.vectorize(full_code.__getitem__, otypes=[np.int64])(expected_text)
+    codes = np.vectorize(full_code.__getitem__, otypes=[np.int64])(text) if text.size else \
+        np.zeros(text.shape, dtype=np.int64)
+    return codes[inverse.reshape(-1)], full_codebook
 
-    observed = codes >= 0
+
+def _coverage_notes(observed, unit_models, unit_clusters, models, clusters, cells) -> list[str]:
+    """Notes on (model, cluster) pairs without rows and units missing cells; no dense pair array."""
+    notes = []
+    n_pairs = len(models) * len(clusters)
+    if unit_models.size < n_pairs:
+        present = set((unit_models * len(clusters) + unit_clusters).tolist())
+        examples = []
+        for pair in range(n_pairs):  # at most units + 5 steps: stops at the fifth absent pair
+            if pair not in present:
+                m, k = divmod(pair, len(clusters))
+                examples.append(f"{models[m]}/{clusters[k]}")
+                if len(examples) == 5:
+                    break
+        absent = n_pairs - unit_models.size
+        notes.append(f"{absent} (model, cluster) pair(s) have no rows at all: {', '.join(examples)}"
+                     + (" ..." if absent > 5 else ""))
     per_unit = observed.sum(axis=1)
-    empty_units = np.flatnonzero(per_unit == 0)
-    if empty_units.size:
-        shown = ", ".join(f"{models[u // n_clusters]}/{clusters[u % n_clusters]}" for u in empty_units[:5])
-        notes.append(f"{empty_units.size} (model, cluster) pair(s) have no rows at all: {shown}"
-                     + (" ..." if empty_units.size > 5 else ""))
-    partial = np.flatnonzero((per_unit > 0) & (per_unit < n_cells))
+    partial = np.flatnonzero(per_unit < len(cells))
     if partial.size:
         u = partial[0]
-        first_missing = layout.cells[int(np.flatnonzero(~observed[u])[0])]
-        notes.append(f"{partial.size} (model, cluster) unit(s) miss some of the {n_cells} cells "
-                     f"({int((~observed[partial]).sum())} cells in all; e.g. {models[u // n_clusters]}/"
-                     f"{clusters[u % n_clusters]} has no {first_missing!r})")
+        first_missing = cells[int(np.flatnonzero(~observed[u])[0])]
+        notes.append(f"{partial.size} (model, cluster) unit(s) miss some of the {len(cells)} cells "
+                     f"({int((~observed[partial]).sum())} cells in all; e.g. {models[unit_models[u]]}/"
+                     f"{clusters[unit_clusters[u]]} has no {first_missing!r})")
+    return notes
+
+
+def load_response_log(source: CsvSource, name: str | None = None,
+                      policy_class: PolicyClass | None = None) -> ResponseLog:
+    """Read and check a long-format response log (module docstring); InputError for bad input.
+
+    ``policy_class`` supplies the cell layout (axes); default: the frozen class's 36 cells.
+    Memory is O(rows + units x cells + clusters x cells) with units <= rows.
+    """
+    frame = read_csv_frame(source, name)
+    name = str(name or (source if isinstance(source, str) else getattr(source, "name", None)) or "response log")
+    layout = policy_class or frozen_policy_class()
+    cols, per_world_cols, has_oracle, notes = _check_columns(frame, name, layout.axes[next(iter(layout.axes))])
+    row_codes, distinct = _required_codes(frame, cols, name)
+    cell_col = _cell_columns(layout, row_codes["cell"], distinct["cell"], cols["cell"], name)
+    models, clusters = tuple(distinct["model"]), tuple(distinct["cluster"])
+    model_idx, cluster_idx = row_codes["model"], row_codes["cluster"]
+    unit_of_row, unit_models, unit_clusters = _units(model_idx, cluster_idx, len(clusters))
+
+    # Response codes in sorted string order, so the codebook does not depend on row order.
+    codebook_list = sorted(distinct["response"])
+    rank = np.argsort(np.argsort(np.array(distinct["response"], dtype=object), kind="stable"), kind="stable")
+    response_code = rank[row_codes["response"]]
+    labels = _RowLabels(models, clusters, layout.cells, codebook_list, model_idx, cluster_idx, cell_col,
+                        response_code)
+    codes = _unit_codes(unit_of_row, cell_col, response_code, unit_models.size, len(layout.cells), labels,
+                        name, notes)
+    oracle = _oracle_labels(frame, layout, cols, per_world_cols, has_oracle, cluster_idx, cell_col, clusters, name)
+    expected, full_codebook = _expected_codes(layout, oracle, codebook_list)
+    notes += _coverage_notes(codes >= 0, unit_models, unit_clusters, models, clusters, layout.cells)
     return ResponseLog(
         source=name, layout=layout, models=models, clusters=clusters, codes=codes, expected=expected,
         codebook=full_codebook, oracle_labels=tuple(tuple(row) for row in oracle), n_rows=len(frame),
-        notes=tuple(notes))
-
+        unit_models=unit_models, unit_clusters=unit_clusters, notes=tuple(notes))

@@ -9,28 +9,13 @@ from __future__ import annotations
 
 import functools
 import json
-import re
+import xml.etree.ElementTree as ElementTree
 from typing import Any, Mapping
 
 import vl_convert
 
-_SCRIPT = re.compile(r"<\s*script|\son[a-z]+\s*=|javascript:", re.IGNORECASE)
-_TAG = re.compile(r"<[^>]*>")
-_JS_URL = re.compile(r"(?:href|src)\s*=\s*[\"']?\s*javascript:", re.IGNORECASE)
-_QUOTED = re.compile(r'"[^"]*"|\'[^\']*\'')
-
-
-def _unsafe_markup(svg: str) -> bool:
-    """A script element, an event-handler attribute or a javascript: URL anywhere in the tags.
-
-    Text content and quoted attribute values are left out: Vega escapes them, so a label such as
-    '"><img onerror=...>' is shown as text (and read out as an aria-label), never run; it must
-    not stop the report. A javascript: URL can only hide in a link value, so href / src values are checked for it.
-    """
-    for tag in _TAG.findall(svg):
-        if _SCRIPT.search(_QUOTED.sub('""', tag)) or _JS_URL.search(tag):
-            return True
-    return False
+_LINK_ATTRIBUTES = ("href", "src", "action", "formaction", "data")
+_ACTIVE_ELEMENTS = ("script", "foreignobject", "iframe", "object", "embed")
 
 
 STATIC_WIDTH = 860  # pixels used for a spec whose width is "container" (there is no container offline)
@@ -49,12 +34,47 @@ def static_spec(spec: Mapping[str, Any]) -> dict:
     return fixed
 
 
+def _local_name(name: str) -> str:
+    """``{http://www.w3.org/2000/svg}script`` -> ``script`` (lower case)."""
+    return name.rsplit("}", 1)[-1].lower()
+
+
+def svg_active_content(svg: str) -> str | None:
+    """What in ``svg`` could run when inlined into HTML, or None when nothing can.
+
+    A structural check on the parsed document, not a pattern over its text: text nodes and
+    attribute values are data, so a label such as ``group one = baseline`` or an escaped
+    ``<script>`` inside a ``<text>`` element is harmless. Refused: script-like elements
+    (``script``, ``foreignObject``, ``iframe``, ``object``, ``embed``), any ``on*`` event-handler
+    attribute, and ``javascript:`` / ``data:text/html`` URLs in link attributes. Markup that does
+    not parse as XML is refused too, since a browser might read it differently.
+    """
+    try:
+        root = ElementTree.fromstring(svg)
+    except ElementTree.ParseError as exc:
+        return f"markup that does not parse ({exc})"
+    for element in root.iter():
+        tag = _local_name(str(element.tag))
+        if tag in _ACTIVE_ELEMENTS:
+            return f"a <{tag}> element"
+        for name, value in element.attrib.items():
+            attribute = _local_name(name)
+            if attribute.startswith("on"):
+                return f"an event-handler attribute {attribute!r} on <{tag}>"
+            url = "".join(value.split()).lower()
+            if attribute in _LINK_ATTRIBUTES and url.startswith(("javascript:", "vbscript:", "data:text/html")):
+                return f"a script URL in {attribute!r} on <{tag}>"
+    return None
+
+
 @functools.lru_cache(maxsize=128)
 def _svg_from_text(text: str) -> str:
     svg = vl_convert.vegalite_to_svg(json.loads(text))
-    # Vega's SVG renderer escapes text content; check the markup anyway (it is inlined into HTML).
-    if _unsafe_markup(svg):
-        raise ValueError("rendered SVG contains script content; refusing to inline it")
+    # Vega's SVG renderer escapes text content; check the structure anyway because the SVG is
+    # inlined into HTML.
+    problem = svg_active_content(svg)
+    if problem is not None:
+        raise ValueError(f"rendered SVG contains {problem}; refusing to inline it")
     return svg
 
 

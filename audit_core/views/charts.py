@@ -77,8 +77,13 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame, selection_name: str = 
         height=470)
 
 
+# Altair refuses a data set of more than 5,000 rows; a chart drawing more is shown aggregated or
+# cut to this many marks (and says so in its subtitle), the tables and downloads keep every row.
+MAX_CHART_ROWS = 4000
+
+
 def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses",
-                     cell_title: str = "cell") -> alt.TopLevelMixin:
+                     cell_title: str = "cell", note: str = "") -> alt.TopLevelMixin:
     """Responses per policy and cell; support cells drawn solid with a black outline.
 
     ``long``: policy (label), cell, response, in_support (bool), support (text "in support" /
@@ -101,8 +106,8 @@ def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses"
         **enc, text="response:N",
         opacity=alt.condition("datum.in_support", alt.value(1.0), alt.value(0.45)))
     return (rect + text).properties(
-        title=alt.TitleParams(title, subtitle="letters are the responses; outlined, solid cells are "
-                              "in the support, faded cells are not observed"),
+        title=alt.TitleParams(title, subtitle=["letters are the responses; outlined, solid cells are "
+                              "in the support, faded cells are not observed"] + ([note] if note else [])),
         height=max(240, 38 * len(policies)))
 
 
@@ -272,7 +277,7 @@ def stop_boxplot(runs: pd.DataFrame, title: str = "Stopping times") -> alt.TopLe
 
 
 def subgroup_accuracy_chart(table: pd.DataFrame, q: float | None,
-                            title: str = "Accuracy per subgroup") -> alt.TopLevelMixin:
+                            title: str = "Accuracy per subgroup", note: str = "") -> alt.TopLevelMixin:
     """``table``: subgroup, n, accuracy, ci_low/ci_high (Wilson, fixed n), cs_low/cs_high
     (anytime-valid); sorted by accuracy. Line at q; a subgroup is marked below q when its whole
     anytime-valid interval is below q."""
@@ -300,7 +305,8 @@ def subgroup_accuracy_chart(table: pd.DataFrame, q: float | None,
         layers.append(alt.Chart(line).mark_text(color="#c00000", align="left", dx=4, y=-8, fontSize=13).encode(
             x="q:Q", text="label:N"))
     return alt.layer(*layers).properties(
-        title=alt.TitleParams(title, subtitle="▼ orange = anytime-valid interval below q, ● blue = not"),
+        title=alt.TitleParams(title, subtitle=["▼ orange = anytime-valid interval below q, ● blue = not"]
+                              + ([note] if note else [])),
         height=max(200, 22 * len(order)))
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from audit_core.identify import parse_cell_id
 from audit_core.report.document import ReportChart, ReportSection, ReportTable
-from audit_core.views.charts import chart_spec, frequency_heatmap, hasse_chart, response_heatmap
+from audit_core.views.charts import MAX_CHART_ROWS, chart_spec, frequency_heatmap, hasse_chart, response_heatmap
 
 EMPTY_SUPPORT_KEY = "∅"
 
@@ -71,17 +71,27 @@ def lattice_spec(lat, component_names: Sequence[str], estimand: str, current: st
 
 
 def heatmap_spec(pc, tau: np.ndarray, support: Sequence[str]) -> dict:
-    """Policy × cell responses of the deterministic policies, support cells outlined."""
+    """Policy × cell responses of the deterministic policies, support cells outlined.
+
+    At most :data:`~audit_core.views.charts.MAX_CHART_ROWS` rectangles are drawn: with more
+    policies x cells the first policies (and, for a huge layout, the first cells) are shown and the
+    subtitle says how many; the class table lists every policy."""
+    n_cells = min(len(pc.cells), MAX_CHART_ROWS)
+    n_policies = min(len(pc.names), max(1, MAX_CHART_ROWS // n_cells))
     labels = [f"{name} (τ={int(t)})" for name, t in zip(pc.names, tau)]
     codebook = list(pc.codebook)
     inside = set(support)
     long = pd.DataFrame([{"policy": labels[i], "cell": cell, "response": codebook[int(pc.responses[i, j])] or "(empty)",
                           "in_support": cell in inside,
                           "support": "in support" if cell in inside else "outside support"}
-                         for i in range(len(pc.names)) for j, cell in enumerate(pc.cells)])
+                         for i in range(n_policies) for j, cell in enumerate(pc.cells[:n_cells])])
+    note = ""
+    if n_policies < len(pc.names) or n_cells < len(pc.cells):
+        note = (f"showing the first {n_policies} of {len(pc.names)} policies and {n_cells} of {len(pc.cells)} "
+                "cells (a chart draws at most {:,} rectangles); the tables list every policy".format(MAX_CHART_ROWS))
     return chart_spec(response_heatmap(long, title=f"Policy × cell responses ({len(inside)} of "
                                                    f"{len(pc.cells)} cells observed)",
-                                       cell_title=f"cell ({':'.join(pc.axes)})"))
+                                       cell_title=f"cell ({':'.join(pc.axes)})", note=note))
 
 
 def class_table(ident, tau: dict[str, int]) -> pd.DataFrame:
@@ -107,7 +117,8 @@ def collision_table(ident, tau: dict[str, int]) -> pd.DataFrame:
 
 
 def leave_one_out_table(lat) -> pd.DataFrame:
-    return pd.DataFrame([{"removed": row.removed, "collisions": row.n_collisions,
+    """Leave-one-out rows of a lattice (no rows without a lattice)."""
+    return pd.DataFrame([] if lat is None else [{"removed": row.removed, "collisions": row.n_collisions,
                           "witnesses": "; ".join(f"{a} ≡ {b}" for a, b in row.witnesses),
                           "exclusive witnesses": "; ".join(f"{a} ≡ {b}" for a, b in row.exclusive_witnesses),
                           "corollary": row.corollary} for row in lat.leave_one_out],
@@ -122,21 +133,26 @@ def lattice_table(lat) -> pd.DataFrame:
 
 def identification_section(ident, lat, tau: dict[str, int], estimand: str, support_label: str, source: str,
                            components: Sequence[str], custom_cells: Sequence[str] | None,
-                           charts: Sequence[ReportChart], verdict: str = "") -> ReportSection:
+                           charts: Sequence[ReportChart], verdict: str = "", lattice_note: str = "") -> ReportSection:
+    """Report section of one support; ``lat`` None (too many components) leaves out the lattice
+    tables and says why in ``lattice_note``."""
     status = "identified" if ident.identified else "not identified"
+    lattice_lines = (f"No lattice: {lattice_note}",) if lat is None else tuple(
+        f"Without {row.removed}: {row.corollary}" for row in lat.leave_one_out)
+    lattice_tables = () if lat is None else (
+        ReportTable("Lattice of component supports", lattice_table(lat)),
+        ReportTable("Leave one component out", leave_one_out_table(lat)))
     return ReportSection(
         key="explorer", title=f"Identifiability of {estimand} on {support_label}", source=source,
         parameters={"estimand": estimand, "components": list(components), "custom cells": list(custom_cells or ())},
         summary=(*((verdict,) if verdict else ()),
                  f"{len(ident.cells)} cells observed; {ident.n_classes} equivalence classes; "
                  f"{ident.n_collisions} cross-estimand collisions; {estimand} {status}.",
-                 *(f"Without {row.removed}: {row.corollary}" for row in lat.leave_one_out)),
+                 *lattice_lines),
         tables=(ReportTable("Equivalence classes", class_table(ident, tau)),
-                ReportTable("Collisions", collision_table(ident, tau)),
-                ReportTable("Lattice of component supports", lattice_table(lat)),
-                ReportTable("Leave one component out", leave_one_out_table(lat))),
+                ReportTable("Collisions", collision_table(ident, tau)), *lattice_tables),
         charts=tuple(charts),
-        numbers={"identification": ident.to_dict(), "lattice": lat.to_dict()})
+        numbers={"identification": ident.to_dict(), "lattice": None if lat is None else lat.to_dict()})
 
 
 def optima_table(result, checks: Sequence) -> pd.DataFrame:

@@ -12,10 +12,11 @@ import pandas as pd
 from audit_core.report.document import ReportChart, ReportSection, ReportTable
 from audit_core.sequential.replay import STAT_COLUMNS
 from audit_core.views.charts import (
-    chart_spec, frequency_accuracy_chart, subgroup_accuracy_chart, trajectory_chart,
+    MAX_CHART_ROWS, chart_spec, frequency_accuracy_chart, subgroup_accuracy_chart, trajectory_chart,
 )
 
 MAX_TRAJECTORY_POINTS = 600  # points drawn per e-process; longer runs are thinned (stops kept)
+MAX_SUBGROUP_ROWS = 60  # subgroups drawn in the accuracy chart (the least accurate); all are in the table
 
 
 def null_of(process: str, model_processes: Sequence[str]) -> str:
@@ -65,12 +66,25 @@ def subgroup_view(result) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def replay_specs(result, model_processes: Sequence[str], data_name: str) -> tuple[dict, dict, dict]:
-    """(trajectories, accuracy per subgroup, sampling share vs accuracy) specs of a ``Replay``."""
+    """(trajectories, accuracy per subgroup, sampling share vs accuracy) specs of a ``Replay``.
+
+    Many subgroups: the accuracy chart draws the :data:`MAX_SUBGROUP_ROWS` least accurate and the
+    scatter the :data:`~audit_core.views.charts.MAX_CHART_ROWS` least accurate (Altair refuses
+    more than 5,000 rows); each says so in its subtitle, the subgroup table keeps all of them."""
     _, chart_data = subgroup_view(result)
+    total = len(chart_data)
+    by_accuracy = chart_data.sort_values(["accuracy", "n"], ascending=[True, False], kind="stable")
+    accuracy_data, accuracy_note = chart_data, ""
+    if total > MAX_SUBGROUP_ROWS:
+        accuracy_data = by_accuracy.head(MAX_SUBGROUP_ROWS)
+        accuracy_note = f"the {MAX_SUBGROUP_ROWS} least accurate of {total} subgroups; the table lists all"
+    scatter_data, scatter_note = chart_data, "share of the replayed cases per subgroup against its accuracy"
+    if total > MAX_CHART_ROWS:
+        scatter_data = by_accuracy.head(MAX_CHART_ROWS)
+        scatter_note += f" (the {MAX_CHART_ROWS:,} least accurate of {total:,} subgroups; the table lists all)"
     return (trajectory_spec(result, model_processes, f"E-process trajectories: {data_name}"),
-            chart_spec(subgroup_accuracy_chart(chart_data, result.params.q)),
-            chart_spec(frequency_accuracy_chart(
-                chart_data, subtitle="share of the replayed cases per subgroup against its accuracy")))
+            chart_spec(subgroup_accuracy_chart(accuracy_data, result.params.q, note=accuracy_note)),
+            chart_spec(frequency_accuracy_chart(scatter_data, subtitle=scatter_note)))
 
 
 def replay_section(result, model_processes: Sequence[str], data_name: str, source: str, columns: dict,

@@ -436,3 +436,13 @@ def test_policy_editor_adds_a_policy_and_the_minimal_support_grows():
     assert int(metric(at, "Optimal supports")) == engine.n_optimal
     fresh = app(**{"class": link})  # the link opens the edited class in a new session
     assert not fresh.exception and any("edited class.json" in c.value for c in fresh.caption)
+
+
+def test_explorer_explains_a_class_with_too_many_components_for_a_lattice():
+    from tests.corpus.generate import many_components
+    at = app()
+    at.radio(key="policy_source").set_value("upload").run()
+    at.file_uploader(key="policy_upload__widget").upload("c13.json", many_components(13), "application/json").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("12 components" in i.value for i in at.info)  # the limit is named, the support still explained
+    assert int(metric(at, "Cells in support")) > 0

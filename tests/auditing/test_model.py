@@ -59,3 +59,13 @@ def test_scoring_many_rows_is_bitwise_the_gathered_definition():
     for rows in (np.arange(30, 2000), rng.choice(2000, 400, replace=False), np.array([5, 17]), np.arange(2000)):
         gathered = model.prior + np.einsum("knd,kd->kn", model.phi[:, rows, :], model.theta)
         np.testing.assert_array_equal(model.predict_members(rows), gathered)
+
+
+def test_no_features_gives_no_divide_by_zero_warning():
+    import warnings
+    import numpy as np
+    from audit_core.auditing.model import OnlineEnsemble
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = OnlineEnsemble(np.zeros((5, 0)), np.random.default_rng(0))
+    assert np.isfinite(model.phi).all() and model.phi.shape[2] == 1 + 0 + 32

@@ -91,3 +91,20 @@ def test_all_gpqa_settings(capsys):
                        "--jobs", "1")
     assert code == 0 and [r["setting"] for r in d["rows"]] == ["gpqa:large", "gpqa:medium", "gpqa:small", "gpqa:none"]
     assert [r["failure_found"] for r in d["rows"]] == [1.0, 1.0, 1.0, 0.0]
+
+
+def test_json_is_byte_identical_across_runs_apart_from_timing(capsys):
+    import json as _json
+    from audit_core.cli import main as _main
+    argv = ["simulate", "--pool", "gpqa:small", "--replicates", "2", "--jobs", "1", "--json"]
+    texts = []
+    for _ in range(2):
+        assert _main(argv) == 0
+        texts.append(capsys.readouterr().out)
+    docs = [_json.loads(t) for t in texts]
+    for doc in docs:
+        assert set(doc["timing"]) == {"seconds", "seconds_per_audit"}
+        assert len(doc["timing"]["seconds_per_audit"]) == len(doc["rows"])
+        assert "seconds" not in doc and all("seconds_per_audit" not in r for r in doc["rows"])
+        doc.pop("timing")
+    assert _json.dumps(docs[0], indent=2) == _json.dumps(docs[1], indent=2)

@@ -49,3 +49,22 @@ def test_quoted_commas_and_blank_lines():
 def test_bad_files(content, pattern):
     with pytest.raises(InputError, match=pattern):
         read_csv_frame(content, name="bad.csv")
+
+
+# ----------------------------------------------------------------- issue 13: hostile inputs
+
+@pytest.mark.parametrize("text", [
+    'score,group\n1,"a\n0,b\n1,c\n',          # a quote opened on a data row and never closed
+    'score,"group\n1,a\n',                      # ... in the header
+    'score;group\n1;"x\n',                       # ... with another delimiter
+])
+def test_unterminated_quote_is_one_input_error(text):
+    with pytest.raises(InputError, match="malformed CSV.*never closed"):
+        read_csv_frame(text.encode(), name="q.csv")
+
+
+def test_json_decoding_error_does_not_advise_csv():
+    from audit_core.identify import load_policy_class
+    with pytest.raises(InputError) as info:
+        load_policy_class(b'{"axes": "\xff"}', name="class.json")
+    assert "UTF-8 JSON" in str(info.value) and "CSV" not in str(info.value)

@@ -72,7 +72,7 @@ def test_nothing_silent_blank_subgroups_duplicate_ids():
     (b"id,correct,order\n1,1,1\n2,0,2\n3,1,1\n", {}, r"'order': value 1 appears at data rows 1, 3"),
     (b"id,correct,order\n1,1,1\n2,0,second\n", {}, r"'order', data row 2: 'second' is not a finite number"),
     (b"id,correct,order\n1,1,1\n2,0,\n", {}, r"'order' is empty at data row 2"),
-    (b"id,domain,value\n1,a,x\n", {}, r"no score column found.*--score"),
+    (b"id,domain,value\n1,a,x\n", {}, r"no score column found.*choose one as the score"),
     (b"id,correct,f1\n1,1,0.5\n2,0,abc\n", {"features": ["f1"]}, r"'f1', data row 2: 'abc'"),
     (b"id,correct\n1,1\n", {"subgroups": ["correct"]}, r"'correct' is chosen both as score and as subgroup"),
     (b"id:correct:domain\n1:1:a\n", {"score": "correct"}, r"single column: the delimiter must be one of"),
@@ -128,3 +128,13 @@ def test_bundled_datasets_load_with_their_roles():
         assert data.n > 0 and set(np.unique(data.scores)) <= {0.0, 1.0}, dataset.key
         auto = load_audit_csv(dataset.path)
         assert auto.score == dataset.score and set(dataset.subgroups) <= set(auto.subgroups), dataset.key
+
+
+def test_engine_messages_name_roles_not_flags():
+    from audit_core.data.loader import load_audit_frame
+    import pandas as pd
+    with pytest.raises(InputError) as info:
+        load_audit_frame(pd.DataFrame({"id": ["1"], "value": ["x"]}), name="f.csv")
+    assert "--" not in str(info.value)
+    data = load_audit_frame(pd.DataFrame({"score": ["1", "0"]}), name="g.csv")
+    assert not any("--" in note for note in data.notes)

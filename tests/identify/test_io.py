@@ -186,3 +186,11 @@ def test_long_csv_unknown_cell_id_in_frozen_layout():
     text = frozen_long_csv(frozen_policy_class()) + "ideal,moon:ABC:generated,A,1\n"
     with pytest.raises(InputError, match="'moon' is not a value of axis 'world'"):
         load_policy_class(text.encode(), name="typo.csv")
+
+
+def test_deeply_nested_json_is_one_input_error():
+    deep = ("[" * 100_000 + "]" * 100_000).encode()
+    with pytest.raises(InputError, match="nested too deeply"):
+        load_policy_class(deep, name="deep.json")
+    with pytest.raises(InputError, match="nested too deeply"):
+        load_policy_class(b'{"axes": ' + b'{"a": ' * 50_000 + b'1' + b'}' * 50_000 + b'}', name="x")

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from audit_core.errors import InputError
 from audit_core.identify import frozen_policy_class
 from audit_core.identify.distinguish import distinguishing_cells, pack_sets, unpack_sets
 from audit_core.identify.lattice import lattice
@@ -84,3 +85,34 @@ def test_pack_unpack_round_trip(n_cells):
     words = pack_sets(m)
     assert words.dtype == np.uint64 and words.shape == (5, -(-n_cells // 64))
     assert np.array_equal(unpack_sets(words, n_cells), m)
+
+
+# ------------------------------------------------------------- issue 13: too many components
+
+def _many_components(k: int):
+    from audit_core.identify import build_policy_class
+    values = tuple(f"v{i}" for i in range(k + 1))
+    components = {f"c{i}": {"x": (values[i],)} for i in range(1, k + 1)}
+    policies = {"p": {v: "A" for v in values}, "q": {v: ("B" if v == values[-1] else "A") for v in values}}
+    return build_policy_class({"x": values}, {"x": ("v0",)}, components, policies, tau={"p": 0, "q": 1},
+                              source="thirteen")
+
+
+def test_more_than_twelve_components_is_refused_naming_the_limit():
+    from audit_core.identify import MAX_LATTICE_COMPONENTS, lattice
+    with pytest.raises(InputError, match=f"limited to {MAX_LATTICE_COMPONENTS} components"):
+        lattice(_many_components(13))
+
+
+def test_explorer_explains_the_support_without_the_lattice():
+    from audit_core import analyses
+    from audit_core.analyses.sources import Source
+    from audit_core.report import Report, render_markdown
+    pc = _many_components(13)
+    source = Source("policy_class", "k", "thirteen", "thirteen components", pc)
+    result = analyses.explore_support(source, None, "tau_full", suggest=False)
+    assert result.lattice is None and result.lattice_chart is None
+    assert "limited to 12 components" in result.lattice_note
+    assert result.identification.identified
+    assert any("No lattice" in line for line in result.section.summary)
+    assert "No lattice" in render_markdown(Report("x", (result.section,)))

@@ -107,3 +107,32 @@ def test_split_cell_id_is_the_inverse_of_cell_id(pc):
         split_cell_id(7)
     with pytest.raises(InputError, match="not a string"):
         parse_cell_id(None, pc.axes)
+
+
+# ------------------------------------------------------------------ issue 13: sizes
+
+def test_layout_of_forty_axes_is_refused_before_it_is_built():
+    from audit_core.identify import load_policy_class
+    from audit_core.identify.cells import MAX_CELLS
+    text = "policy,cell,response\n" + "".join(
+        f"p{i},{':'.join(f'{v}{k}' for k in range(40))},A\n" for i, v in enumerate("ab"))
+    assert len(text) < 400
+    with pytest.raises(InputError, match=f"more than {MAX_CELLS:,} cells"):
+        load_policy_class(text.encode(), name="forty.csv")
+
+
+def test_encoding_distinct_responses_is_linear():
+    import time
+    from audit_core.identify import build_policy_class
+
+    def seconds(n: int) -> float:
+        axes = {"item": tuple(f"i{k}" for k in range(n))}
+        policies = {"p": {f"i{k}": f"r{k}" for k in range(n)}}
+        started = time.perf_counter()
+        pc = build_policy_class(axes, {"item": ("i0",)}, {"rest": {"item": axes["item"][1:]}}, policies)
+        assert len(pc.codebook) == n
+        return time.perf_counter() - started
+
+    small, large = seconds(20_000), seconds(80_000)
+    # quadratic would be 16 x; linear (with sorting) about 4-5 x; allow noise from a shared machine
+    assert large < 10 * small + 0.5, (small, large)

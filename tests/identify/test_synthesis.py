@@ -1,5 +1,6 @@
 """Minimum identifying supports on the frozen class and edge cases of the solver wrapper."""
 
+import numpy as np
 import pytest
 
 from audit_core.errors import InputError
@@ -128,3 +129,37 @@ def test_unseparable_pair_is_not_identifiable():
 
 def test_identifiable_classes_are_not_fallbacks(syn):
     assert syn.identifies and not syn.fallback_for_separable_pairs and syn.solver_status == "OPTIMAL"
+
+
+# ------------------------------------------------------------ issue 13: solver limits
+
+def _random_class(n_policies: int, n_cells: int, seed: int = 0):
+    from audit_core.identify import build_policy_class
+    rng = np.random.default_rng(seed)
+    values = tuple(f"c{i}" for i in range(n_cells))
+    answers = rng.integers(0, 3, size=(n_policies, n_cells))
+    policies = {f"p{i}": {v: "ABC"[a] for v, a in zip(values, row)} for i, row in enumerate(answers)}
+    tau = {f"p{i}": i % 2 for i in range(n_policies)}
+    return build_policy_class({"cell": values}, {"cell": ("c0",)}, {"rest": {"cell": values[1:]}}, policies,
+                              tau=tau, source="random")
+
+
+def test_time_limit_covers_the_whole_call_reductions_included():
+    import time
+    from audit_core.identify import minimum_supports
+    pc = _random_class(600, 200)
+    started = time.perf_counter()
+    result = minimum_supports(pc, time_limit=1.0)
+    elapsed = time.perf_counter() - started
+    # the pair sets themselves (before any reduction) take a few seconds on a shared machine
+    assert elapsed < 5, f"{elapsed:.1f} s with a 1 s limit"
+    assert result.status in ("OPTIMAL", "FEASIBLE", "UNKNOWN")
+    if result.status == "UNKNOWN":
+        assert "does not mean no support exists" in result.message and "No identifying" not in result.message
+
+
+@pytest.mark.parametrize("bad", [float("nan"), 0, -1, float("inf"), True])
+def test_time_limit_must_be_a_positive_finite_number(bad):
+    from audit_core.identify import frozen_policy_class, minimum_supports
+    with pytest.raises(InputError, match="time limit"):
+        minimum_supports(frozen_policy_class(), time_limit=bad)

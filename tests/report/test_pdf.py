@@ -132,7 +132,10 @@ def test_pdf_suffix_is_case_insensitive(tmp_path, suffix, capsys):
 
 
 def test_svg_guard_rejects_real_handlers_but_not_escaped_labels():
-    from audit_core.report.render import _unsafe_markup
+    from audit_core.report.render import svg_active_content
+
+    def _unsafe_markup(svg: str) -> bool:
+        return svg_active_content(svg) is not None
 
     assert _unsafe_markup('<svg><g onload="x()"></g></svg>')
     assert _unsafe_markup("<svg><script>x()</script></svg>")
