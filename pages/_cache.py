@@ -1,7 +1,8 @@
 """Every ``st.cache_*`` wrapper of the dashboard, keyed by one content key per source.
 
-Sources (parsed input files) are cached with ``cache_resource``: they are frozen objects the
-engine never changes, and an upload is parsed once however many pages use it. Analyses (engine
+Sources (parsed input files) and the lattice of a class are cached with ``cache_resource``:
+they are frozen objects the engine never changes, and an upload is parsed once however many
+pages use it. Analyses (engine
 result + tables + charts + report section) are cached with ``cache_data``, which hands every
 session its own copy, so nothing one session holds can change what another sees. Every cache is
 bounded in entries and in time, so big uploads leave memory after their sessions close.

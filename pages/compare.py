@@ -36,6 +36,12 @@ def run_choice(side: str, default: str):
     return _shared.bundled_source("run", choice)
 
 
+LINK = [_shared.LinkField("a", "compare_A", options=tuple(k for k in RUN_KEYS if k != UPLOAD)),
+        _shared.LinkField("b", "compare_B", options=tuple(k for k in RUN_KEYS if k != UPLOAD)),
+        _shared.LinkField("score", "compare_score"), _shared.LinkField("subgroups", "compare_groups"),
+        _shared.LinkField("confidence", "compare_confidence", "float", low=0.8, high=0.99)]
+_shared.link_settings(LINK)
+
 left, right = st.columns(2)
 with left:
     run_a = run_choice("A", "gpqa:large")
@@ -51,6 +57,7 @@ with st.expander("Roles and parameters"):
     confidence = c3.select_slider("Confidence", [0.8, 0.9, 0.95, 0.99], value=0.95,
                                   key=_shared.kept("compare_confidence"))
 subgroups = tuple(g.strip() for g in groups_text.split(",") if g.strip()) or None
+_shared.write_link(LINK, shareable=run_a.bundled and run_b.bundled)
 
 try:
     params = AuditParams.for_style(run_a.value.style)

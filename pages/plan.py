@@ -24,6 +24,17 @@ _shared.page_header(
     "Decide how much annotation to pay for before you start: simulated audits of your pool (or of "
     "an assumed structure of subgroups) with and without a failure mode.")
 
+LINK = [_shared.LinkField("pool", "plan_pool", options=(*BUNDLED_POOLS, ASSUMED)),
+        _shared.LinkField("strategy", "plan_strategy", options=tuple(STRATEGY_NAMES)),
+        _shared.LinkField("process", "plan_process", options=tuple(MODEL_PROCESSES)),
+        _shared.LinkField("sizes", "plan_sizes"),
+        _shared.LinkField("failing_accuracy", "plan_fail", "float", low=0.0, high=1.0),
+        _shared.LinkField("base_accuracy", "plan_base", "float", low=0.0, high=1.0),
+        _shared.LinkField("alpha", "plan_alpha", "float", low=0.001, high=0.5),
+        _shared.LinkField("replicates", "plan_replicates", "int", low=5, high=2000),
+        _shared.LinkField("seed", "plan_seed", "int", low=0)]
+_shared.link_settings(LINK)
+
 with st.form("plan"):
     c1, c2, c3 = st.columns(3)
     pool_key = c1.selectbox("Pool", list(BUNDLED_POOLS) + [ASSUMED], key=_shared.kept("plan_pool"),
@@ -69,6 +80,7 @@ if run:
     except InputError as exc:
         _shared.show_input_error(exc, "these settings", "The last plan stays below.")
 
+_shared.write_link(LINK)
 view = st.session_state.get(RESULT_KEY)
 if view is None:
     st.info("Choose a pool and settings and press **Plan the audit**. 40 simulated audits per scenario take "

@@ -191,8 +191,9 @@ m1.metric("Cases replayed", result.n)
 m2.metric("Stopped at case", "–" if dual.stop is None else dual.stop,
           help="Cases annotated when the dual test stopped (– = never within the run).")
 m3.metric("Overall accuracy", f"{overall.accuracy:.3f}",
-          help=f"95% anytime-valid interval [{overall.cs_low:.3f}, {overall.cs_high:.3f}]; "
-               f"Wilson (fixed n) [{overall.ci_low:.3f}, {overall.ci_high:.3f}].")
+          help=f"95% anytime-valid interval [{overall.cs_low:.3f}, {overall.cs_high:.3f}] (valid when cases "
+               f"arrived in random order; an adaptive auditor changes what it covers); Wilson (fixed n) "
+               f"[{overall.ci_low:.3f}, {overall.ci_high:.3f}].")
 
 _shared.show_chart(view.trajectory_chart)
 st.subheader("Decision per process")

@@ -14,6 +14,7 @@ CLI commands print them; nothing is assembled twice.
 * :mod:`.compare`: :func:`compare_runs` (two runs, case by case).
 * :mod:`.combine`: :func:`combine_audits` (e-BH, e-Bonferroni over several audits).
 * :mod:`.testbed`: :func:`generate_testbed`, :func:`check_testbed` (solver-grounded items).
+* :mod:`.live`: live audits (start, claim, label, undo, export) for the Live audit page.
 """
 
 from audit_core.analyses.common import Verdict

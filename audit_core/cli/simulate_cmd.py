@@ -53,7 +53,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "simulate", help="simulation study of auditing strategies x e-processes",
         description="Replicated audits of a pool; rates of failure found / audit passed / inconclusive "
-                    "with 95%% Wilson intervals and stopping-time quartiles.")
+                    "with 95% Wilson intervals and stopping-time quartiles.")
     p.add_argument("--pool", required=True, metavar="FILE|KEY",
                    help="gpqa:large, gpqa:medium, gpqa:small, gpqa:none, gpqa:all (the four), sdoh, or a labelled audit CSV")
     p.add_argument("--strategy", metavar="NAME[,NAME]", help=f"one or more of {', '.join(STRATEGY_NAMES)}")

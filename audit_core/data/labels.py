@@ -1,7 +1,7 @@
 """Text labels of a score column mapped to scores in [0, 1].
 
 Annotators write "correct"/"incorrect", "pass"/"fail", "✓"/"✗" or a 1–5 rating, and semicolon
-files write decimal commas ("0,5"). :func:`suggest_score_mapping` proposes a score for each
+files write decimal commas ("0,5"). :func:`score_labels` proposes a score for each
 distinct label it recognises (the user confirms or edits it); :func:`apply_score_mapping` turns
 the column into numbers with the confirmed mapping, leaving unmapped labels for the loader to
 report.

@@ -21,8 +21,10 @@ after step t depend on X_1..X_t only: appending scores never changes earlier bou
 
 The guarantee holds for any stopping rule and any adaptive choice of which stream to observe, as
 long as each observed score's conditional mean is the stream's mean: the workbench applies it per
-subgroup (each subgroup's scores in arrival order) and overall. It does not hold for a fixed-n
-Wilson interval, which is valid only at a sample size fixed in advance.
+subgroup (each subgroup's scores in arrival order), where that holds, and overall, where it holds
+only for cases drawn in random order (an adaptive auditor that moves between subgroups changes the
+conditional mean; the overall bounds then cover a weighted mean of the visited subgroups, not the
+pool's accuracy). A fixed-n Wilson interval holds only at a sample size fixed in advance.
 
 Cost: O(n) time and memory, a handful of cumulative sums.
 """

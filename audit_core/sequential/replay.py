@@ -62,8 +62,12 @@ class Proportion:
     scores, ``accuracy`` = correct / n; ``ci_low``/``ci_high``: the Wilson interval, valid only
     at a sample size fixed in advance; ``cs_low``/``cs_high``: the anytime-valid confidence
     sequence (:func:`audit_core.sequential.confseq.confidence_sequence`) over the cases' scores in
-    arrival order, valid whenever the run stopped and however cases were chosen. ``below(q)``
-    flags a subgroup on the anytime-valid bound.
+    arrival order, valid whenever the run stopped, provided every score in the set has the same
+    conditional mean: within a subgroup (cases of one subgroup are alike) that holds however the
+    auditor chose between subgroups; for the whole run it holds only when cases arrived in random
+    order, not when an adaptive auditor steered toward weak subgroups (the overall interval then
+    covers a weighted mean of the subgroups it visited). ``below(q)`` flags a subgroup on the
+    anytime-valid bound.
     """
 
     label: tuple

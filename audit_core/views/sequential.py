@@ -100,7 +100,8 @@ def replay_section(result, model_processes: Sequence[str], data_name: str, sourc
                  f"{result.n} cases; dual test ({dual.model_process} vs {dual.auditor_process}): "
                  f"{dual.decision}" + (f" at case {dual.stop}" if dual.stop else "") + ".",
                  f"Overall accuracy {overall.accuracy:.3f} (95% anytime-valid interval {overall.cs_low:.3f}–"
-                 f"{overall.cs_high:.3f}; Wilson, fixed n: {overall.ci_low:.3f}–{overall.ci_high:.3f}).",
+                 f"{overall.cs_high:.3f}, valid for cases in random order; Wilson, fixed n: "
+                 f"{overall.ci_low:.3f}–{overall.ci_high:.3f}). Subgroup intervals hold under adaptive sampling.",
                  (f"Subgroups whose anytime-valid interval lies below q = {result.params.q:g}: {', '.join(below)}."
                   if below else f"No subgroup's anytime-valid interval lies below q = {result.params.q:g}."),
                  *notes),
