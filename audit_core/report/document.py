@@ -201,18 +201,21 @@ def _params_html(parameters: Mapping[str, Any]) -> str:
     if not parameters:
         return ""
     items = "".join(
-        f"<dt>{escape_html(k)}</dt><dd>{escape_html(_plain(v))}</dd>" for k, v in parameters.items())
+        f"<dt>{escape_html(k)}</dt><dd>{escape_html(plain_text(v))}</dd>" for k, v in parameters.items())
     return f'<dl class="params">{items}</dl>'
 
 
-def _plain(value: Any) -> str:
+def plain_text(value: Any) -> str:
+    """A parameter value as one line of text, the same in every format (HTML, Markdown, PDF)."""
     if isinstance(value, (list, tuple)):
-        return ", ".join(_plain(v) for v in value) if value else "(none)"
+        return ", ".join(plain_text(v) for v in value) if value else "(none)"
     if isinstance(value, Mapping):
-        return ", ".join(f"{k}={_plain(v)}" for k, v in value.items())
+        return ", ".join(f"{k}={plain_text(v)}" for k, v in value.items())
     if isinstance(value, (float, np.floating)):
         return f"{float(value):.6g}"
-    return str(value)
+    return "" if value is None else str(value)
+
+
 
 
 def _spec_script(spec: Mapping[str, Any]) -> str:
@@ -288,7 +291,7 @@ def _markdown(report: Report, image_ref) -> str:
             lines += [escape_markdown(paragraph), ""]
         lines += [f"**Data source:** {escape_markdown(section.source)}", ""]
         for key, value in section.parameters.items():
-            lines.append(f"- **{escape_markdown(key)}**: {escape_markdown(_plain(value))}")
+            lines.append(f"- **{escape_markdown(key)}**: {escape_markdown(plain_text(value))}")
         if section.parameters:
             lines.append("")
         for line in section.summary:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from audit_core.report.render import chart_svg
+from audit_core.report.document import plain_text
 from audit_core.report.safety import typst_string as lit
 
 MAX_TABLE_ROWS = 200
@@ -44,16 +45,6 @@ _PREAMBLE = """\
   #set text(size: 14pt, fill: rgb("#1f4e79")); #it.body]
 #show table.cell.where(y: 0): set text(weight: "bold")
 """
-
-
-def _plain(value: Any) -> str:
-    if isinstance(value, (list, tuple)):
-        return ", ".join(_plain(v) for v in value) if value else "(none)"
-    if isinstance(value, Mapping):
-        return ", ".join(f"{k}={_plain(v)}" for k, v in value.items())
-    if isinstance(value, (float, np.floating)):
-        return f"{float(value):.6g}"
-    return "" if value is None else str(value)
 
 
 def _cell(value: Any) -> tuple[str, bool]:
@@ -147,7 +138,7 @@ def _params(section) -> str:
     lines = ["#block(breakable: true)[#set text(size: 10pt)\n",
              f"*Data source:* #{lit(section.source)}\n\n"]
     if section.parameters:
-        cells = ",\n  ".join(f"[#strong({lit(k)})], [#{lit(_plain(v))}]" for k, v in section.parameters.items())
+        cells = ",\n  ".join(f"[#strong({lit(k)})], [#{lit(plain_text(v))}]" for k, v in section.parameters.items())
         lines.append(f"*Parameters*\n#grid(columns: (auto, 1fr), column-gutter: 12pt, row-gutter: 5pt,\n  {cells},\n)\n")
     lines.append("]\n")
     return "".join(lines)

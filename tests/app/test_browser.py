@@ -59,15 +59,18 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server():
-    """A fresh `streamlit run app.py` process; yields its URL once it answers the health check."""
+def streamlit_server(env: dict | None = None):
+    """A fresh `streamlit run app.py` process (live audits in a temporary workspace unless ``env``
+    names one); yields its URL once it answers the health check."""
     port = free_port()
     log = tempfile.TemporaryFile()
+    home = tempfile.mkdtemp(prefix="audit-home-")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",
          "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env={**os.environ, "AUDIT_HOME": home, **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

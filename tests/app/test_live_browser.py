@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import tempfile
-import time
-
 import pytest
 
 from audit_core.live import LiveAudit, connect
-from tests.app.test_browser import ROOT, _healthy, browser, free_port  # noqa: F401  (browser is a fixture)
+from tests.app.test_browser import browser, streamlit_server  # noqa: F401  (browser is a fixture)
 
 pytestmark = pytest.mark.browser
 NAME_FIELD = "Your name (recorded with every label)"
@@ -21,29 +14,8 @@ NAME_FIELD = "Your name (recorded with every label)"
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory):
     home = tmp_path_factory.mktemp("audit_home")
-    port = free_port()
-    log = tempfile.TemporaryFile()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        env={**os.environ, "AUDIT_HOME": str(home)})
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while not _healthy(url):
-            if process.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                pytest.fail("streamlit server did not become healthy:\n" + log.read().decode(errors="replace"))
-            time.sleep(0.3)
+    with streamlit_server({"AUDIT_HOME": str(home)}) as url:
         yield url, home
-    finally:
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(process.pid, signal.SIGKILL)
-        log.close()
 
 
 def _case_on_screen(page) -> str:
