@@ -48,7 +48,9 @@ section[data-testid="stSidebar"], div[data-testid="stSidebarCollapsedControl"], 
 header[data-testid="stHeader"] {display: none !important;}
 .block-container {padding-top: 1rem !important; max-width: 100% !important;}
 html, body, [data-testid="stMarkdownContainer"] p, [data-testid="stText"], label, .stCaption {font-size: 1.12rem !important;}
-h1 {font-size: 2.4rem !important;} [data-testid="stMetricValue"] {font-size: 2.3rem !important;}
+h1 {font-size: 2.4rem !important;}
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] p, [data-testid="stMetricValue"] div
+  {font-size: 2.6rem !important; font-weight: 600 !important;}
 [data-testid="stMetricLabel"] p {font-size: 1.1rem !important;}
 label[data-baseweb="checkbox"] div[role="switch"], [data-testid="stToggle"] div[role="checkbox"] {outline: 2px solid #1f4e79;}
 [data-testid="stAlert"] p {font-size: 1.2rem !important; font-weight: 600;}

@@ -80,8 +80,10 @@ m4.metric("Improvements", comparison.overall.improvements, help="Cases wrong in 
 if comparison.only_a or comparison.only_b:
     st.info(f"Cases in one run only: {len(comparison.only_a)} only in {comparison.names[0]}, "
             f"{len(comparison.only_b)} only in {comparison.names[1]}; they are left out of the paired difference.")
-for note in comparison.notes:
-    st.caption(note)
+if comparison.notes:
+    with st.expander(f"What the loader detected ({len(comparison.notes)} notes)"):
+        for note in comparison.notes:
+            st.text(f"• {note}")
 
 st.subheader("Each run's audit decision")
 _shared.show_table(view.decisions_table)

@@ -47,9 +47,10 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame, selection_name: str = 
     tooltip = [alt.Tooltip("label:N", title="support"), alt.Tooltip("cells:Q", title="cells"),
                alt.Tooltip("n_classes:Q", title="classes"),
                alt.Tooltip("n_collisions:Q", title="collisions"), alt.Tooltip("status:N", title="verdict")]
-    # The count is written in every node, so the colour needs no legend of its own.
-    colour = alt.Color("n_collisions:Q", title="collisions",
-                       scale=alt.Scale(scheme="orangered", domainMin=0), legend=None)
+    # The count is also written in every node; the legend says what the colour means.
+    colour = alt.Color("n_collisions:Q", title="collisions (node colour)",
+                       scale=alt.Scale(scheme="orangered", domainMin=0),
+                       legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=180))
     points = alt.Chart(nodes).mark_point(filled=True, size=1500, stroke="#1b1b1b", cursor="pointer").encode(
         x=base_x, y=alt.Y("rank:Q", scale=y_scale, axis=None),
         color=colour,
