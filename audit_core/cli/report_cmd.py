@@ -44,6 +44,9 @@ def register(subparsers) -> None:
     p.add_argument("--order", help="order column of --replay (auto-detected if omitted)")
     p.add_argument("--style", choices=("gpqa", "sdoh"), help="parameter defaults (default: the bundled data's style, else gpqa)")
     p.add_argument("--simulate", metavar="POOL", help="pool of a simulation study: gpqa:large|medium|small|none|sdoh")
+    p.add_argument("--combine", nargs="+", metavar="RUN",
+                   help="several runs (bundled keys or labelled files) combined with e-BH and e-Bonferroni")
+    p.add_argument("--level", type=float, default=0.05, help="FDR / FWER level of --combine (default 0.05)")
     p.add_argument("--replicates", type=int, default=20, help="replicates per row of --simulate (default 20)")
     p.add_argument("--budget", type=int, help="annotation budget of --simulate (default: the style's)")
     p.add_argument("--seed", type=int, default=0, help="seed of --simulate and of the --measure bootstrap (default 0)")
@@ -76,6 +79,15 @@ def _sections(args) -> list:
         params = AuditParams.for_style(args.style or run.value.style)
         sections.append(analyses.replay_run(run, score=args.score, subgroups=subgroups, order=args.order,
                                             params=params).section)
+    if args.combine:
+        if len(args.combine) < 2:
+            raise InputError("--combine: give at least two runs")
+        runs = []
+        for run in args.combine:
+            source = analyses.run_source(run, check=False)
+            replayed = analyses.replay_run(source, subgroups=(), params=AuditParams.for_style(args.style or source.value.style))
+            runs.append((run, replayed.result))
+        sections.append(analyses.combine_audits(runs, args.level).section)
     if args.simulate:
         if args.simulate not in BUNDLED_POOLS:
             raise InputError(f"--simulate: expected a bundled pool ({', '.join(BUNDLED_POOLS)}), got {args.simulate!r}")

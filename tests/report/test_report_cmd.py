@@ -65,3 +65,15 @@ def test_measure_section_from_the_example_log_and_from_a_file(tmp_path, capsys):
     assert main(["report", "--out", str(html), "--measure", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nowhere" in err[0]
+
+
+def test_report_combines_several_audits(tmp_path):
+    from audit_core import analyses
+    out = tmp_path / "combined.json"
+    assert main(["report", "--out", str(out), "--combine", "gpqa:large", "gpqa:none", "--level", "0.05"]) == 0
+    section = next(s for s in json.loads(out.read_text())["sections"] if s["key"] == "combine")
+    runs = [(k, analyses.replay_run(analyses.run_source(k), subgroups=()).result) for k in ("gpqa:large", "gpqa:none")]
+    engine = analyses.combine_audits(runs, 0.05).results
+    assert section["numbers"]["e-BH"]["n_rejected"] == sum(engine["e-BH"].rejected) == 1
+    assert list(engine["e-BH"].rejected) == [True, False]
+    assert main(["report", "--out", str(out), "--combine", "gpqa:large"]) == 2
