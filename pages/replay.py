@@ -7,8 +7,13 @@ test stops at the first step where the model's e-process (failure mode found) or
 
 from __future__ import annotations
 
+import datetime as dt
+from pathlib import Path
+
 import pandas as pd
 import streamlit as st
+
+from audit_core import analyses
 
 from audit_core.errors import InputError
 from audit_core.analyses import (
@@ -19,7 +24,8 @@ from pages import _cache, _shared
 
 UPLOAD = "upload"
 NONE = "(none)"
-RUN_KEYS = [k for k in BUNDLED] + [UPLOAD]
+FOLLOW = "follow"
+RUN_KEYS = [k for k in BUNDLED] + [UPLOAD, FOLLOW]
 
 _shared.page_header(
     "Replay",
@@ -30,6 +36,21 @@ _shared.page_header(
 
 labels = {k: f"Bundled: {BUNDLED[k].title}" for k in BUNDLED}
 labels[UPLOAD] = "Upload a labelled CSV or evaluation log"
+labels[FOLLOW] = "Follow a file on this machine (re-read on request)"
+
+
+def reread(path: str) -> None:
+    """Read the followed file again (a button callback): a run still being annotated grows."""
+    try:
+        data = analyses.file_bytes(path)
+        source = _shared.load_upload("run", _shared.Upload(Path(path).name, data, analyses.content_key(data)))
+    except InputError as exc:
+        st.session_state["replay_follow_error"] = str(exc)
+        return
+    st.session_state["replay_follow_error"] = None
+    st.session_state.setdefault(_shared.UPLOADS_KEY, {})["follow"] = _shared.Upload(
+        Path(path).name, data, source.key)
+    st.session_state["replay_follow_read"] = (path, dt.datetime.now().strftime("%H:%M:%S"), len(data))
 _shared.link_settings([_shared.LinkField("dataset", "replay_source", options=tuple(BUNDLED))])
 if st.session_state.get("replay_source") not in RUN_KEYS:
     st.session_state["replay_source"] = DEFAULT_RUN
@@ -48,13 +69,32 @@ with up_col:
                  "lm-eval samples one case per document.")
         if source is None:
             st.caption(f"No accepted upload: showing the bundled {BUNDLED[DEFAULT_RUN].title}.")
+    elif choice == FOLLOW:
+        path = st.text_input("Path of the labelled file (CSV or log) on this machine",
+                             key=_shared.kept("replay_follow_path"),
+                             help="For a run still being annotated: press Re-read to replay what is there now. "
+                                  "Rows already replayed keep their trajectories (growing runs).")
+        st.button("Re-read now", on_click=reread, args=(path,), icon=":material/refresh:", key="replay_reread")
+        if st.session_state.get("replay_follow_error"):
+            st.error(f"Could not read the file: {st.session_state['replay_follow_error']}. "
+                     "The last reading stays below.", icon=":material/error:")
+        followed = _shared.accepted_upload("follow")
+        if followed is not None:
+            source = _shared.load_upload("run", followed)
+            read = st.session_state.get("replay_follow_read")
+            if read:
+                st.caption(f"Read {read[0]} at {read[1]} ({read[2]:,} bytes).")
+        else:
+            st.caption(f"Nothing read yet: showing the bundled {BUNDLED[DEFAULT_RUN].title}.")
     else:
         st.caption(BUNDLED[choice].description)
 if source is None:
-    source = _shared.bundled_source("run", choice if choice != UPLOAD else DEFAULT_RUN)
+    source = _shared.bundled_source("run", choice if choice in BUNDLED else DEFAULT_RUN)
 table = source.value
 # Widget keys name the data, so each file keeps its own column choices.
-data_key = source.key if source.bundled else f"upload:{source.key}"
+# A followed file keeps its choices while it grows (its content key changes at every reading).
+data_key = (source.key if source.bundled else f"follow:{st.session_state.get('replay_follow_path', '')}"
+            if choice == FOLLOW else f"upload:{source.key}")
 columns = list(table.columns)
 defaults = table.defaults
 
@@ -165,7 +205,7 @@ elif labels is not None and labels.too_many:
     st.caption(f"{score_col} has more than {len(labels.labels)} distinct text values: it is not a label column. "
                + ACCEPTED_SCORES)
 
-_shared.write_link(link_fields(style), shareable=source.bundled and choice != UPLOAD)
+_shared.write_link(link_fields(style), shareable=source.bundled and choice in BUNDLED)
 
 try:
     params = AuditParams.for_style(style, q=q, alpha=alpha, m=m, delta=round(q - q_mod, 10),

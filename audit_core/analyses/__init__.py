@@ -38,7 +38,7 @@ from audit_core.analyses.replay import ACCEPTED_SCORES, RunReplay, replay_run, s
 from audit_core.analyses.simulate import StudySimulation, simulate_study
 from audit_core.analyses.testbed import ALL_DIRECTIONS, TestbedCheck, TestbedItems, check_testbed, generate_testbed
 from audit_core.analyses.sources import (
-    RunTable, Source, content_key, policy_source, pool_source, response_log_source, run_source,
+    RunTable, Source, content_key, file_bytes, policy_source, pool_source, response_log_source, run_source,
 )
 
 # The choices a page offers (estimands, processes, styles, bundled data, paper presets) are
@@ -50,7 +50,7 @@ __all__ = [
     "CombinedAudits", "LogMeasurement", "PlannedAudit", "RunReplay", "RunsComparison", "assumed_pool_source",
     "combine_audits", "compare_runs", "plan_study", "typed_run", "TestbedCheck", "TestbedItems", "check_testbed",
     "generate_testbed", "ALL_DIRECTIONS", "BEHAVIOURS", "BehaviourRule", "add_policy", "class_file",
-    "class_from_link", "class_link", "copy_policy", "policy_row", "remove_policy", "composable", "RunTable", "Source", "StudySimulation", "SupportExploration",
+    "class_from_link", "class_link", "copy_policy", "policy_row", "remove_policy", "composable", "RunTable", "Source", "file_bytes", "StudySimulation", "SupportExploration",
     "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "measure_log",
     "policy_source", "pool_source", "replay_run", "response_log_source", "score_labels", "run_source",
     "simulate_study", "support_lattice",

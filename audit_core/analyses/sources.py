@@ -173,6 +173,19 @@ _NO_GUESS = ColumnGuess(None, (), None, None, None, ())
 CHOICE_NEEDED = "choose one"
 
 
+def file_bytes(path: str | Path) -> bytes:
+    """The bytes of a file on this machine (a run still being annotated, read again on request)."""
+    target = Path(str(path).strip()).expanduser()
+    if not str(path).strip():
+        raise InputError("file path: give the path of a file on this machine")
+    if not target.is_file():
+        raise InputError(f"file {str(target)!r}: not found (or not a file)")
+    try:
+        return target.read_bytes()
+    except OSError as exc:
+        raise InputError(f"file {str(target)!r}: cannot read it ({exc.strerror})") from None
+
+
 def run_source(data: SourceData, name: str | None = None, check: bool = True) -> Source:
     """A labelled run: a bundled key (``recorded_run``, ``sdoh``, ``gpqa:large``, ...), a labelled
     CSV, an Inspect AI log (``.eval`` or ``.json``), lm-eval samples file(s) or an lm-eval output

@@ -446,3 +446,25 @@ def test_explorer_explains_a_class_with_too_many_components_for_a_lattice():
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("12 components" in i.value for i in at.info)  # the limit is named, the support still explained
     assert int(metric(at, "Cells in support")) > 0
+
+
+def test_replay_follows_a_growing_file_and_keeps_the_prefix(tmp_path):
+    from audit_core import analyses
+    path = tmp_path / "growing.csv"
+    head = "case,grp,correct\n" + "".join(f"c{i},{'a' if i % 2 else 'b'},{int(i % 5 != 0)}\n" for i in range(30))
+    path.write_text(head)
+    at = app("pages/replay.py")
+    at.selectbox(key="replay_source").set_value("follow").run()
+    at.text_input(key="replay_follow_path").input(str(path)).run()
+    at.button(key="replay_reread").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert int(metric(at, "Cases replayed")) == 30
+    first = at.session_state["report_sections"]["replay"].numbers["processes"]["SR-LR-UI"]["log_e"]
+    path.write_text(head + "".join(f"c{i},{'a' if i % 2 else 'b'},{int(i % 3 != 0)}\n" for i in range(30, 50)))
+    at.button(key="replay_reread").click().run()
+    assert int(metric(at, "Cases replayed")) == 50
+    grown = at.session_state["report_sections"]["replay"].numbers["processes"]["SR-LR-UI"]["log_e"]
+    assert grown[:30] == first  # the common prefix replays identically
+    path.unlink()
+    at.button(key="replay_reread").click().run()
+    assert any("not found" in e.value for e in at.error) and int(metric(at, "Cases replayed")) == 50
