@@ -388,6 +388,9 @@ def transition_asymmetry(local: np.ndarray, complete: np.ndarray, base_label: li
         _share_positive(diff_reps), rate["TRUE"] / rate["FALSE"] if rate["FALSE"] > 0 else None)
 
 
+MAX_MODELS_PER_MODEL = 100
+
+
 def measure_invariance(log: ResponseLog, n_boot: int = 2000, seed: int = 0,
                        confidence: float = 0.95) -> Invariance:
     """Paper 000 results 3-5 per model and pooled over models (module docstring)."""
@@ -405,8 +408,11 @@ def measure_invariance(log: ResponseLog, n_boot: int = 2000, seed: int = 0,
         unit_base, unit_complete = pairs.base_correct.sum(1), pairs.complete.sum(1)
         base_label, target_label = _world_labels(log)
         direction = [f"{b}{ARROW}{t}" for b, t in zip(base_label, target_label)]
+    # Per-model results cost O(models x clusters): above the cap only the pooled row is computed
+    # (every model still has its own row in measure()'s estimates).
+    per_model = len(log.models) <= MAX_MODELS_PER_MODEL
     bounds = np.searchsorted(log.unit_models, np.arange(len(log.models) + 1))  # units sorted by model
-    blocks = [(m, np.arange(bounds[i], bounds[i + 1])) for i, m in enumerate(log.models)]
+    blocks = [(m, np.arange(bounds[i], bounds[i + 1])) for i, m in enumerate(log.models)] if per_model else []
     blocks.append((ALL_MODELS, np.arange(log.n_units)))
     results = []
     for model, units in blocks:
@@ -422,6 +428,9 @@ def measure_invariance(log: ResponseLog, n_boot: int = 2000, seed: int = 0,
         results.append(ModelInvariance(model, _estimates(names, tops, bottoms, n_boot, seed, confidence),
                                        balanced, asymmetry))
     notes = []
+    if not per_model:
+        notes.append(f"{len(log.models)} models: the invariance results are pooled over models (per-model rows "
+                     f"are computed up to {MAX_MODELS_PER_MODEL} models)")
     pooled = results[-1]
     unobserved = int(log.n_units * len(axis_groups(log, mapping_axis(log.layout))[0])
                      - pooled.estimate("equivariance").n)
@@ -430,4 +439,5 @@ def measure_invariance(log: ResponseLog, n_boot: int = 2000, seed: int = 0,
                      "fixed-label attachment")
     if not transitions:
         notes.append("the layout has no target and sham worlds: no balanced transitions or asymmetry")
-    return Invariance(log.source, tuple(results[:-1]), pooled, n_boot, int(seed), float(confidence), tuple(notes))
+    models = tuple(results[:-1]) if per_model else (pooled,)
+    return Invariance(log.source, models, pooled, n_boot, int(seed), float(confidence), tuple(notes))

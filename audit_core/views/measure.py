@@ -66,10 +66,24 @@ def units_table(result: Measurement) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+MAX_CHART_MODELS = 12  # more models are charted pooled (every model stays in the tables)
+
+
+def _chart_blocks(result: Measurement) -> list:
+    """The models a chart draws: each of them, or all of them pooled when there are too many."""
+    return list(result.models) if len(result.models) <= MAX_CHART_MODELS else [result.pooled]
+
+
+def _chart_note(result: Measurement) -> list[str]:
+    if len(result.models) <= MAX_CHART_MODELS:
+        return []
+    return [f"{len(result.models)} models, drawn pooled (above {MAX_CHART_MODELS}); every model is in the table"]
+
+
 def _chart_frame(result: Measurement, interval: str) -> pd.DataFrame:
     low, high = ("boot_low", "boot_high") if interval == "bootstrap" else ("wilson_low", "wilson_high")
     rows = []
-    for m in _blocks(result, include_pooled=False):
+    for m in _chart_blocks(result):
         for name in CHART_ESTIMATES:
             e = m.estimate(name)
             if e.rate is None:
@@ -87,7 +101,7 @@ def estimates_chart(result: Measurement, interval: str = "bootstrap") -> alt.Top
     """Rate per estimate and model (point, shape and colour per model) with interval bars."""
     data = _chart_frame(result, interval)
     labels = [result.pooled.estimate(n).label for n in CHART_ESTIMATES]
-    models = [m.model for m in result.models]
+    models = [m.model for m in _chart_blocks(result)]
     y = alt.Y("estimate:N", sort=labels, title=None, axis=alt.Axis(labelLimit=340))
     offset = alt.YOffset("model:N", sort=models)
     # Colour and shape share field, title and domain (no ``sort``), so Vega-Lite merges their legends.
@@ -108,22 +122,22 @@ def estimates_chart(result: Measurement, interval: str = "bootstrap") -> alt.Top
         x="high:Q", y=y, yOffset=offset, text="tag:N")
     return alt.layer(bars, points, text).properties(
         title=alt.TitleParams("Estimand-separated rates per model",
-                              subtitle="static correctness → conditional target-follow / sham-stay → "
-                                       "local response → full-support response (τ_full)"),
+                              subtitle=["static correctness → conditional target-follow / sham-stay → "
+                                        "local response → full-support response (τ_full)", *_chart_note(result)]),
         height=alt.Step(max(18, 60 // max(len(models), 1))))
 
 
 def composition_chart(result: Measurement) -> alt.TopLevelMixin:
     """Stacked counts of the mutually exclusive categories per model (each segment labelled)."""
     rows = []
-    for m in _blocks(result, include_pooled=False):
+    for m in _chart_blocks(result):
         start = 0
         for i, (category, count) in enumerate(m.composition):
             rows.append({"model": m.model, "category": category, "count": count, "order": i,
                          "mid": start + count / 2, "tag": f"{COMPOSITION_TAGS[i]} {count}"})
             start += count
     data = pd.DataFrame(rows, columns=["model", "category", "count", "order", "mid", "tag"])
-    models = [m.model for m in result.models]
+    models = [m.model for m in _chart_blocks(result)]
     y = alt.Y("model:N", sort=models, title="model")
     bars = alt.Chart(data).mark_bar(stroke="white", strokeWidth=1).encode(
         x=alt.X("count:Q", stack="zero", title="paired base/target/sham units"),
