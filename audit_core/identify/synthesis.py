@@ -42,6 +42,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 from ortools.sat.python import cp_model
+from scipy.optimize import linprog
+from scipy.sparse import csr_matrix
 
 from audit_core.errors import InputError
 from audit_core.identify.cells import parse_cell_id
@@ -511,9 +513,6 @@ def _lp_bound(sets: np.ndarray, cost: np.ndarray, rows: np.ndarray, deadline: fl
     rounds add the sets the fractional optimum leaves under-covered. Returns the best bound, the
     rows used and whether the bound is the full LP's (no set violated at the end).
     """
-    from scipy.optimize import linprog
-    from scipy.sparse import csr_matrix
-
     best, full = 0.0, False
     dense = sets.astype(np.float32)
     while _left(deadline) > 0.05:
@@ -600,6 +599,7 @@ _DOMINANCE_WORK = 3e8
 _SUPERSET_LIMIT = 3000
 _LAZY_BATCH = 100
 _FIRST_ROWS = 50
+_LP_SHARE = 0.3
 
 
 def _optimise(inst: _Instance, live: np.ndarray, support_from, mandatory_cells: tuple[str, ...],
@@ -615,7 +615,9 @@ def _optimise(inst: _Instance, live: np.ndarray, support_from, mandatory_cells: 
 
     greedy = _greedy_cover(group_sets, cost_arr)
     first = np.argsort(group_sets.sum(axis=1), kind="stable")[:_FIRST_ROWS]
-    lp, rows, lp_full = _lp_bound(group_sets, cost_arr, np.sort(first), deadline)
+    # The LP gets a share of the remaining time; the lazy CP-SAT search the rest.
+    lp_deadline = time.perf_counter() + _LP_SHARE * max(_left(deadline), 0.0)
+    lp, rows, lp_full = _lp_bound(group_sets, cost_arr, np.sort(first), lp_deadline)
     search = _Search(greedy, sum(int_costs[g] for g in greedy), _ceil_bound(lp))
     search = _lazy_cpsat(group_sets, int_costs, rows, search, deadline, workers)
     inst.reductions.update({
