@@ -77,7 +77,7 @@ def register(subparsers) -> None:
     p.add_argument("--all", action="store_true", help="enumerate every optimal support")
     p.add_argument("--include", metavar="CELL,CELL", help="cells the support must contain")
     p.add_argument("--exclude", metavar="CELL,CELL", help="cells the support must not contain")
-    p.add_argument("--time-limit", type=float, default=10.0, help="seconds per solver phase (default 10)")
+    p.add_argument("--time-limit", type=float, default=10.0, help="seconds for the whole search (default 10)")
     p.set_defaults(func=run_synthesize)
 
 
@@ -156,8 +156,8 @@ def _synthesis_text(d: dict) -> str:
         head = f"  Solver status: {d['solver_status']}"
     else:
         head = f"Status: {d['status']}"
-    lines += [f"{head}   cost: {d['cost']}   size: {d['size']}   optimal supports listed: {d['n_optimal']}"
-              f"   complete: {'yes' if d['complete'] else 'no'}",
+    lines += [f"{head}   cost: {d['cost']}   lower bound: {d['lower_bound']}   gap: {d['gap']}   size: {d['size']}"
+              f"   optimal supports listed: {d['n_optimal']}   complete: {'yes' if d['complete'] else 'no'}",
               d["message"]]
     if d["mandatory_cells"]:
         lines.append("Mandatory cells: " + ", ".join(d["mandatory_cells"]))

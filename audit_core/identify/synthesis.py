@@ -618,7 +618,10 @@ def _optimise(inst: _Instance, live: np.ndarray, support_from, mandatory_cells: 
     # The LP gets a share of the remaining time; the lazy CP-SAT search the rest.
     lp_deadline = time.perf_counter() + _LP_SHARE * max(_left(deadline), 0.0)
     lp, rows, lp_full = _lp_bound(group_sets, cost_arr, np.sort(first), lp_deadline)
-    search = _Search(greedy, sum(int_costs[g] for g in greedy), _ceil_bound(lp))
+    # Every set needs one of its cells: the dearest cheapest-cell of a set bounds any solution.
+    by_cost = np.argsort(cost_arr, kind="stable")
+    floor = int(cost_arr[by_cost[np.argmax(group_sets[:, by_cost], axis=1)]].max())
+    search = _Search(greedy, sum(int_costs[g] for g in greedy), max(_ceil_bound(lp), floor))
     search = _lazy_cpsat(group_sets, int_costs, rows, search, deadline, workers)
     inst.reductions.update({
         "cells": n_used, "variables": len(groups), "dominated_variables": int((~keep).sum()),
