@@ -116,3 +116,17 @@ def test_behaviour_class_optimum_equals_highs():
                integrality=np.ones(len(pc.cells)), bounds=Bounds(0, 1))
     assert res.status == 0 and s.cost == round(res.fun)
     assert identify(pc, cells=s.supports[0], estimand="file").identified
+
+
+def test_verdict_states_bound_gap_and_time_limit_in_words():
+    from audit_core.analyses.identify import _search_verdict
+
+    pc = random_dense_class(np.random.default_rng(5), 300, 200)
+    s = minimum_supports(pc, estimand="file", enumerate_all=False, time_limit=0.5)
+    assert s.status == "FEASIBLE"
+    checks = (identify(pc, cells=s.supports[0], estimand="file"),)
+    text = _search_verdict("file", s, checks, 0.5).text
+    assert "not proven cheapest" in text and "0.5 s time limit" in text
+    assert f"costs less than {s.lower_bound:g}" in text and f"gap of {s.gap:g}" in text
+    proven = _search_verdict("tau_full", minimum_supports(frozen_policy_class()), checks, 10).text
+    assert "proven cheapest" in proven and "not proven" not in proven
