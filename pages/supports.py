@@ -110,7 +110,7 @@ m1.metric("Solver status", result.status,
 m2.metric("Optimal cost", "–" if result.cost is None else f"{result.cost:g}")
 m3.metric("Cells in an optimum", "–" if result.size is None else result.size)
 m4.metric("Optimal supports", result.n_optimal, help="How many different supports reach the optimal cost.")
-if result.cost is not None and result.lower_bound is not None:
+if result.cost is not None and result.lower_bound is not None and not result.fallback_for_separable_pairs:
     st.caption(f"Lower bound {result.lower_bound:g}: no support costs less. "
                + ("It meets the cost, so the support is proven cheapest." if result.gap == 0 else
                   f"Gap {result.gap:g} to the cost {result.cost:g} after the {time_limit:g} s time limit: "

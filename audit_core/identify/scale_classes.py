@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from audit_core.errors import InputError
 from audit_core.identify.cells import split_cell_id, support_cells_of
 from audit_core.identify.policies import MAPPINGS, PolicyClass, build_policy_class, letter
 
@@ -32,8 +33,8 @@ def random_dense_class(rng: np.random.Generator, n: int = 300, m: int = 200, p_t
     names = [f"h{i:04d}" for i in range(n)]
     return build_policy_class(
         {"cell": cells}, {"cell": [cells[0]]}, {"rest": {"cell": cells[1:]}},
-        {name: dict(zip(cells, map(str, row))) for name, row in zip(names, rows)},
-        tau=dict(zip(names, tau.tolist())), source=f"random {n}x{m}",
+        {name: dict(zip(cells, map(str, row), strict=True)) for name, row in zip(names, rows, strict=True)},
+        tau=dict(zip(names, tau.tolist(), strict=True)), source=f"random {n}x{m}",
     )
 
 
@@ -91,11 +92,11 @@ def behaviour_class(rng: np.random.Generator, n: int = 1000, n_targets: int = 6,
             for r in rs:
                 row[block[(w, r)]] = codes[b][block[(w, r)]]
         rows.setdefault(tuple(row.tolist()), f"h{len(rows):04d}")
-    policies = {name: {c: "ABC"[v] for c, v in zip(cells, row)} for row, name in rows.items()}
-    oracle = dict(zip(cells, answers["ideal"]))
+    policies = {name: {c: "ABC"[v] for c, v in zip(cells, row, strict=True)} for row, name in rows.items()}
+    oracle = dict(zip(cells, answers["ideal"], strict=True))
     if tau not in ("full", "targets"):
-        raise ValueError(f"tau must be 'full' or 'targets', got {tau!r}")
-    scope = [c for c, (w, _, _) in zip(cells, parts) if tau == "full" or w.startswith("target")]
+        raise InputError(f"behaviour class: tau must be 'full' or 'targets', got {tau!r}")
+    scope = [c for c, (w, _, _) in zip(cells, parts, strict=True) if tau == "full" or w.startswith("target")]
     tau_of = {name: int(all(policies[name][c] == oracle[c] for c in scope)) for name in policies}
     return build_policy_class(axes, base, components, policies, tau=tau_of, oracle=oracle,
                               source=f"behaviour class {n}x{len(cells)}")

@@ -28,8 +28,8 @@ def cover_classes(draw):
     tau = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
     names = [f"p{i}" for i in range(n)]
     pc = build_policy_class({"cell": cells}, {"cell": [cells[0]]}, {"rest": {"cell": cells[1:]}},
-                            {a: dict(zip(cells, r)) for a, r in zip(names, rows)},
-                            tau=dict(zip(names, tau)), source="random cover")
+                            {a: dict(zip(cells, r, strict=True)) for a, r in zip(names, rows, strict=True)},
+                            tau=dict(zip(names, tau, strict=True)), source="random cover")
     costs = {c: draw(st.integers(1, 3)) for c in cells}
     return pc, costs
 
