@@ -46,6 +46,7 @@ def highs(pc, estimand: str, limit: float) -> dict:
     """HiGHS branch-and-cut on min Σx s.t. x(D) ≥ 1 for every set D, x binary; model build timed too."""
     t0 = time.perf_counter()
     sets = plain_sets(pc, estimand)
+    built = time.perf_counter() - t0
     n = sets.shape[1]
     res = milp(np.ones(n), constraints=LinearConstraint(csr_matrix(sets.astype(float)), lb=1, ub=np.inf),
                integrality=np.ones(n), bounds=Bounds(0, 1), options={"time_limit": limit})
@@ -54,6 +55,7 @@ def highs(pc, estimand: str, limit: float) -> dict:
     bound = getattr(res, "mip_dual_bound", None)
     return {"status": "OPTIMAL" if res.status == 0 else f"stopped ({res.message.strip()})", "cost": cost,
             "lower_bound": None if bound is None else round(float(bound), 4), "seconds": round(t, 3),
+            "model_build_seconds": round(built, 3),
             "sets": int(sets.shape[0])}
 
 
@@ -92,8 +94,10 @@ def part_b() -> dict:
         print(f"(b) {key}: {int(pc.tau.sum())} with τ = 1")
         print(f"    minimum_supports: {a['status']}, cost {a['cost']}, bound {a['lower_bound']}, {a['seconds']} s "
               f"(under 10 s: {a['seconds'] < 10}); identifies: {a['identifies']}")
-        print(f"    HiGHS milp:       {b['status']}, cost {b['cost']}, {b['seconds']} s ({b['sets']} sets); "
-              f"HiGHS / ours = {ratio:.1f}x")
+        # A HiGHS run stopped by its limit makes the ratio a lower bound of the true one.
+        sign = "=" if b["status"] == "OPTIMAL" else ">="
+        print(f"    HiGHS milp:       {b['status']}, cost {b['cost']}, {b['seconds']} s (model build "
+              f"{b['model_build_seconds']} s, {b['sets']} sets); HiGHS / ours {sign} {ratio:.1f}x")
         out[key] = {"ours": a, "highs": b, "ratio_highs_over_ours": round(ratio, 2),
                     "optimal_under_10s": a["status"] == "OPTIMAL" and a["seconds"] < 10}
     return out
