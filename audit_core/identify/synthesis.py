@@ -569,6 +569,9 @@ def _lazy_cpsat(sets: np.ndarray, int_costs: list[int], rows: np.ndarray, search
 
     add(rows)
     while search.bound < search.incumbent_cost and _left(deadline) > 0.02:
+        # Every solution costs at least the bound, so this keeps the model a relaxation and lets
+        # CP-SAT stop as soon as it finds a solution at the bound.
+        model.Add(objective >= search.bound)
         model.ClearHints()
         chosen = set(search.incumbent)
         for g, v in enumerate(x):
