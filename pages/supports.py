@@ -69,8 +69,8 @@ with st.form("synthesis"):
                                     disabled=["value"], hide_index=True, key="axis_costs")
             axis_cost = dict(zip(edited["value"], edited["cost"].astype(float)))
         time_limit = st.number_input("Time limit (seconds)", 0.5, 600.0, 10.0, 0.5, key=_shared.kept("syn_time"),
-                                     help="Limit of each CP-SAT phase; a support found by then is reported "
-                                          "with its status.")
+                                     help="Limit of the whole search; a support found by then is reported "
+                                          "with its cost, a proven lower bound and the gap.")
     with c2:
         cell_costs = st.data_editor(pd.DataFrame({"cell": list(pc.cells),
                                                   "cost": [last_costs.get(c, 1.0) for c in pc.cells]}),
@@ -110,6 +110,11 @@ m1.metric("Solver status", result.status,
 m2.metric("Optimal cost", "–" if result.cost is None else f"{result.cost:g}")
 m3.metric("Cells in an optimum", "–" if result.size is None else result.size)
 m4.metric("Optimal supports", result.n_optimal, help="How many different supports reach the optimal cost.")
+if result.cost is not None and result.lower_bound is not None and not result.fallback_for_separable_pairs:
+    st.caption(f"Lower bound {result.lower_bound:g}: no support costs less. "
+               + ("It meets the cost, so the support is proven cheapest." if result.gap == 0 else
+                  f"Gap {result.gap:g} to the cost {result.cost:g} after the {time_limit:g} s time limit: "
+                  "the support may not be the cheapest."))
 if result.fallback_for_separable_pairs and result.supports:
     st.warning("The supports below are a fallback: they separate every pair that can be separated, but they do "
                "not identify τ, because the pairs named below differ on no cell at all.")

@@ -197,7 +197,7 @@ class SupportSearch:
         return all(c.identified for c in self.checks)
 
 
-def _search_verdict(estimand: str, result: Synthesis, checks) -> Verdict:
+def _search_verdict(estimand: str, result: Synthesis, checks, time_limit: float | None = None) -> Verdict:
     if result.unseparable_pairs:
         pairs = "; ".join(f"{a} ≡ {b}" for a, b in result.unseparable_pairs)
         fallback = (f" The supports listed (cost {result.cost:g}) separate only the other pairs: a fallback, "
@@ -211,13 +211,21 @@ def _search_verdict(estimand: str, result: Synthesis, checks) -> Verdict:
         return Verdict("neutral", f"The solver stopped before it found a support for {estimand} (status "
                                   f"{result.status}); nothing is known yet about these constraints. Allow more time.")
     ok = sum(c.identified for c in checks)
-    proven = "proven cheapest" if result.status == "OPTIMAL" else f"not proven cheapest (status {result.status})"
+    if result.status != "OPTIMAL":
+        within = f"within the {time_limit:g} s time limit" if time_limit else "within the time limit"
+        bound = "–" if result.lower_bound is None else f"{result.lower_bound:g}"
+        gap = "–" if result.gap is None else f"{result.gap:g}"
+        return Verdict("neutral" if ok == len(checks) else "bad",
+                       f"The best identifying support of {estimand} found {within} costs {result.cost:g} with "
+                       f"{plural(result.size, 'cell')}; it is not proven cheapest (status {result.status}): no "
+                       f"support costs less than {bound}, a gap of {gap}. {ok} of {len(checks)} re-checked as "
+                       "identifying; allow more time to narrow the gap.")
     listed = (f"all {result.n_optimal} optimal supports listed" if result.complete
               else f"{result.n_optimal} optimal supports listed, the list may be incomplete")
     return Verdict("good" if ok == len(checks) else "bad",
                    f"The cheapest identifying support of {estimand} costs {result.cost:g} with "
-                   f"{plural(result.size, 'cell')} ({proven}); {listed}; {ok} of {len(checks)} re-checked "
-                   "as identifying.")
+                   f"{plural(result.size, 'cell')} (proven cheapest: the lower bound meets it); {listed}; "
+                   f"{ok} of {len(checks)} re-checked as identifying.")
 
 
 def check_supports(policy: Source, estimand: str = "tau_full", cost: Mapping[str, float] | None = None,
@@ -232,7 +240,7 @@ def check_supports(policy: Source, estimand: str = "tau_full", cost: Mapping[str
     optima = views.optima_table(result, checks)
     chart = (views.cell_frequency_spec(pc, result.supports, must_include, exclude) if result.supports
              else None)
-    verdict = _search_verdict(estimand, result, checks)
+    verdict = _search_verdict(estimand, result, checks, time_limit)
     section = views.synthesis_section(result, optima, chart, estimand, policy.description,
                                       dict(cost) if cost else None, tuple(must_include), tuple(exclude),
                                       verdict=verdict.text)

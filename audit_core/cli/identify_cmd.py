@@ -156,8 +156,8 @@ def _synthesis_text(d: dict) -> str:
         head = f"  Solver status: {d['solver_status']}"
     else:
         head = f"Status: {d['status']}"
-    lines += [f"{head}   cost: {d['cost']}   size: {d['size']}   optimal supports listed: {d['n_optimal']}"
-              f"   complete: {'yes' if d['complete'] else 'no'}",
+    lines += [f"{head}   cost: {d['cost']}   lower bound: {d['lower_bound']}   gap: {d['gap']}   size: {d['size']}"
+              f"   optimal supports listed: {d['n_optimal']}   complete: {'yes' if d['complete'] else 'no'}",
               d["message"]]
     if d["mandatory_cells"]:
         lines.append("Mandatory cells: " + ", ".join(d["mandatory_cells"]))

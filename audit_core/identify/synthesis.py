@@ -10,7 +10,16 @@ cross-estimand pair (paper 000, protocol synthesis). Recipe (DESIGN.md section 2
    another set are dropped; a set with a single cell forces that cell (mandatory); identical cell
    columns are merged into one variable (only the cheapest cells of a column are kept: a costlier
    copy can never be in an optimum) and expanded back after solving.
-2. Phase 1: minimise the cost; the optimum is proven only when the status is OPTIMAL.
+   Then, on the variables: a variable whose sets all contain a cheaper variable is dropped (it is
+   in no optimum); with ``enumerate_all=False`` an equally cheap dominating variable suffices.
+2. Phase 1, at scale (issue 12): a weighted greedy cover is the first incumbent (identifying at
+   once); the LP relaxation (HiGHS, cutting planes over the sets) gives a lower bound; then CP-SAT
+   runs on a growing subset of the sets, hinted with the incumbent, adding after each solve the
+   sets its solution misses (lazy pair constraints). A solve over a subset is a relaxation, so its
+   bound is valid for the whole instance. The search stops as soon as the bound (the LP's or
+   CP-SAT's, whichever is higher, rounded up on integer costs) meets the incumbent's cost: only
+   then is the status OPTIMAL. Otherwise the status is FEASIBLE with the incumbent, its cost, the
+   bound and the gap.
 3. Phase 2: clear the objective, add ``cost == optimum`` and enumerate all solutions with one
    worker (several workers repeat solutions and need not prove completeness); deduplicate, sort.
    ``complete`` is True only when phase 2 ends OPTIMAL (the search space was exhausted).
@@ -18,7 +27,7 @@ cross-estimand pair (paper 000, protocol synthesis). Recipe (DESIGN.md section 2
 Costs must be positive (a zero-cost cell would make every superset with it a tied optimum). A cost
 given for an axis value multiplies the cost of every cell with that value (default 1 per cell, so
 ``{"scoring": 3}`` makes scoring cells three times as expensive); a cost keyed by cell id sets that
-cell's cost outright. Output is deterministic: cells in canonical order, supports sorted by size
+cell's cost outright. ``time_limit`` covers the whole call, reductions included. Output is deterministic: cells in canonical order, supports sorted by size
 then by cell order.
 """
 
@@ -33,6 +42,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 from ortools.sat.python import cp_model
+from scipy.optimize import linprog
+from scipy.sparse import csr_matrix
 
 from audit_core.errors import InputError
 from audit_core.identify.cells import parse_cell_id
@@ -67,6 +78,10 @@ class Synthesis:
     the cheapest supports that separate every *separable* pair only; they do NOT identify τ.
     ``identifies`` is True when the listed supports identify τ.
 
+    ``lower_bound``: no support separating the (separable) pairs costs less (the LP relaxation or
+    CP-SAT's proven bound, whichever is higher; equal to ``cost`` when OPTIMAL; None without a
+    support); ``gap``: ``cost - lower_bound`` in cost units (0 when OPTIMAL).
+
     ``mandatory_cells``: cells alone in some distinguishing set (in every support);
     ``reductions``: instance sizes before and after the safe reductions; ``seconds``: wall time.
     """
@@ -86,6 +101,8 @@ class Synthesis:
     seconds: float = 0.0
     solver_status: str = ""
     fallback_for_separable_pairs: bool = False
+    lower_bound: float | None = None
+    gap: float | None = None
 
     @property
     def identifies(self) -> bool:
@@ -95,7 +112,7 @@ class Synthesis:
     def __repr__(self) -> str:
         fallback = ", fallback for separable pairs" if self.fallback_for_separable_pairs else ""
         return (
-            f"Synthesis({self.status}{fallback}, cost={self.cost}, size={self.size}, "
+            f"Synthesis({self.status}{fallback}, cost={self.cost}, lower_bound={self.lower_bound}, size={self.size}, "
             f"n_optimal={self.n_optimal}, complete={self.complete})"
         )
 
@@ -107,6 +124,8 @@ class Synthesis:
             "solver_status": self.solver_status,
             "fallback_for_separable_pairs": self.fallback_for_separable_pairs,
             "cost": self.cost,
+            "lower_bound": self.lower_bound,
+            "gap": self.gap,
             "size": self.size,
             "n_optimal": self.n_optimal,
             "supports": [list(s) for s in self.supports],
@@ -164,11 +183,18 @@ def _integer_costs(costs: np.ndarray) -> tuple[list[int], int]:
     return ints, scale
 
 
-def _drop_supersets(masks: np.ndarray, deadline: float = math.inf) -> np.ndarray:
-    """Unique sets that contain no other set (rows of a boolean matrix), sorted by size.
+def _unique_sets(masks: np.ndarray) -> np.ndarray:
+    """Distinct rows of a boolean matrix, first occurrences in order."""
+    if masks.shape[0] == 0:
+        return masks
+    words = pack_sets(masks)
+    _, first = np.unique(words.view(np.dtype((np.void, words.dtype.itemsize * words.shape[1]))).ravel(),
+                         return_index=True)
+    return masks[np.sort(first)]
 
-    Quadratic in the number of sets; at ``deadline`` (a ``time.perf_counter`` value) the rest are
-    kept unchecked: a superset left in is implied by a kept set, so the optima do not change."""
+
+def _drop_supersets(masks: np.ndarray) -> np.ndarray:
+    """Unique sets that contain no other set (rows of a boolean matrix), sorted by size."""
     if masks.shape[0] == 0:
         return masks
     words = pack_sets(masks)
@@ -178,10 +204,7 @@ def _drop_supersets(masks: np.ndarray, deadline: float = math.inf) -> np.ndarray
     order = first[np.argsort(sizes, kind="stable")]
     kept = np.empty((order.size, words.shape[1]), dtype=np.uint64)
     kept_rows = []
-    for i, r in enumerate(order):
-        if i % 256 == 0 and time.perf_counter() > deadline:
-            kept_rows.extend(order[i:].tolist())
-            break
+    for r in order:
         w = words[r]
         if kept_rows and np.any(np.all((kept[: len(kept_rows)] & ~w) == 0, axis=1)):
             continue  # an already kept (smaller) set lies inside this one: this one is implied
@@ -222,7 +245,7 @@ class _Instance:
 
 
 def _result(inst: _Instance, status: str, supports: list[tuple[str, ...]], complete: bool, message: str,
-            mandatory: tuple[str, ...] = ()) -> Synthesis:
+            mandatory: tuple[str, ...] = (), lower_bound: float | None = None) -> Synthesis:
     """Build the Synthesis; with unseparable pairs the status becomes NOT_IDENTIFIABLE (fallback)."""
     pc = inst.pc
     costs_of = [_number(float(inst.costs[pc.columns(s)].sum())) for s in supports]
@@ -233,11 +256,16 @@ def _result(inst: _Instance, status: str, supports: list[tuple[str, ...]], compl
         note = (f"τ is NOT identifiable: {len(inst.unseparable)} pair(s) with different τ differ on no cell "
                 f"and cannot be separated by any support (first {a} vs {b}). Fallback, not an identifying "
                 f"support: for the separable pairs only (solver status {status}), {message}")
+    cost = costs_of[0] if costs_of else None
+    if status == "OPTIMAL" and cost is not None:
+        lower_bound = cost  # proven: the bound met the incumbent
+    bound = None if lower_bound is None or cost is None else _number(min(float(lower_bound), float(cost)))
+    gap = None if bound is None else _number(float(cost) - float(bound))
     common = ()
     if complete and supports:
         common = tuple(c for c in supports[0] if all(c in s for s in supports[1:]))
     return Synthesis(
-        status=NOT_IDENTIFIABLE if fallback else status, cost=costs_of[0] if costs_of else None,
+        status=NOT_IDENTIFIABLE if fallback else status, cost=cost, lower_bound=bound, gap=gap,
         size=len(supports[0]) if supports else None, n_optimal=len(supports), supports=supports,
         complete=complete, unseparable_pairs=inst.unseparable, mandatory_cells=mandatory,
         estimand=inst.estimand, message=note.strip(), in_every_optimum=common, reductions=inst.reductions,
@@ -311,14 +339,11 @@ def _solver(time_limit: float, workers: int) -> cp_model.CpSolver:
     return solver
 
 
-def _hitting_set_model(group_sets: np.ndarray, int_costs: list[int], deadline: float = math.inf):
-    """CP-SAT model: one Boolean per group, every set hit, cost objective (not yet minimised);
-    None when ``deadline`` passes while the constraints are added."""
+def _hitting_set_model(group_sets: np.ndarray, int_costs: list[int]):
+    """CP-SAT model: one Boolean per group, every set hit, cost objective (not yet minimised)."""
     model = cp_model.CpModel()
     x = [model.NewBoolVar(f"g{g}") for g in range(group_sets.shape[1])]
-    for i, row in enumerate(group_sets):
-        if i % 1024 == 0 and time.perf_counter() > deadline:
-            return None
+    for row in group_sets:
         model.AddBoolOr([x[g] for g in np.flatnonzero(row)])
     objective = sum(c * v for c, v in zip(int_costs, x))
     return model, x, objective
@@ -374,8 +399,7 @@ def minimum_supports(
 ) -> Synthesis:
     """Minimum-cost supports that identify ``estimand`` (see the module docstring for the recipe).
 
-    ``time_limit`` (seconds, > 0) bounds the whole call: the reductions and both solver phases share
-    it. ``workers`` is phase 1's CP-SAT worker count
+    ``time_limit`` bounds the whole call (reductions, bound, search, enumeration). ``workers`` is phase 1's CP-SAT worker count
     (1 keeps the single returned support reproducible when ``enumerate_all`` is False). A class
     with an unseparable pair gives status ``NOT_IDENTIFIABLE`` and the separable-pairs fallback
     described in :class:`Synthesis`.
@@ -411,11 +435,10 @@ def minimum_supports(
     required = np.zeros(len(pc.cells), dtype=bool)
     required[inc_cols] = True
     live, forced, mandatory = _force_cells(live, required)
-    live = _drop_supersets(live, deadline)
+    live = _unique_sets(live)
+    if live.shape[0] <= _SUPERSET_LIMIT:
+        live = _drop_supersets(live)
     reductions["constraints"] = int(live.shape[0])
-    if time.perf_counter() > deadline:
-        return _result(inst, "UNKNOWN", [], False, _unknown_message(inst, time_limit, "during the reductions"),
-                       tuple(pc.cells[i] for i in np.flatnonzero(mandatory)))
     mandatory_cells = tuple(pc.cells[i] for i in np.flatnonzero(mandatory))
     forced_idx = set(np.flatnonzero(forced).tolist())
 
@@ -427,61 +450,215 @@ def minimum_supports(
                        "every separable pair is already separated by the required and mandatory cells.",
                        mandatory_cells)
 
-    return _optimise(inst, live, support_from, mandatory_cells, enumerate_all, time_limit, max_supports, workers,
-                     deadline)
-
-
-def _unknown_message(inst: _Instance, time_limit: float, when: str) -> str:
-    """What is known when the time ran out: never "no identifying support"."""
-    known = ("the full support separates every separable pair" if inst.unseparable
-             else "the full support identifies τ")
-    return (f"the {time_limit:g}s time limit ran out {when}; this does not mean no support exists ({known}); "
-            "allow more time.")
-
-
-MIN_PHASE_SECONDS = 0.05  # a solver phase started after the deadline still gets this long to report
+    return _optimise(inst, live, support_from, mandatory_cells, enumerate_all, deadline, max_supports, workers)
 
 
 def _left(deadline: float) -> float:
-    return max(deadline - time.perf_counter(), MIN_PHASE_SECONDS)
+    return deadline - time.perf_counter()
+
+
+def _drop_dominated_columns(group_sets: np.ndarray, group_cost: np.ndarray, ties_too: bool,
+                            deadline: float) -> np.ndarray:
+    """Mask of the variables kept after dropping dominated ones.
+
+    Variable a is dominated by b when every set containing a also contains b and b costs less
+    (then no optimum uses a: swapping a for b is cheaper), or costs the same and ``ties_too`` (a
+    single optimum is still kept; used only when all optima need not be listed). Skipped (nothing
+    dropped) when the ``sets x variables^2`` count would not fit the remaining time.
+    """
+    k, g = group_sets.shape
+    keep = np.ones(g, dtype=bool)
+    if k * g * g > _DOMINANCE_WORK or _left(deadline) < 0.2:
+        return keep
+    a = group_sets.astype(np.float32)
+    outside = a.T @ (1.0 - a)  # outside[i, j]: sets that contain i but not j
+    inside = outside < 0.5
+    np.fill_diagonal(inside, False)
+    cheaper = group_cost[None, :] < group_cost[:, None]
+    dominated = inside & cheaper
+    if ties_too:
+        dominated |= inside & (group_cost[None, :] == group_cost[:, None])
+    # Columns are distinct after merging, so `inside` is a strict partial order: the maximal,
+    # cheapest columns of every chain stay.
+    return keep & ~dominated.any(axis=1)
+
+
+def _greedy_cover(sets: np.ndarray, cost: np.ndarray) -> list[int]:
+    """Weighted greedy set cover (most newly hit sets per unit cost), then redundant picks dropped."""
+    uncovered = np.ones(sets.shape[0], dtype=bool)
+    chosen: list[int] = []
+    while uncovered.any():
+        gain = sets[uncovered].sum(axis=0) / cost
+        g = int(np.argmax(gain))
+        chosen.append(g)
+        uncovered &= ~sets[:, g]
+    hits = sets[:, chosen].sum(axis=1)
+    for g in sorted(chosen, key=lambda v: (-cost[v], v)):
+        col = sets[:, g]
+        if np.all(hits[col] >= 2):  # every set it hits is hit by another pick
+            hits -= col
+            chosen.remove(g)
+    return sorted(chosen)
+
+
+def _violated(sets: np.ndarray, cover: np.ndarray, limit: int) -> np.ndarray:
+    """Up to ``limit`` rows of ``sets`` with ``cover < 1``, smallest sets first (most binding)."""
+    rows = np.flatnonzero(cover < 1 - 1e-7)
+    if rows.size > limit:
+        rows = rows[np.argsort(sets[rows].sum(axis=1), kind="stable")[:limit]]
+    return rows
+
+
+def _lp_bound(sets: np.ndarray, cost: np.ndarray, rows: np.ndarray, deadline: float) -> tuple[float, np.ndarray, bool]:
+    """LP relaxation bound min c·x s.t. x(S) ≥ 1 for every set, 0 ≤ x ≤ 1, by cutting planes (HiGHS).
+
+    The LP over any subset of the sets is a relaxation, so every round's value is a valid bound;
+    rounds add the sets the fractional optimum leaves under-covered. Returns the best bound, the
+    rows used and whether the bound is the full LP's (no set violated at the end).
+    """
+    best, full = 0.0, False
+    dense = sets.astype(np.float32)
+    while _left(deadline) > 0.05:
+        res = linprog(cost, A_ub=-csr_matrix(sets[rows].astype(np.float64)), b_ub=-np.ones(rows.size),
+                      bounds=(0, 1), method="highs", options={"time_limit": max(_left(deadline), 0.01)})
+        if res.status != 0:
+            break
+        best = max(best, float(res.fun))
+        new = _violated(sets, dense @ res.x.astype(np.float32), _LAZY_BATCH)
+        if new.size == 0:
+            full = True
+            break
+        rows = np.union1d(rows, new)
+    return best, rows, full
+
+
+def _ceil_bound(value: float) -> int:
+    """Integer objective ⇒ a real bound rounds up (minus a float tolerance)."""
+    return int(math.ceil(value - 1e-6 * max(1.0, abs(value))))
+
+
+@dataclass
+class _Search:
+    """State of the lazy CP-SAT search on integer costs (incumbent is feasible for every set)."""
+
+    incumbent: list[int]
+    incumbent_cost: int
+    bound: int
+    proven: bool = False
+    rounds: int = 0
+    in_model: int = 0
+
+
+def _lazy_cpsat(sets: np.ndarray, int_costs: list[int], rows: np.ndarray, search: _Search,
+                deadline: float, workers: int) -> _Search:
+    """Lazy pair constraints: solve on some sets, add the sets the solution misses, repeat.
+
+    The model over a subset of the sets is a relaxation, so its proven bound is a bound of the
+    whole instance, and a relaxation optimum that hits every set is optimal. Each solve is hinted
+    with the incumbent (greedy first) and stops at the deadline; the search stops early as soon
+    as the bound meets the incumbent's cost.
+    """
+    model = cp_model.CpModel()
+    x = [model.NewBoolVar(f"g{g}") for g in range(sets.shape[1])]
+    objective = sum(c * v for c, v in zip(int_costs, x))
+    model.Minimize(objective)
+    added: set[int] = set()
+
+    def add(new_rows) -> None:
+        for r in new_rows:
+            if int(r) not in added:
+                added.add(int(r))
+                model.AddBoolOr([x[g] for g in np.flatnonzero(sets[r])])
+
+    add(rows)
+    while search.bound < search.incumbent_cost and _left(deadline) > 0.02:
+        # Every solution costs at least the bound, so this keeps the model a relaxation and lets
+        # CP-SAT stop as soon as it finds a solution at the bound.
+        model.Add(objective >= search.bound)
+        model.ClearHints()
+        chosen = set(search.incumbent)
+        for g, v in enumerate(x):
+            model.AddHint(v, g in chosen)
+        solver = _solver(_left(deadline), workers)
+        name = solver.StatusName(solver.Solve(model))
+        search.rounds += 1
+        if name not in IDENTIFYING_STATUSES:
+            break
+        search.bound = max(search.bound, _ceil_bound(solver.BestObjectiveBound()))
+        sol = [g for g, v in enumerate(x) if solver.Value(v)]
+        missed = _violated(sets, sets[:, sol].any(axis=1).astype(np.float32), _LAZY_BATCH)
+        if missed.size == 0:
+            value = sum(int_costs[g] for g in sol)
+            if value < search.incumbent_cost:
+                search.incumbent, search.incumbent_cost = sol, value
+            if name == "OPTIMAL":
+                search.bound = max(search.bound, value)
+            break
+        add(missed)
+    search.in_model = len(added)
+    search.proven = search.bound >= search.incumbent_cost
+    return search
+
+
+# Limits of the optional reductions and of one lazy round (sizes, not times).
+_DOMINANCE_WORK = 3e8
+_SUPERSET_LIMIT = 3000
+_LAZY_BATCH = 100
+_FIRST_ROWS = 50
+_LP_SHARE = 0.3
 
 
 def _optimise(inst: _Instance, live: np.ndarray, support_from, mandatory_cells: tuple[str, ...],
-              enumerate_all: bool, time_limit: float, max_supports: int, workers: int,
-              deadline: float = math.inf) -> Synthesis:
-    """Phases 1 and 2 on the reduced sets ``live`` (module docstring, steps 2 and 3), each with
-    the time left before ``deadline``."""
+              enumerate_all: bool, deadline: float, max_supports: int, workers: int) -> Synthesis:
+    """Reduce columns, greedy incumbent, LP bound, lazy CP-SAT, then (optionally) enumeration."""
     groups, group_cost, group_sets, n_used = _merge_columns(live, inst.costs)
-    inst.reductions.update({"cells": n_used, "variables": len(groups)})
-    int_costs, _ = _integer_costs(np.asarray(group_cost))
-    built = _hitting_set_model(group_sets, int_costs, deadline)
-    if built is None:
-        return _result(inst, "UNKNOWN", [], False, _unknown_message(inst, time_limit, "while the solver model was built"),
-                       mandatory_cells)
-    model, x, objective = built
-    model.Minimize(objective)
-    solver = _solver(min(time_limit, _left(deadline)), workers)
-    name = solver.StatusName(solver.Solve(model))
-    if name not in IDENTIFYING_STATUSES:
-        if name == "INFEASIBLE":
-            why = "the instance has no identifying support."
-        else:  # UNKNOWN: nothing was proven either way
-            why = _unknown_message(inst, time_limit, "before a support was found")
-        return _result(inst, name, [], False, why, mandatory_cells)
-    one = support_from([[groups[g][0]] for g in range(len(groups)) if solver.Value(x[g])])
-    if name != "OPTIMAL":
+    keep = _drop_dominated_columns(group_sets, np.asarray(group_cost), not enumerate_all, deadline)
+    groups = [g for g, k in zip(groups, keep) if k]
+    group_cost = [c for c, k in zip(group_cost, keep) if k]
+    group_sets = group_sets[:, keep]
+    int_costs, scale = _integer_costs(np.asarray(group_cost))
+    cost_arr = np.asarray(int_costs, dtype=np.float64)
+
+    greedy = _greedy_cover(group_sets, cost_arr)
+    first = np.argsort(group_sets.sum(axis=1), kind="stable")[:_FIRST_ROWS]
+    # The LP gets a share of the remaining time; the lazy CP-SAT search the rest.
+    lp_deadline = time.perf_counter() + _LP_SHARE * max(_left(deadline), 0.0)
+    lp, rows, lp_full = _lp_bound(group_sets, cost_arr, np.sort(first), lp_deadline)
+    # Every set needs one of its cells: the dearest cheapest-cell of a set bounds any solution.
+    by_cost = np.argsort(cost_arr, kind="stable")
+    floor = int(cost_arr[by_cost[np.argmax(group_sets[:, by_cost], axis=1)]].max())
+    search = _Search(greedy, sum(int_costs[g] for g in greedy), max(_ceil_bound(lp), floor))
+    search = _lazy_cpsat(group_sets, int_costs, rows, search, deadline, workers)
+    inst.reductions.update({
+        "cells": n_used, "variables": len(groups), "dominated_variables": int((~keep).sum()),
+        "greedy_cost": _number(sum(int_costs[g] for g in greedy) / scale), "lp_bound": round(lp / scale, 6),
+        "lp_bound_complete": lp_full, "lazy_rounds": search.rounds, "constraints_in_model": search.in_model,
+    })
+    one = support_from([[groups[g][0]] for g in search.incumbent])
+    bound = search.bound / scale
+    if not search.proven:
+        cost = search.incumbent_cost / scale
         does = "separates every separable pair" if inst.unseparable else "identifies τ"
         return _result(inst, "FEASIBLE", [one], False,
-                       f"time limit {time_limit:g}s reached before optimality was proven; the support {does} "
-                       "but may not be minimum.", mandatory_cells)
+                       f"time limit reached before optimality was proven: the support {does} at cost {_number(cost)}; "
+                       f"no support costs less than {_number(bound)} (gap {_number(cost - bound)}).",
+                       mandatory_cells, lower_bound=bound)
     if not enumerate_all:
         return _result(inst, "OPTIMAL", [one], False, "one optimal support (enumeration not requested).",
-                       mandatory_cells)
+                       mandatory_cells, lower_bound=bound)
+    return _enumerate(inst, group_sets, groups, int_costs, search.incumbent_cost, one, support_from,
+                      mandatory_cells, deadline, max_supports, bound)
 
-    collector, status2 = _enumerate_optima(model, x, objective, int(round(solver.ObjectiveValue())),
-                                           _left(deadline), max_supports)
+
+def _enumerate(inst: _Instance, group_sets: np.ndarray, groups, int_costs, optimum: int, one, support_from,
+               mandatory_cells, deadline: float, max_supports: int, bound: float) -> Synthesis:
+    """Phase 2 on every set (a tied optimum may miss a set the lazy model never needed)."""
+    sets = _drop_supersets(group_sets) if group_sets.shape[0] <= _SUPERSET_LIMIT else group_sets
+    model, x, objective = _hitting_set_model(sets, int_costs)
+    collector, status2 = _enumerate_optima(model, x, objective, optimum, max(_left(deadline), 0.01), max_supports)
     ordered, truncated = _expand(collector.solutions, groups, support_from, one, max_supports, inst.pc.cell_index)
     truncated = truncated or collector.hit_limit
     complete = status2 == "OPTIMAL" and not truncated
     return _result(inst, "OPTIMAL", ordered, complete,
-                   _enumeration_message(len(ordered), complete, truncated, status2, max_supports), mandatory_cells)
+                   _enumeration_message(len(ordered), complete, truncated, status2, max_supports), mandatory_cells,
+                   lower_bound=bound)

@@ -155,3 +155,31 @@ def test_synthesize_infeasible_exits_1(capsys):
     targets = [c for c in frozen_policy_class().cells if c.startswith("target:") and c.endswith(":generated")]
     code, d = run_json(capsys, "synthesize", "--exclude", ",".join(targets))
     assert code == 1 and d["status"] == "INFEASIBLE" and not d["identifies"] and d["supports"] == []
+
+
+def test_synthesize_reports_bound_and_gap(capsys):
+    code, d = run_json(capsys, "synthesize", "--all")
+    assert (d["status"], d["cost"], d["lower_bound"], d["gap"]) == ("OPTIMAL", 2, 2, 0)
+    assert main(["synthesize"]) == 0
+    out = capsys.readouterr().out
+    assert "lower bound: 2" in out and "gap: 0" in out
+
+
+def test_synthesize_time_limit_covers_the_call_on_a_large_class(tmp_path):
+    import time
+
+    import numpy as np
+
+    from audit_core.identify.scale_classes import random_dense_class
+
+    path = _write(tmp_path, policy_class_to_json(random_dense_class(np.random.default_rng(11), 600, 200)))
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "audit_core", "synthesize", "--policies", path, "--estimand", "file",
+                           "--time-limit", "1", "--json"], capture_output=True, text=True, timeout=120)
+    elapsed = time.perf_counter() - t0
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    assert d["status"] == "FEASIBLE" and d["identifies"]
+    assert 0 < d["lower_bound"] < d["cost"] and d["gap"] == d["cost"] - d["lower_bound"]
+    assert d["seconds"] < 3.0          # the solver's own clock: the limit covers reductions too
+    assert elapsed < 30.0, elapsed     # generous: start-up and loading the class file on a shared machine
