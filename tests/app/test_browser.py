@@ -135,7 +135,7 @@ def wait_metric(page, label: str, expected: str, timeout: float = 30.0) -> None:
 def wait_idle(page) -> None:
     page.wait_for_timeout(300)
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
 
 
 def lowest_node_centre(png: bytes) -> tuple[float, float]:
