@@ -9,6 +9,8 @@ axis titles and legends everywhere, and every colour doubled by a shape, dash, l
 from __future__ import annotations
 
 
+from typing import Sequence
+
 import altair as alt
 import pandas as pd
 
@@ -81,6 +83,25 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame, selection_name: str = 
 # Altair refuses a data set of more than 5,000 rows; a chart drawing more is shown aggregated or
 # cut to this many marks (and says so in its subtitle), the tables and downloads keep every row.
 MAX_CHART_ROWS = 4000
+
+
+def lattice_levels_chart(levels: pd.DataFrame, title: str, subtitle: Sequence[str]) -> alt.TopLevelMixin:
+    """``levels``: rank, status ("identified" / "not identified"), count, end (where the
+    segment ends: identified first), current (bool): stacked horizontal bars per rank, each
+    segment's count written at its end."""
+    y = alt.Y("rank:O", title="components in the support", sort="ascending")
+    colour = alt.Color("status:N", title="verdict", scale=alt.Scale(domain=["identified", "not identified"],
+                                                                      range=["#1f78b4", "#d95f02"]),
+                       legend=alt.Legend(orient="bottom"))
+    bars = alt.Chart(levels).mark_bar(strokeWidth=3).encode(
+        x=alt.X("count:Q", title="supports", stack="zero"), y=y, color=colour,
+        order=alt.Order("status:N", sort="ascending"),
+        stroke=alt.condition("datum.current", alt.value("#1b1b1b"), alt.value(None)),
+        tooltip=["rank", "status", "count"])
+    text = alt.Chart(levels[levels["count"] > 0]).mark_text(align="right", dx=-3, fontSize=12, color="white").encode(
+        x="end:Q", y=y, text="count:Q")
+    return (bars + text).properties(title=alt.TitleParams(title, subtitle=list(subtitle)),
+                                    height=alt.Step(26))
 
 
 def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses",

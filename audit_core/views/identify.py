@@ -14,7 +14,9 @@ import pandas as pd
 
 from audit_core.identify import parse_cell_id
 from audit_core.report.document import ReportChart, ReportSection, ReportTable
-from audit_core.views.charts import MAX_CHART_ROWS, chart_spec, frequency_heatmap, hasse_chart, response_heatmap
+from audit_core.views.charts import (
+    MAX_CHART_ROWS, chart_spec, frequency_heatmap, hasse_chart, lattice_levels_chart, response_heatmap,
+)
 
 EMPTY_SUPPORT_KEY = "∅"
 
@@ -45,8 +47,35 @@ def _cell_count(cells) -> int:
     return cells if isinstance(cells, (int, np.integer)) else len(cells)
 
 
+MAX_HASSE_COMPONENTS = 5  # 2^5 = 32 nodes still read as a diagram; more are drawn level by level
+
+
+def lattice_levels_spec(lat, component_names: Sequence[str], estimand: str, current: str | None) -> dict:
+    """The lattice level by level (rank = number of components): how many supports of each rank
+    identify τ, with the fewest collisions among the others; the current support's rank marked."""
+    rows = []
+    current_rank = None if current is None or current == "" else len(components_of_key(current))
+    for node in lat.supports:
+        rows.append({"rank": len(node.components), "identified": bool(node.identified),
+                     "n_collisions": int(node.n_collisions)})
+    frame = pd.DataFrame(rows)
+    levels = frame.groupby("rank").agg(supports=("identified", "size"), identified=("identified", "sum"),
+                                       fewest=("n_collisions", "min")).reset_index()
+    long = pd.concat([levels.assign(status="identified", count=levels["identified"], end=levels["identified"]),
+                      levels.assign(status="not identified", count=levels["supports"] - levels["identified"],
+                                    end=levels["supports"])])
+    long["current"] = long["rank"] == current_rank
+    return chart_spec(lattice_levels_chart(long, title=f"Support lattice for {estimand}, level by level",
+                                           subtitle=[f"{len(component_names)} components: {len(frame)} supports; "
+                                                     "bars = supports with that many components",
+                                                     "outlined = the level of the current support"]))
+
+
 def lattice_spec(lat, component_names: Sequence[str], estimand: str, current: str | None) -> dict:
-    """Hasse diagram of ``lattice()``: rank = number of components, ``current`` node outlined."""
+    """Hasse diagram of ``lattice()``: rank = number of components, ``current`` node outlined.
+    Above MAX_HASSE_COMPONENTS components the levels view (:func:`lattice_levels_spec`) is drawn."""
+    if len(component_names) > MAX_HASSE_COMPONENTS:
+        return lattice_levels_spec(lat, component_names, estimand, current)
     short = abbreviations(component_names)
     rows = []
     for node in lat.supports:

@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from audit_core import analyses
 from audit_core.identify import frozen_policy_class, policy_class_to_json
@@ -44,3 +45,18 @@ def test_replay_above_5000_subgroups():
         assert _rows(spec) <= MAX_CHART_ROWS
         assert "least accurate of" in json.dumps(spec)
     assert render_json(Report("big", (result.section,)))
+
+
+@pytest.mark.parametrize("k", [6, 8, 10])
+def test_lattices_above_five_components_are_drawn_level_by_level(k):
+    from audit_core import analyses
+    from audit_core.report import chart_svg
+    from tests.corpus.generate import many_components
+    view = analyses.explore_support(analyses.policy_source(many_components(k), f"c{k}.json"))
+    spec = view.lattice_chart
+    assert "level by level" in spec["title"]["text"]
+    rows = next(iter(spec["datasets"].values()))
+    assert sum(r["count"] for r in rows) == 2 ** k == len(view.lattice.supports)
+    identified = sum(r["count"] for r in rows if r["status"] == "identified")
+    assert identified == sum(node.identified for node in view.lattice.supports)
+    assert "<svg" in chart_svg(spec)
