@@ -366,3 +366,42 @@ def test_replay_reads_an_uploaded_inspect_log(server, browser):
         wait_metric(page, "Cases replayed", "23", timeout=60)
     finally:
         context.close()
+
+
+def test_policy_editor_grows_the_minimal_support(server, browser):
+    """Issue 12: add, in the explorer, a policy that answers like the ideal one on all 26 optimal
+    supports; Minimal supports then needs 3 cells instead of 2."""
+    context = browser.new_context(viewport={"width": 1500, "height": 1100})
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/minimal-supports", timeout=60_000)
+        page.wait_for_selector('h1:has-text("Minimal supports")', timeout=60_000)
+        wait_idle(page)
+        wait_metric(page, "Cells in an optimum", "2", timeout=60)
+        nav(page, "Protocol explorer")
+        page.get_by_text("Edit the policy class: add, edit, duplicate or delete a policy").click()
+        page.get_by_role("textbox", name="Name of the new (or replaced) policy").fill("scoring_target_inertia")
+        page.keyboard.press("Enter")
+        wait_idle(page)
+        for label, option in (("Rule 1: where", "world"), ("is", "target"), ("behave as", "inertia")):
+            page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first.click()
+            page.get_by_role("option", name=option, exact=True).click()
+            wait_idle(page)
+        _choose_nth(page, "Rule 2: where", "readout", 0)
+        _choose_nth(page, "is", "generated", 1)
+        page.get_by_text("0", exact=True).first.click()  # τ = 0
+        wait_idle(page)
+        page.get_by_role("button", name="Apply").click()
+        wait_idle(page)
+        page.get_by_text("Active data: policy-class file edited class.json").first.wait_for(timeout=60_000)
+        assert "class=" in page.url  # a small edited class travels in the link
+        nav(page, "Minimal supports")
+        wait_metric(page, "Cells in an optimum", "3", timeout=90)
+    finally:
+        context.close()
+
+
+def _choose_nth(page, label: str, option: str, index: int) -> None:
+    page.locator('[data-testid="stSelectbox"]').filter(has_text=label).nth(index).click()
+    page.get_by_role("option", name=option, exact=True).click()
+    wait_idle(page)
