@@ -113,6 +113,8 @@ def edit_class(action: str, policy) -> None:
                                       tau=state.get("ed_tau"))
         elif action == "duplicate":
             new = analyses.copy_policy(policy, state["ed_pick"], state.get("ed_name", ""))
+        elif action == "axes":
+            new = analyses.rename_axes(policy, {a: state.get(f"ed_axis_name_{a}", a) for a in policy.value.axes})
         else:
             new = analyses.remove_policy(policy, state["ed_pick"])
     except InputError as exc:
@@ -129,14 +131,19 @@ def class_editor(policy) -> None:
         if message:
             st.error(f"Could not apply the edit: {message}. The class is unchanged.", icon=":material/error:")
         can_compose = analyses.composable(pc)
-        actions = (["compose"] if can_compose else []) + ["row", "duplicate", "delete"]
+        actions = (["compose"] if can_compose else []) + ["row", "duplicate", "delete", "axes"]
         action = st.radio("Edit", actions, horizontal=True, key="ed_action",
                           format_func={"compose": "Add by composing behaviours", "row": "Add or edit a response row",
-                                       "duplicate": "Duplicate a policy", "delete": "Delete a policy"}.get)
+                                       "duplicate": "Duplicate a policy", "delete": "Delete a policy",
+                                       "axes": "Rename the axes"}.get)
         c1, c2 = st.columns(2)
         if action in ("duplicate", "delete"):
             c1.selectbox("Policy", list(pc.names), key="ed_pick")
-        if action != "delete":
+        if action == "axes":
+            for axis in pc.axes:
+                st.text_input(f"New name of axis {axis} (values: {', '.join(pc.axes[axis])})", axis,
+                              key=f"ed_axis_name_{axis}")
+        elif action != "delete":
             c2.text_input("Name of the new (or replaced) policy", key="ed_name")
         if action == "compose":
             b1, b2 = st.columns([1, 2])

@@ -27,7 +27,7 @@ from audit_core.auditing import STRATEGY_NAMES
 from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParams
 from audit_core.analyses.identify import (
     BEHAVIOURS, BehaviourRule, SupportExploration, SupportSearch, add_policy, check_supports, class_file, composable,
-    class_from_link, class_link, copy_policy, explore_support, identify_support, policy_row, remove_policy,
+    class_from_link, class_link, copy_policy, explore_support, identify_support, policy_row, remove_policy, rename_axes,
     support_lattice,
 )
 from audit_core.analyses.combine import CombinedAudits, combine_audits
@@ -50,7 +50,7 @@ __all__ = [
     "CombinedAudits", "LogMeasurement", "PlannedAudit", "RunReplay", "RunsComparison", "assumed_pool_source",
     "combine_audits", "compare_runs", "plan_study", "typed_run", "TestbedCheck", "TestbedItems", "check_testbed",
     "generate_testbed", "ALL_DIRECTIONS", "BEHAVIOURS", "BehaviourRule", "add_policy", "class_file",
-    "class_from_link", "class_link", "copy_policy", "policy_row", "remove_policy", "composable", "RunTable", "Source", "file_bytes", "StudySimulation", "SupportExploration",
+    "class_from_link", "class_link", "copy_policy", "policy_row", "remove_policy", "composable", "rename_axes", "RunTable", "Source", "file_bytes", "StudySimulation", "SupportExploration",
     "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "measure_log",
     "policy_source", "pool_source", "replay_run", "response_log_source", "score_labels", "run_source",
     "simulate_study", "support_lattice",

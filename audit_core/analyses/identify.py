@@ -283,6 +283,11 @@ def copy_policy(policy: Source, name: str, new_name: str) -> Source:
     return _edited(editor.duplicate_policy(policy.value, name, new_name), policy)
 
 
+def rename_axes(policy: Source, names: Mapping[str, str]) -> Source:
+    """The class with its axes (and the components named after them) renamed."""
+    return _edited(editor.rename_axes(policy.value, names), policy)
+
+
 def policy_row(policy: Source, name: str) -> dict[str, str]:
     """The responses of one policy, cell by cell (to edit as a row)."""
     pc = policy.value

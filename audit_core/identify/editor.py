@@ -135,6 +135,22 @@ def duplicate_policy(pc: PolicyClass, name: str, new_name: str) -> PolicyClass:
     return with_policy(pc, new_name, row, tau, pc.descriptions.get(name, ""))
 
 
+def rename_axes(pc: PolicyClass, names: Mapping[str, str]) -> PolicyClass:
+    """The class with axes renamed (``old → new``); a component named after its axis (as a long
+    CSV's components are) follows the axis's new name."""
+    renamed = {a: str(names.get(a, a)).strip() for a in pc.axes}
+    if any(not n for n in renamed.values()) or len(set(renamed.values())) != len(renamed):
+        raise InputError("axis names: give every axis a distinct, non-empty name")
+    if any(":" in n or "," in n for n in renamed.values()):
+        raise InputError("axis names: a name may not contain ':' or ','")
+    document = _document(pc)
+    document["axes"] = {renamed[a]: v for a, v in document["axes"].items()}
+    document["base"] = {renamed[a]: v for a, v in document["base"].items()}
+    document["components"] = {renamed.get(c, c): {renamed[a]: v for a, v in comp.items()}
+                               for c, comp in document["components"].items()}
+    return _rebuild(document, f"{pc.source} (edited)")
+
+
 def class_json(pc: PolicyClass) -> str:
     """The exchange-format JSON text of the class (to download, or to upload again)."""
     return json.dumps(_document(pc), indent=1, sort_keys=False)

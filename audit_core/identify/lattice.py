@@ -107,6 +107,13 @@ def _join(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _named(pc: PolicyClass, name: str, tau: dict[str, int]) -> str:
+    """A policy in a sentence: its name, with its description when it has one. Descriptions are
+    the user's words (a noun phrase or a clause), so they are quoted, never spliced into the grammar."""
+    description = pc.descriptions.get(name)
+    return f"{name} (“{description}”, τ={tau[name]})" if description else f"{name} (τ={tau[name]})"
+
+
 def corollary_text(pc: PolicyClass, removed: str, n_remaining: int, exclusive: list[tuple[str, str]],
                    separating: dict[tuple[str, str], tuple[str, ...]], tau: dict[str, int]) -> str:
     """An insufficiency statement built from the exclusive witnesses of one removed component."""
@@ -120,8 +127,8 @@ def corollary_text(pc: PolicyClass, removed: str, n_remaining: int, exclusive: l
         by_first.setdefault(a, []).append(b)
     parts = []
     for a, bs in by_first.items():
-        others = _join([f"the {pc.label(b)} (τ={tau[b]})" for b in bs])
-        parts.append(f"the {pc.label(a)} (τ={tau[a]}) with {others}")
+        others = _join([_named(pc, b, tau) for b in bs])
+        parts.append(f"{_named(pc, a, tau)} with {others}")
     first_pair = exclusive[0]
     cells = separating.get(first_pair, ())
     where = (

@@ -74,3 +74,14 @@ def test_composition_needs_the_frozen_layout():
     other = load_policy_class(b"policy,cell,response\np1,a:x,1\np1,a:y,0\np2,a:x,1\np2,a:y,1\n", name="small.csv")
     with pytest.raises(InputError, match="compose only"):
         compose_responses(other, "ideal")
+
+
+def test_axes_of_a_csv_class_can_be_renamed_and_components_follow():
+    from audit_core.identify.editor import rename_axes
+    pc = load_policy_class("data/example_policies.csv")
+    assert list(pc.axes) == ["axis1", "axis2"]
+    renamed = rename_axes(pc, {"axis1": "world", "axis2": "format"})
+    assert list(renamed.axes) == ["world", "format"] and list(renamed.component_names) == ["world", "format"]
+    assert identify(renamed).n_collisions == identify(pc).n_collisions
+    with pytest.raises(InputError, match="distinct"):
+        rename_axes(pc, {"axis1": "x", "axis2": "x"})
