@@ -52,7 +52,7 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame, selection_name: str = 
     # The count is also written in every node; the legend says what the colour means.
     colour = alt.Color("n_collisions:Q", title="collisions (node colour)",
                        scale=alt.Scale(scheme="orangered", domainMin=0),
-                       legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=180))
+                       legend=alt.Legend(orient="top", direction="horizontal", gradientLength=180))
     points = alt.Chart(nodes).mark_point(filled=True, size=1500, stroke="#1b1b1b", cursor="pointer").encode(
         x=base_x, y=alt.Y("rank:Q", scale=y_scale, axis=None),
         color=colour,
