@@ -2,6 +2,7 @@
 equal what each tool's own reader gives on logs the tools wrote (tests/fixtures/), detection by
 content, and one InputError for every bad file."""
 
+import contextlib
 from __future__ import annotations
 
 import io
@@ -188,10 +189,9 @@ def test_iso_timestamps_as_order_column_ties_refused():
 
 
 def _only_input_errors(raw: bytes, **kwargs) -> None:
-    try:
+    """A damaged file either still reads or raises InputError; anything else fails the test."""
+    with contextlib.suppress(InputError):
         load_audit_source(raw, name="upload", **kwargs)
-    except InputError:
-        pass
 
 
 @pytest.mark.parametrize("path,kwargs", [(INSPECT / "run.eval", {"score": "match"}),
