@@ -2,8 +2,9 @@
 equal what each tool's own reader gives on logs the tools wrote (tests/fixtures/), detection by
 content, and one InputError for every bad file."""
 
-import contextlib
 from __future__ import annotations
+
+import contextlib
 
 import io
 import json
