@@ -207,7 +207,7 @@ def upload_source(kind: str, label: str, types: list[str], help: str | None = No
     accepted: Upload | None = uploads.get(slot)
     if file is not None:
         data = file.getvalue()
-        key = content_key(data)
+        key = content_key(data, file.name)
         if accepted is None or accepted.key != key:
             try:
                 load_upload(kind, Upload(file.name, data, key), policy)

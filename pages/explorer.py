@@ -92,7 +92,7 @@ def use_class(source) -> None:
     """Make an edited (or linked) class the active class: it is kept like an uploaded file."""
     data = analyses.class_file(source)
     st.session_state.setdefault(_shared.UPLOADS_KEY, {})["policy_class"] = _shared.Upload(source.name, data,
-                                                                                          analyses.content_key(data))
+                                                                                          analyses.content_key(data, source.name))
     st.session_state["policy_source"] = UPLOAD
     st.session_state["explorer_edit_message"] = None
 

@@ -43,7 +43,7 @@ def reread(path: str) -> None:
     """Read the followed file again (a button callback): a run still being annotated grows."""
     try:
         data = analyses.file_bytes(path)
-        source = _shared.load_upload("run", _shared.Upload(Path(path).name, data, analyses.content_key(data)))
+        source = _shared.load_upload("run", _shared.Upload(Path(path).name, data, analyses.content_key(data, Path(path).name)))
     except InputError as exc:
         st.session_state["replay_follow_error"] = str(exc)
         return

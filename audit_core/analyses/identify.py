@@ -254,7 +254,7 @@ def check_supports(policy: Source, estimand: str = "tau_full", cost: Mapping[str
 def _edited(pc, origin: Source) -> Source:
     text = editor.class_json(pc)
     data = text.encode("utf-8")
-    return Source("policy_class", content_key(data), "edited class.json",
+    return Source("policy_class", content_key(data, "edited class.json"), "edited class.json",
                   f"edited class ({len(pc.names)} policies, from the {origin.name})", pc)
 
 

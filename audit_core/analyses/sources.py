@@ -55,9 +55,10 @@ class Source:
         return f"Source({self.kind}, {self.name!r}, key={self.key})"
 
 
-def content_key(data: bytes) -> str:
-    """The content key of uploaded bytes (16 hex digits of their SHA-256)."""
-    return hashlib.sha256(data).hexdigest()[:16]
+def content_key(data: bytes, name: str = "") -> str:
+    """The content key of a file: 16 hex digits of the SHA-256 of its bytes and its name (results
+    show the name, so two uploads of the same bytes under two names are two sources)."""
+    return hashlib.sha256(data + b"\0" + name.encode("utf-8")).hexdigest()[:16]
 
 
 def _read(data: SourceData, name: str | None) -> tuple[bytes, str]:
@@ -75,7 +76,7 @@ def policy_source(data: SourceData | None = None, name: str | None = None) -> So
                       frozen_policy_class(), bundled=True)
     raw, display = _read(data, name)
     pc = load_policy_class(raw, name=display)
-    return Source("policy_class", content_key(raw), display, f"policy-class file {display}", pc)
+    return Source("policy_class", content_key(raw, display), display, f"policy-class file {display}", pc)
 
 
 # ------------------------------------------------------------------------------- response logs
@@ -94,7 +95,7 @@ def response_log_source(data: SourceData | None = None, name: str | None = None,
                       bundled=True)
     raw, display = _read(data, name)
     log = load_response_log(raw, name=display, policy_class=layout)
-    key = content_key(raw) if policy is None or policy.bundled else f"{content_key(raw)}+{policy.key}"
+    key = content_key(raw, display) if policy is None or policy.bundled else f"{content_key(raw, display)}+{policy.key}"
     return Source("response_log", key, display, f"response log {display}", log)
 
 
@@ -161,7 +162,7 @@ def _log_source(data, name: str | None, check: bool) -> Source | None:
             pending = str(exc)  # a readable log that needs a choice (e.g. which of its scorers)
         else:
             frame, roles = data_read.frame, ColumnRoles(data_read.score, tuple(data_read.subgroups), data_read.order)
-    key = content_key(raw) if isinstance(raw, bytes) else f"path:{display}"
+    key = content_key(raw, str(display)) if isinstance(raw, bytes) else f"path:{display}"
     table = RunTable(frame, roles, detect_columns(frame) if len(frame.columns) else _NO_GUESS, DEFAULT_STYLE,
                      kind=kind, log=raw, pending=pending)
     return Source("run", key, Path(display).name if isinstance(display, str) else str(display),
@@ -213,7 +214,7 @@ def run_source(data: SourceData, name: str | None = None, check: bool = True) ->
         # still there; without a detectable score column the user picks the columns.
         load_audit_frame(frame, name=display)
     table = RunTable(frame, ColumnRoles(guess.score, tuple(guess.subgroups), guess.order), guess, DEFAULT_STYLE)
-    return Source("run", content_key(raw), display, f"file {display}", table)
+    return Source("run", content_key(raw, display), display, f"file {display}", table)
 
 
 # --------------------------------------------------------------------------------------- pools
@@ -231,4 +232,4 @@ def pool_source(spec: SourceData, score: str | None = None, subgroups: Sequence[
         raise InputError("pool: give a bundled key or a file path")
     pool = load_pool(spec, score=score, subgroups=subgroups, features=features, suspects=suspects)
     raw, display = _read(spec, None)
-    return Source("pool", content_key(raw), display, f"pool file {display}", pool)
+    return Source("pool", content_key(raw, display), display, f"pool file {display}", pool)

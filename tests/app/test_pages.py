@@ -467,3 +467,15 @@ def test_replay_follows_a_growing_file_and_keeps_the_prefix(tmp_path):
     path.unlink()
     at.button(key="replay_reread").click().run()
     assert any("not found" in e.value for e in at.error) and int(metric(at, "Cases replayed")) == 50
+
+
+def test_the_same_bytes_under_two_names_are_two_sources():
+    # Found by the browser test: analyses cached by content alone showed one session's file name
+    # to another session that had uploaded the same bytes under its own name.
+    titles = []
+    for name in ("first.csv", "second.csv"):
+        at = app("pages/replay.py")
+        at.selectbox(key="replay_source").set_value("upload").run()
+        at.file_uploader(key="replay_upload__widget").upload(name, GOOD_CSV, "text/csv").run()
+        titles.append(at.session_state["report_sections"]["replay"].title)
+    assert titles == ["Replay of first.csv", "Replay of second.csv"]
