@@ -251,6 +251,13 @@ class Sampler:
     def observe(self, index: int, y: float) -> None:
         """The label ``y`` of proposed case ``index`` (fixed strategies learn nothing from it)."""
 
+    def skip(self, index: int) -> None:
+        """Proposed case ``index`` gets no label (a live annotator skipped it with a reason).
+
+        The case stays out of the pool and nothing is learned from it: the strategy's state is the
+        one after the select, so later proposals still depend only on the labels received.
+        """
+
 
 class StratifiedSampler(Sampler):
     """Round robin over the strata in a random order, a random case of each (``stratum``)."""
@@ -335,7 +342,7 @@ class PreLearnedSampler(Sampler):
         self.heldout = self.cases.heldout(self.config.n_heldout)
         self.extra["heldout"] = self.heldout.tolist()
         self._proposed = 0      # held-out cases proposed so far
-        self._learned = 0       # held-out labels received so far
+        self._learned = 0       # held-out cases resolved so far (labelled, or skipped live)
         self.fixed_prediction: np.ndarray | None = None
         if self.heldout.size == 0:
             self._fit()
@@ -359,9 +366,17 @@ class PreLearnedSampler(Sampler):
     def observe(self, index: int, y: float) -> None:
         if self.fixed_prediction is None:
             self.model.update(int(index), y)
-            self._learned += 1
-            if self._learned == self.heldout.size:
-                self._fit()
+            self._resolve_heldout()
+
+    def skip(self, index: int) -> None:
+        # A skipped held-out case trains nothing, but the model must not wait for it forever.
+        if self.fixed_prediction is None:
+            self._resolve_heldout()
+
+    def _resolve_heldout(self) -> None:
+        self._learned += 1
+        if self._learned == self.heldout.size:
+            self._fit()
 
     def _choose(self, candidates: np.ndarray) -> Proposal:
         size = 1 if self.config.scenario == "bank" else self.subset_size

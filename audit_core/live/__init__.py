@@ -2,18 +2,27 @@
 
 * :mod:`.store`: the SQLite workspace (WAL, append-only event log, schema migrations).
 * :mod:`.pool`: the pool a live strategy sees, rebuilt from the stored CSV and fixed roles.
-* :mod:`.session`: :class:`LiveAudit` (create, next, label, undo, status), state rebuilt from events.
+* :mod:`.session`: :class:`LiveAudit` (create, next, label, skip, undo, status), state rebuilt from events.
 * :mod:`.export`: the labelled CSV in the recorded-run format, whose replay equals the live run.
 """
 
 from audit_core.live.export import ExportResult, export_csv, export_frame
 from audit_core.live.session import (
-    LIVE_STRATEGIES, LabelRecord, LiveAudit, LiveProposal, LiveStatus, check_score, open_audit,
+    LIVE_STRATEGIES,
+    LabelRecord,
+    LiveAudit,
+    LiveProposal,
+    LiveStatus,
+    SkipRecord,
+    check_reason,
+    check_score,
+    open_audit,
 )
 from audit_core.live.store import SCHEMA_VERSION, audit_home, connect, default_db_path, list_audits
 
 __all__ = [
     "LIVE_STRATEGIES", "SCHEMA_VERSION", "ExportResult", "LabelRecord", "LiveAudit", "LiveProposal", "LiveStatus",
+    "SkipRecord", "check_reason",
     "audit_home", "check_score", "connect", "default_db_path", "export_csv", "export_frame", "list_audits",
     "open_audit",
 ]

@@ -6,8 +6,15 @@ replaying the event log through a fresh sampler seeded with the audit's seed:
 * ``proposed`` → ``sampler.select()``; the case it returns must be the case recorded (a mismatch
   means the pool or the code changed and is reported, never papered over);
 * ``labelled`` → ``sampler.observe(case, y)`` and, for a counted case, ``DualTest.update(y)``;
-* ``undone`` cancels the last label, which had no proposal after it, so the replay simply skips the
-  pair: the case is pending again, and the sampler state is the one before that label.
+* ``skipped`` → ``sampler.skip(case)``: the case gets no label (the annotator gave a reason) and
+  stays out of the pool; nothing enters the dual test or the budget;
+* ``undone`` cancels the last label or skip, which had no proposal after it, so the replay simply
+  drops the pair: the case is pending again, and the sampler state is the one before it.
+
+Skips and validity. A skipped case is missing data. The dual test is valid for the cases that
+were labelled; it stays valid for the pool as a whole when the decision to skip does not depend on
+whether the model was right (an unreadable item, one outside the audit's scope). Skips are kept
+with their reasons, counted in the status and listed in the report, so a reader can judge that.
 
 Validity. A proposal is made from the sampler state after exactly the labels logged before it,
 so it depends only on labels received before it (the e-processes stay valid: the strategy is
@@ -28,7 +35,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from audit_core.auditing.strategies import (
-    AUDITOR_FOR, STRATEGY_NAMES, AuditorConfig, Proposal, check_row, make_sampler,
+    AUDITOR_FOR,
+    STRATEGY_NAMES,
+    AuditorConfig,
+    Proposal,
+    check_row,
+    make_sampler,
 )
 from audit_core.auditing.study import paper_params
 from audit_core.errors import InputError
@@ -90,16 +102,34 @@ class LabelRecord:
     log_e_auditor: float
 
 
+@dataclass(frozen=True)
+class SkipRecord:
+    """A proposed case skipped without a label: ``reason`` as given, who skipped it and when."""
+
+    case_id: str
+    row: int
+    reason: str
+    annotator: str
+    ts: str
+    phase: str
+    counted: bool
+
+    def to_dict(self) -> dict:
+        return {"case_id": self.case_id, "reason": self.reason, "annotator": self.annotator, "ts": self.ts,
+                "phase": self.phase, "counted": self.counted}
+
+
 @dataclass(frozen=True, repr=False)
 class LiveStatus:
     """Where an audit stands.
 
-    ``n``: counted labels; ``n_heldout``: held-out labels (pre-learned); ``log_e_model`` /
+    ``n``: counted labels; ``n_heldout``: held-out labels (pre-learned); ``n_skipped``: cases
+    skipped with a reason (no label; outside the test and the budget); ``log_e_model`` /
     ``log_e_auditor``: current log e-values of the model's and the auditor's process (``process``
     / ``auditor_process``; -inf for a changepoint process before its first score, None in JSON); ``log_threshold``: -log(alpha); ``decision`` / ``stop``: the dual
     decision and its 1-based step (None while inconclusive); ``stopped``: no more labels are
     taken (a crossing or the budget); ``exhausted``: no case left to propose; ``pending``: case
-    ids proposed and not labelled; ``can_undo``: the last label may still be undone.
+    ids proposed and not labelled; ``can_undo``: the last label (or skip) may still be undone.
     """
 
     audit_id: int
@@ -108,6 +138,7 @@ class LiveStatus:
     auditor_process: str
     n: int
     n_heldout: int
+    n_skipped: int
     budget: int
     log_e_model: float
     log_e_auditor: float
@@ -126,7 +157,7 @@ class LiveStatus:
     def to_dict(self) -> dict:
         return {"audit_id": self.audit_id, "strategy": self.strategy, "process": self.process,
                 "auditor_process": self.auditor_process, "n": self.n, "n_heldout": self.n_heldout,
-                "budget": self.budget, "log_e_model": _finite(self.log_e_model),
+                "n_skipped": self.n_skipped, "budget": self.budget, "log_e_model": _finite(self.log_e_model),
                 "log_e_auditor": _finite(self.log_e_auditor),
                 "log_threshold": self.log_threshold, "decision": self.decision, "stop": self.stop,
                 "stopped": self.stopped, "exhausted": self.exhausted, "done": self.done,
@@ -153,6 +184,8 @@ class _State:
     pending: dict = field(default_factory=dict)      # row -> _Pending, in proposal order
     labels: list = field(default_factory=list)       # LabelRecord, in the order received
     labelled: dict = field(default_factory=dict)     # row -> LabelRecord
+    skips: list = field(default_factory=list)        # SkipRecord, in the order received
+    resolved: list = field(default_factory=list)     # LabelRecord / SkipRecord: what an undo cancels
     last_event: int = 0
     can_undo: bool = False
 
@@ -269,6 +302,15 @@ class LiveAudit:
                                  state.test.log_e_auditor if step else math.nan)
             state.labels.append(record)
             state.labelled[row] = record
+            state.resolved.append(record)
+            state.can_undo = True
+        elif event.kind == "skipped":
+            claim = state.pending.pop(row)
+            state.sampler.skip(row)
+            skip = SkipRecord(event.case_id, row, str(event.reason or ""), event.annotator, event.ts,
+                              claim.proposal.phase, claim.proposal.counted)
+            state.skips.append(skip)
+            state.resolved.append(skip)
             state.can_undo = True
         state.last_event = event.id
 
@@ -279,7 +321,8 @@ class LiveAudit:
         return LiveStatus(
             audit_id=self.audit_id, strategy=self.strategy, process=self.process,
             auditor_process=AUDITOR_FOR[self.process], n=test.t,
-            n_heldout=sum(1 for r in state.labels if not r.counted), budget=self.params.budget,
+            n_heldout=sum(1 for r in state.labels if not r.counted), n_skipped=len(state.skips),
+            budget=self.params.budget,
             log_e_model=float(test.log_e_model), log_e_auditor=float(test.log_e_auditor),
             log_threshold=float(test.params.log_threshold), decision=test.decision, stop=test.stop,
             stopped=test.stopped, exhausted=exhausted,
@@ -291,6 +334,10 @@ class LiveAudit:
     def labels(self) -> tuple[LabelRecord, ...]:
         """Every effective label in the order received (held-out ones included, ``counted`` False)."""
         return tuple(self._current().labels)
+
+    def skips(self) -> tuple[SkipRecord, ...]:
+        """Every effective skip in the order received."""
+        return tuple(self._current().skips)
 
     def pending(self, annotator: str | None = None) -> tuple[LiveProposal, ...]:
         state = self._current()
@@ -354,6 +401,27 @@ class LiveAudit:
 
         return self._write(claim)
 
+    def _claimed_row(self, state: _State, case_id: str) -> int:
+        """The pool row of a case this audit proposed and has not resolved (else InputError)."""
+        row = self.row_of.get(case_id)
+        if row is None:
+            raise InputError(f"case id {case_id!r}: not in the pool of audit {self.audit_id}")
+        if row in state.labelled:
+            done = state.labelled[row]
+            raise InputError(f"case id {case_id!r}: already labelled ({done.score:g} by {done.annotator} "
+                             f"at {done.ts})")
+        skipped = next((s for s in state.skips if s.row == row), None)
+        if skipped is not None:
+            raise InputError(f"case id {case_id!r}: already skipped by {skipped.annotator} at {skipped.ts} "
+                             f"({skipped.reason})")
+        if row not in state.pending:
+            raise InputError(f"case id {case_id!r}: not proposed in audit {self.audit_id}; ask for the next case")
+        if state.test.stopped and state.pending[row].proposal.counted:
+            raise InputError(f"audit {self.audit_id}: stopped ({state.test.decision}"
+                             f"{'' if state.test.stop is None else f' at step {state.test.stop}'}); "
+                             "no more labels are taken")
+        return row
+
     def label(self, case_id: str, score, annotator: str = DEFAULT_ANNOTATOR) -> LabelRecord:
         """Record the label of a proposed case; returns the record (with the e-values after it)."""
         y = check_score(score)
@@ -361,27 +429,33 @@ class LiveAudit:
         case_id = str(case_id)
 
         def record(state: _State) -> LabelRecord:
-            row = self.row_of.get(case_id)
-            if row is None:
-                raise InputError(f"case id {case_id!r}: not in the pool of audit {self.audit_id}")
-            if row in state.labelled:
-                done = state.labelled[row]
-                raise InputError(f"case id {case_id!r}: already labelled ({done.score:g} by {done.annotator} "
-                                 f"at {done.ts})")
-            if row not in state.pending:
-                raise InputError(f"case id {case_id!r}: not proposed in audit {self.audit_id}; ask for the next case")
-            if state.test.stopped and state.pending[row].proposal.counted:
-                raise InputError(f"audit {self.audit_id}: stopped ({state.test.decision}"
-                                 f"{'' if state.test.stop is None else f' at step {state.test.stop}'}); "
-                                 "no more labels are taken")
+            self._claimed_row(state, case_id)
             event = store.append_event(self.conn, self.audit_id, "labelled", case_id, annotator, score=y)
             self._apply(state, event)
             return state.labels[-1]
 
         return self._write(record)
 
-    def undo(self, annotator: str = DEFAULT_ANNOTATOR) -> LabelRecord:
-        """Undo the last label (allowed only before the next proposal); returns the undone label.
+    def skip(self, case_id: str, reason: str, annotator: str = DEFAULT_ANNOTATOR) -> SkipRecord:
+        """Skip a proposed case without a label, for ``reason`` (see the module doc on validity).
+
+        The case leaves the pending list and the pool; the strategy learns nothing from it and
+        proposes the next case from the labels alone. Undone like a label.
+        """
+        reason = check_reason(reason)
+        annotator = _annotator(annotator)
+        case_id = str(case_id)
+
+        def record(state: _State) -> SkipRecord:
+            self._claimed_row(state, case_id)
+            event = store.append_event(self.conn, self.audit_id, "skipped", case_id, annotator, reason=reason)
+            self._apply(state, event)
+            return state.skips[-1]
+
+        return self._write(record)
+
+    def undo(self, annotator: str = DEFAULT_ANNOTATOR) -> LabelRecord | SkipRecord:
+        """Undo the last label or skip (allowed only before the next proposal); returns it.
 
         The case is pending again. After a batch, labels can be undone one after another, last
         first, as long as no case was proposed after the label being undone: no proposal ever
@@ -389,11 +463,11 @@ class LiveAudit:
         """
         annotator = _annotator(annotator)
 
-        def cancel(state: _State) -> LabelRecord:
-            if not state.can_undo or not state.labels:
+        def cancel(state: _State) -> LabelRecord | SkipRecord:
+            if not state.can_undo or not state.resolved:
                 raise InputError(f"audit {self.audit_id}: nothing to undo (only the last label can be undone, "
                                  "and only before the next case is proposed)")
-            last = state.labels[-1]
+            last = state.resolved[-1]
             store.append_event(self.conn, self.audit_id, "undone", last.case_id, annotator)
             return last
 
@@ -440,12 +514,12 @@ def _heldout_left(sampler) -> bool:
 
 
 def _effective(events: list[store.Event]) -> list[store.Event]:
-    """The log with every undone label and its ``undone`` event removed."""
+    """The log with every undone label or skip and its ``undone`` event removed."""
     kept: list[store.Event] = []
     for event in events:
         if event.kind == "undone":
             for i in range(len(kept) - 1, -1, -1):
-                if kept[i].kind == "labelled":
+                if kept[i].kind in ("labelled", "skipped"):
                     del kept[i]
                     break
         else:
@@ -462,6 +536,19 @@ def check_score(score) -> float:
     if isinstance(score, bool) or not math.isfinite(y) or not 0.0 <= y <= 1.0:
         raise InputError(f"score: expected a number in [0, 1], got {score!r}")
     return y
+
+
+MAX_REASON_LENGTH = 500
+
+
+def check_reason(reason) -> str:
+    """Why a case is skipped: non-empty text, whitespace collapsed, at most 500 characters."""
+    text = " ".join(str(reason or "").split())
+    if not text:
+        raise InputError("reason: say why the case is skipped (for example: the item is unreadable)")
+    if len(text) > MAX_REASON_LENGTH:
+        raise InputError(f"reason: at most {MAX_REASON_LENGTH} characters, got {len(text)}")
+    return text
 
 
 def _annotator(name) -> str:

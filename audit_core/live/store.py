@@ -7,9 +7,10 @@ Tables (schema version in ``PRAGMA user_version``, built by :data:`MIGRATIONS` i
 * ``audits``: ``pool_id``, ``pool_spec`` (bundled key or file name), ``roles`` (JSON column roles),
   ``params`` (JSON :class:`~audit_core.sequential.AuditParams`), ``strategy``, ``process``,
   ``seed``, ``config`` (JSON :class:`~audit_core.auditing.AuditorConfig`), ``created`` (UTC).
-* ``events``: ``audit_id``, ``kind`` (``proposed`` / ``labelled`` / ``undone``), ``case_id``,
-  ``annotator``, ``ts`` (UTC, ISO 8601), ``score`` (labelled only), ``batch`` (the proposal batch;
-  schema 2). Triggers refuse UPDATE and DELETE: the log is append-only.
+* ``events``: ``audit_id``, ``kind`` (``proposed`` / ``labelled`` / ``skipped`` / ``undone``),
+  ``case_id``, ``annotator``, ``ts`` (UTC, ISO 8601), ``score`` (labelled only), ``batch`` (the
+  proposal batch; schema 2), ``reason`` (why a case was skipped; schema 3). Triggers refuse
+  UPDATE and DELETE: the log is append-only.
 
 Durability: WAL with ``synchronous=FULL``, so a transaction whose COMMIT returned survives a killed
 process (and a power cut). Writers take the write lock first (``BEGIN IMMEDIATE``): two sessions
@@ -29,7 +30,7 @@ from pathlib import Path
 
 from audit_core.errors import InputError
 
-EVENT_KINDS = ("proposed", "labelled", "undone")
+EVENT_KINDS = ("proposed", "labelled", "skipped", "undone")
 DEFAULT_DB_NAME = "audits.sqlite"
 
 _V1 = """
@@ -78,7 +79,33 @@ CREATE TRIGGER events_no_update BEFORE UPDATE ON events
     BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)   # MIGRATIONS[v - 1] takes schema v - 1 to v
+# Schema 3: a proposed case can be skipped with a reason (unreadable, out of scope, ...). SQLite cannot
+# widen a CHECK constraint in place, so the events table is rebuilt (same ids, same rows) with the
+# new kind and a reason column; DROP TABLE fires no trigger, and nothing references events.
+_V3 = """
+CREATE TABLE events_v3 (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    audit_id INTEGER NOT NULL REFERENCES audits(id),
+    kind TEXT NOT NULL CHECK (kind IN ('proposed', 'labelled', 'skipped', 'undone')),
+    case_id TEXT NOT NULL,
+    annotator TEXT NOT NULL,
+    ts TEXT NOT NULL,
+    score REAL,
+    batch INTEGER,
+    reason TEXT
+);
+INSERT INTO events_v3 (id, audit_id, kind, case_id, annotator, ts, score, batch)
+    SELECT id, audit_id, kind, case_id, annotator, ts, score, batch FROM events;
+DROP TABLE events;
+ALTER TABLE events_v3 RENAME TO events;
+CREATE INDEX events_by_audit ON events(audit_id, id);
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)   # MIGRATIONS[v - 1] takes schema v - 1 to v
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -98,7 +125,8 @@ def utc_now() -> str:
 
 @dataclass(frozen=True)
 class Event:
-    """One row of the event log (``score`` only for ``labelled``, ``batch`` only for ``proposed``)."""
+    """One row of the event log (``score`` only for ``labelled``, ``batch`` only for ``proposed``,
+    ``reason`` only for ``skipped``)."""
 
     id: int
     kind: str
@@ -107,10 +135,11 @@ class Event:
     ts: str
     score: float | None = None
     batch: int | None = None
+    reason: str | None = None
 
     def to_dict(self) -> dict:
         return {"id": self.id, "kind": self.kind, "case_id": self.case_id, "annotator": self.annotator,
-                "ts": self.ts, "score": self.score, "batch": self.batch}
+                "ts": self.ts, "score": self.score, "batch": self.batch, "reason": self.reason}
 
 
 @contextmanager
@@ -208,30 +237,37 @@ def audit_row(conn: sqlite3.Connection, audit_id: int) -> dict:
 
 
 def list_audits(conn: sqlite3.Connection) -> list[dict]:
-    """Every audit with its event counts (no pool content)."""
-    rows = conn.execute(
-        "SELECT a.id, a.pool_spec, a.strategy, a.process, a.seed, a.created, "
-        "(SELECT COUNT(*) FROM events e WHERE e.audit_id = a.id AND e.kind = 'labelled'), "
-        "(SELECT COUNT(*) FROM events e WHERE e.audit_id = a.id AND e.kind = 'undone') "
-        "FROM audits a ORDER BY a.id").fetchall()
+    """Every audit with its counts of effective labels and skips (no pool content)."""
+    rows = conn.execute("SELECT id, pool_spec, strategy, process, seed, created FROM audits ORDER BY id").fetchall()
+    resolved: dict[int, list[str]] = {r[0]: [] for r in rows}
+    # An undo cancels the last label or skip, so the counts come from the kinds in log order.
+    for audit_id, kind in conn.execute("SELECT audit_id, kind FROM events WHERE kind != 'proposed' ORDER BY id"):
+        kinds = resolved.setdefault(audit_id, [])
+        if kind == "undone":
+            if kinds:
+                kinds.pop()
+        else:
+            kinds.append(kind)
     return [{"audit_id": r[0], "pool": r[1], "strategy": r[2], "process": r[3], "seed": r[4], "created": r[5],
-             "labels": r[6] - r[7]} for r in rows]
+             "labels": resolved[r[0]].count("labelled"), "skipped": resolved[r[0]].count("skipped")}
+            for r in rows]
 
 
 def append_event(conn: sqlite3.Connection, audit_id: int, kind: str, case_id: str, annotator: str,
-                 score: float | None = None, batch: int | None = None) -> Event:
+                 score: float | None = None, batch: int | None = None, reason: str | None = None) -> Event:
     if kind not in EVENT_KINDS:
         raise InputError(f"event kind: expected one of {', '.join(EVENT_KINDS)}, got {kind!r}")
     ts = utc_now()
     cursor = conn.execute(
-        "INSERT INTO events (audit_id, kind, case_id, annotator, ts, score, batch) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (int(audit_id), kind, str(case_id), str(annotator), ts, score, batch))
-    return Event(int(cursor.lastrowid), kind, str(case_id), str(annotator), ts, score, batch)
+        "INSERT INTO events (audit_id, kind, case_id, annotator, ts, score, batch, reason) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (int(audit_id), kind, str(case_id), str(annotator), ts, score, batch, reason))
+    return Event(int(cursor.lastrowid), kind, str(case_id), str(annotator), ts, score, batch, reason)
 
 
 def read_events(conn: sqlite3.Connection, audit_id: int, after: int = 0) -> list[Event]:
     """Events of one audit with id > ``after``, in log order."""
-    rows = conn.execute("SELECT id, kind, case_id, annotator, ts, score, batch FROM events "
+    rows = conn.execute("SELECT id, kind, case_id, annotator, ts, score, batch, reason FROM events "
                         "WHERE audit_id = ? AND id > ? ORDER BY id", (int(audit_id), int(after))).fetchall()
     return [Event(*row) for row in rows]
 

@@ -4,10 +4,9 @@ import sqlite3
 
 import pytest
 
-from audit_core.errors import InputError
-from audit_core.live import LiveAudit, connect, default_db_path, list_audits
-from audit_core.live import store
 from audit_core.auditing import AuditorConfig, make_sampler
+from audit_core.errors import InputError
+from audit_core.live import LiveAudit, connect, default_db_path, list_audits, store
 from audit_core.live.pool import build_live_pool, pool_source, resolve_roles, sha256
 from audit_core.sequential import AuditParams
 from tests.live.helpers import label_to_end
@@ -19,7 +18,7 @@ def test_wal_full_sync_and_current_schema(tmp_path):
     conn = connect(tmp_path / "w.sqlite")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2          # FULL
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION == 3
     assert {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} >= {
         "pools", "audits", "events"}
 
@@ -71,7 +70,7 @@ def test_a_schema_1_workspace_is_migrated_and_its_audit_resumes(tmp_path):
                          (audit_id, kind, str(pool.case_ids[row]), "old", store.utc_now(), score))
     conn.close()
     migrated = connect(path)
-    assert migrated.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert migrated.execute("PRAGMA user_version").fetchone()[0] == 3
     events = store.read_events(migrated, audit_id)
     assert [e.batch for e in events] == [events[0].id, None, events[2].id, None, events[4].id, None]
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):      # the triggers survive
@@ -80,6 +79,41 @@ def test_a_schema_1_workspace_is_migrated_and_its_audit_resumes(tmp_path):
     assert audit.status().n == 3
     (p,) = audit.next("new")
     assert p.row == sampler.select().index and p.batch == events[4].id + 1   # the same proposal as before
+
+
+def test_a_schema_2_log_is_rebuilt_for_skips_with_every_event_kept(tmp_path):
+    path = tmp_path / "v2.sqlite"
+    conn, audit_id = _v1_workspace(path)
+    store.migrate(conn, 2)
+    name, content, _ = pool_source("gpqa:large")
+    pool, _ = build_live_pool(content, name, store.audit_row(conn, audit_id)["roles"])
+    sampler = make_sampler("adaptive", pool, GPQA, 3, AuditorConfig(), "LR")
+    for batch in range(4):   # four labels written the way schema 2 wrote them
+        row = sampler.select().index
+        sampler.observe(row, float(pool.labels[row]))
+        for kind, score, number in (("proposed", None, batch + 1), ("labelled", float(pool.labels[row]), None)):
+            conn.execute("INSERT INTO events (audit_id, kind, case_id, annotator, ts, score, batch) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?)", (audit_id, kind, str(pool.case_ids[row]), "old",
+                                                          store.utc_now(), score, number))
+    before = conn.execute("SELECT * FROM events ORDER BY id").fetchall()
+    with pytest.raises(sqlite3.IntegrityError):            # schema 2 knows no skip
+        conn.execute("INSERT INTO events (audit_id, kind, case_id, annotator, ts) VALUES (1, 'skipped', 'x', 'a', 't')")
+    conn.close()
+    migrated = connect(path)
+    assert migrated.execute("PRAGMA user_version").fetchone()[0] == 3
+    after = migrated.execute("SELECT * FROM events ORDER BY id").fetchall()
+    assert [row[:-1] for row in after] == before and len(after) == 8 and {row[-1] for row in after} == {None}
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):       # the triggers are rebuilt
+        migrated.execute("DELETE FROM events")
+    with pytest.raises(sqlite3.IntegrityError):            # the kind is still checked
+        migrated.execute("INSERT INTO events (audit_id, kind, case_id, annotator, ts) VALUES (1, 'bogus', 'x', 'a', 't')")
+    resumed = LiveAudit(migrated, audit_id)
+    assert resumed.status().n == 4
+    (case,) = resumed.next("ann")
+    assert case.row == sampler.select().index              # the same proposal as before the migration
+    skipped = resumed.skip(case.case_id, "unreadable", "ann")
+    assert skipped.reason == "unreadable" and resumed.status().n_skipped == 1
+    assert list_audits(migrated)[0]["labels"] == 4 and list_audits(migrated)[0]["skipped"] == 1
 
 
 def test_a_newer_schema_or_a_non_database_is_refused(tmp_path):
