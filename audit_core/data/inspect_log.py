@@ -261,6 +261,76 @@ def inspect_frame(header: dict, samples: list[dict], score: str | None, name: st
     return pd.DataFrame(rows), column, notes
 
 
+def _message_text(content) -> str:
+    """The text of a chat message's content (a string, or a list of content parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) if isinstance(part, dict) else str(part) for part in content)
+    return "" if content is None else str(content)
+
+
+def _sample_input(sample: dict) -> str:
+    """The sample's input as text: the string, or its last user message."""
+    value = sample.get("input")
+    if isinstance(value, list):
+        users = [m for m in value if isinstance(m, dict) and m.get("role") == "user"] or \
+            [m for m in value if isinstance(m, dict)]
+        return _message_text(users[-1].get("content")) if users else ""
+    return _message_text(value)
+
+
+def _sample_output(sample: dict) -> str:
+    """The model's answer: ``output.completion``, else the first choice's message."""
+    output = sample.get("output") if isinstance(sample.get("output"), dict) else {}
+    if output.get("completion"):
+        return str(output["completion"])
+    choices = output.get("choices") if isinstance(output.get("choices"), list) else []
+    message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
+    return _message_text(message.get("content")) if isinstance(message, dict) else ""
+
+
+POOL_SCORE_PREFIX = "scorer."
+
+
+def inspect_pool_frame(header: dict, samples: list[dict], name: str) -> tuple[pd.DataFrame, list[str]]:
+    """(pool table, notes) of an Inspect log whose model outputs are to be labelled by people.
+
+    One row per (sample, epoch) that has an output (errored samples are left out and listed):
+    ``id`` (as in :func:`inspect_frame`), ``input`` (text, or the last user message), ``target``,
+    ``output`` (the completion), the metadata keys, and ``scorer.<name>`` with each automatic
+    scorer's value (C/I/P/N as numbers; empty when unscored). The scorer columns are shown to
+    no strategy: they are there to compare the people's labels with the scorer afterwards.
+    """
+    if not samples:
+        raise InputError(f"{name}: the Inspect log has no samples")
+    several = len({s.get("epoch", 1) for s in samples}) > 1
+    meta = _metadata_columns(samples)
+    scorers = _scorer_names(header, samples)
+    rows, errored = [], []
+    for sample in samples:
+        if sample.get("error") and not _sample_output(sample):
+            errored.append(sample)
+            continue
+        row = {"id": f"{sample.get('id')}#{sample.get('epoch', 1)}" if several else str(sample.get("id")),
+               "input": _sample_input(sample), "target": _metadata_text(sample.get("target")),
+               "output": _sample_output(sample)}
+        row.update({c: _metadata_text((sample.get("metadata") or {}).get(k)) for c, k in meta.items()})
+        for scorer in scorers:
+            entry = (sample.get("scores") or {}).get(scorer) or {}
+            value = entry.get("value")
+            row[f"{POOL_SCORE_PREFIX}{scorer}"] = inspect_value(value) if not isinstance(value, dict) else None
+        rows.append(row)
+    if not rows:
+        raise InputError(f"{name}: no sample of the Inspect log has a model output to label")
+    task = header["eval"].get("task", "?") if isinstance(header.get("eval"), dict) else "?"
+    notes = [f"Inspect AI log as a pool: task {task!r}, {len(rows)} model output(s) to label"
+             + (f"; {len(errored)} errored sample(s) without an output left out" if errored else "")]
+    if several:
+        notes.append("epochs: each (sample, epoch) is one case with id 'sample#epoch'")
+    return pd.DataFrame(rows), notes
+
+
 def _inspect_order(frame: pd.DataFrame, order, notes: list[str]):
     """The order column to pass to the loader (False = log order), per the module's rule."""
     if order is not None:

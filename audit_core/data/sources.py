@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from audit_core.data.csvio import CsvSource, read_bytes
 from audit_core.data.inspect_log import (
+    POOL_SCORE_PREFIX,
     ZIP_MAGIC,
+    inspect_pool_frame,
     load_inspect_log,
     read_eval_archive,
     read_json_log,
@@ -115,6 +117,38 @@ def load_audit_source(source, name: str | None = None, *, score: str | None = No
     return load_inspect_log(header, samples, display, score=score, subgroups=subgroups, order=order, features=features)
 
 
+@dataclass(frozen=True)
+class PoolTable:
+    """A pool to label, as the CSV a live audit stores: ``content`` (UTF-8 CSV bytes), ``roles``
+    (the column roles the reader fixed, as for a live pool: ``id``, ``text``, ``features``,
+    ``hidden`` (never shown to an annotator); empty for a CSV, whose roles are detected), ``kind``
+    (a :data:`SOURCE_KINDS` value) and ``notes``."""
+
+    content: bytes
+    roles: dict
+    kind: str
+    notes: tuple[str, ...] = ()
+
+
+def read_pool_table(raw: bytes, name: str) -> PoolTable:
+    """A pool file of any kind as CSV: a CSV as it is; an Inspect AI log (``.eval`` / ``.json``)
+    as one row per model output (:func:`~audit_core.data.inspect_log.inspect_pool_frame`),
+    shown by its input, target and output, with no features. lm-eval samples are refused: the
+    harness's pool has no model output text to show an annotator beyond its own metric."""
+    kind, parsed = detect_kind(raw, name)
+    if kind == CSV:
+        return PoolTable(raw, {}, kind)
+    if kind == LMEVAL_SAMPLES:
+        raise InputError(f"{name}: lm-eval samples cannot be a pool to label; give a CSV or an Inspect AI log")
+    header, samples = read_eval_archive(raw, name) if kind == INSPECT_EVAL else read_json_log(parsed, name)
+    frame, notes = inspect_pool_frame(header, samples, name)
+    # No score role: the people's labels are the scores. The automatic scorers' columns stay in the
+    # table (to compare with afterwards) but are hidden from the annotator, who must not anchor on them.
+    hidden = [c for c in frame.columns if c.startswith(POOL_SCORE_PREFIX)]
+    roles = {"id": "id", "text": "input", "features": [], "score": None, "hidden": hidden, "resolved": True}
+    return PoolTable(frame.to_csv(index=False).encode("utf-8"), roles, kind, tuple(notes))
+
+
 def _load_samples_files(paths: list[Path], name, score, subgroups, order, features, filter, id, text) -> AuditData:
     """Several lm-eval samples files (one per task) as one source."""
     _refuse_csv_roles("lm-eval", id, text)
@@ -137,4 +171,4 @@ def _with_notes(data: AuditData, notes: list[str]) -> AuditData:
 
 
 __all__ = ["CSV", "INSPECT_EVAL", "INSPECT_JSON", "LMEVAL_DIR", "LMEVAL_SAMPLES", "SOURCE_KINDS", "CsvSource",
-           "detect_kind", "load_audit_source"]
+           "PoolTable", "detect_kind", "load_audit_source", "read_pool_table"]

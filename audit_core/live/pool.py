@@ -19,6 +19,7 @@ from audit_core.auditing.pool import Pool, build_pool
 from audit_core.data.bundled import BUNDLED
 from audit_core.data.csvio import read_csv_frame
 from audit_core.data.loader import AuditData, load_audit_frame
+from audit_core.data.sources import read_pool_table
 from audit_core.errors import InputError
 
 # The loader needs a score role; a pool without labels gets this constant placeholder column.
@@ -28,9 +29,11 @@ TRUTH_NAMES = ("p_correct",)
 
 
 def pool_source(spec: str, content: bytes | None = None) -> tuple[str, bytes, dict]:
-    """(display name, CSV bytes, roles) of a bundled key or a CSV path (or given ``content``)."""
+    """(display name, CSV bytes, roles) of a bundled key, or a CSV / Inspect AI log path (or
+    given ``content``). An Inspect log is stored as the CSV of its model outputs
+    (:func:`~audit_core.data.sources.read_pool_table`), so the audit never needs the log again."""
     if content is not None:
-        return Path(spec).name or "uploaded pool", bytes(content), {}
+        return _pool_file(Path(spec).name or "uploaded pool", bytes(content))
     if spec in BUNDLED and spec != "recorded_run":
         info = BUNDLED[spec]
         roles = {"score": info.score, "subgroups": list(info.subgroups), "id": info.id, "text": info.text,
@@ -40,7 +43,12 @@ def pool_source(spec: str, content: bytes | None = None) -> tuple[str, bytes, di
     if not path.is_file():
         keys = ", ".join(k for k in BUNDLED if k != "recorded_run")
         raise InputError(f"pool {spec!r}: not a bundled pool ({keys}) and not a file")
-    return path.name, path.read_bytes(), {}
+    return _pool_file(path.name, path.read_bytes())
+
+
+def _pool_file(name: str, raw: bytes) -> tuple[str, bytes, dict]:
+    table = read_pool_table(raw, name)
+    return name, table.content, table.roles
 
 
 def sha256(content: bytes) -> str:
@@ -73,7 +81,7 @@ def resolve_roles(content: bytes, name: str, roles: dict, truth: str | None) -> 
     return {"score": None if data.score == PLACEHOLDER_SCORE else data.score, "subgroups": list(data.subgroups),
             "id": data.id, "text": data.text, "features": [c for c in data.features if c not in excluded],
             "truth": truth, "style": roles.get("style"), "suspects": list(roles.get("suspects") or ()),
-            "resolved": True}
+            "hidden": [c for c in roles.get("hidden") or () if c != truth], "resolved": True}
 
 
 def build_live_pool(content: bytes, name: str, roles: dict) -> tuple[Pool, AuditData]:

@@ -5,7 +5,6 @@ content, and one InputError for every bad file."""
 from __future__ import annotations
 
 import contextlib
-
 import io
 import json
 import zipfile
@@ -14,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from audit_core.data.csvio import read_csv_frame
 from audit_core.data.inspect_log import VALUE_MEANING, inspect_value
-from audit_core.data.sources import detect_kind, load_audit_source
+from audit_core.data.sources import detect_kind, load_audit_source, read_pool_table
 from audit_core.errors import InputError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -224,3 +224,21 @@ def test_malformed_log_structure(document, pattern):
     else:
         with pytest.raises(InputError, match=pattern):
             load_audit_source(raw, name="upload", score="s")
+
+
+@pytest.mark.parametrize("log_name", ["run.eval", "run.json", "epochs.eval"])
+def test_an_inspect_log_as_a_pool_has_every_output_and_the_scorers_hidden(log_name):
+    table = read_pool_table((INSPECT / log_name).read_bytes(), log_name)
+    frame = read_csv_frame(table.content, name=log_name)
+    rows = _tool_rows(log_name)                       # the scored samples, by inspect-ai's reader
+    expected_ids = [f"{r['id']}#{r['epoch']}" if log_name == "epochs.eval" else r["id"] for r in rows]
+    assert sorted(frame["id"]) == sorted(expected_ids)      # the errored sample (no output) is left out
+    assert list(frame.columns[:4]) == ["id", "input", "target", "output"]
+    assert table.roles["hidden"] == ["scorer.match", "scorer.graded"] and table.roles["score"] is None
+    by_id = {i: r for i, r in zip(expected_ids, rows)}
+    for _, row in frame.iterrows():
+        assert float(row["scorer.match"]) == VALUE_MEANING[by_id[row["id"]]["match"]]
+        assert row["input"].startswith("Question ") and row["subject"] == by_id[row["id"]]["subject"]
+    assert any("errored sample" in n for n in table.notes)
+    with pytest.raises(InputError, match="cannot be a pool"):
+        read_pool_table(next((LMEVAL / "gen").glob("samples_*.jsonl")).read_bytes(), "s.jsonl")
