@@ -1,4 +1,5 @@
-"""Use cases of the "Live audit" page: start, resume, claim, label, undo, export a live audit.
+"""Use cases of live audits (the "Live audit" page and the ``audit`` command): start, resume,
+claim, label, skip, undo, export.
 
 Every function opens the workspace afresh (``db``: a path, or None for ``$AUDIT_HOME``) and
 rebuilds the audit from its event log, so nothing lives in a browser session but the audit id
@@ -13,16 +14,34 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from audit_core.analyses.common import plural
 from audit_core.auditing import AUDITOR_FOR, BUNDLED_POOLS
-from audit_core.live import LIVE_STRATEGIES, LiveAudit, LiveProposal, LiveStatus, connect, export_frame, list_audits
-from audit_core.live.session import LabelRecord
-from audit_core.report import ReportChart, ReportSection, ReportTable, safe_csv_bytes
-from audit_core.views.charts import chart_spec, trajectory_chart
+from audit_core.live import (
+    LIVE_STRATEGIES,
+    ExportResult,
+    LabelRecord,
+    LiveAudit,
+    LiveProposal,
+    LiveStatus,
+    SkipRecord,
+    connect,
+    export_csv,
+    export_frame,
+    list_audits,
+)
+from audit_core.live.session import DEFAULT_ANNOTATOR
 from audit_core.presets import DEFAULT_MODEL_PROCESS  # noqa: F401 (the page's default)
+from audit_core.report import ReportChart, ReportSection, ReportTable, safe_csv_bytes
 from audit_core.sequential import MODEL_PROCESSES
+from audit_core.views.charts import chart_spec, trajectory_chart
 
 LIVE_POOLS = tuple(BUNDLED_POOLS)
 LABEL_CHOICES = (("correct", 1.0), ("incorrect", 0.0), ("partial", 0.5))
+SKIP_CAVEAT = ("{cases} skipped without a label (listed with their reasons): the dual test covers the "
+               "labelled cases, and the whole pool only if the skips do not depend on whether the model was right.")
+# Reasons offered for a skip (the annotator may write their own).
+SKIP_REASONS = ("the item is unreadable or broken", "the item is outside the audit's scope",
+                "I cannot judge this item (expertise)", "the reference answer is wrong")
 PHASE_REASONS = {
     "init": "one of the first random cases that start the accuracy model",
     "explore": "a random case (exploration keeps the model honest)",
@@ -42,7 +61,8 @@ class LiveAuditView:
     ``audit``: its settings (``LiveAudit.to_dict()``); ``status``; ``current``: the cases claimed
     by the annotator; ``case_tables``: per current case, its pool columns (feature columns left
     out) as a (column, value) table; ``reasons``: why each current case was chosen; ``labels``:
-    every label received (step, case, score, annotator, time, phase, log E after it);
+    every label received (step, case, score, annotator, time, phase, log E after it); ``skips``:
+    every case skipped without a label (case, reason, annotator, time, phase);
     ``trajectory``: Vega-Lite spec of log10 E of both processes against 1/alpha (None before the
     first counted label); ``section``: the Report page's section; ``verdict``: one line.
     """
@@ -53,6 +73,7 @@ class LiveAuditView:
     case_tables: tuple[pd.DataFrame, ...]
     reasons: tuple[str, ...]
     labels: pd.DataFrame
+    skips: pd.DataFrame
     trajectory: dict | None
     section: ReportSection
     verdict: str
@@ -61,35 +82,115 @@ class LiveAuditView:
         return f"LiveAuditView(audit {self.audit['audit_id']}, {self.verdict!r})"
 
 
+@dataclass(frozen=True, repr=False)
+class LiveAction:
+    """What one action on a live audit did, and where the audit stands after it.
+
+    ``audit``: its settings (``LiveAudit.to_dict()``); ``status`` after the action; ``cases``:
+    the cases the action claimed (``next``) or ``()``; ``record``: the label, skip or undone
+    record (None for ``next``); ``upcoming``: the case the annotator gets next, and
+    ``upcoming_claimed``: whether it is already theirs (else it is only shown, so the last
+    label can still be undone); ``undone``: the record is the one an undo cancelled. In JSON the
+    record is under ``labelled``, ``skipped`` or ``undone``.
+    """
+
+    audit: dict
+    status: LiveStatus
+    cases: tuple[LiveProposal, ...] = ()
+    record: LabelRecord | SkipRecord | None = None
+    upcoming: tuple[LiveProposal, ...] = ()
+    upcoming_claimed: bool = False
+    undone: bool = False
+
+    def to_dict(self) -> dict:
+        payload = {"audit_id": self.audit["audit_id"], "cases": [c.to_dict() for c in self.cases],
+                   "status": self.status.to_dict(), "next": [c.to_dict() for c in self.upcoming],
+                   "next_claimed": self.upcoming_claimed}
+        if self.record is not None:
+            record = {"case_id": self.record.case_id, "annotator": self.record.annotator, "ts": self.record.ts}
+            if isinstance(self.record, SkipRecord):
+                record["reason"] = self.record.reason
+            else:
+                record.update(score=self.record.score, step=self.record.step)
+            kind = "undone" if self.undone else ("skipped" if isinstance(self.record, SkipRecord) else "labelled")
+            payload[kind] = record
+        return payload
+
+    def __repr__(self) -> str:
+        return f"LiveAction(audit {self.audit['audit_id']}, {self.status!r})"
+
+
+def skip_note(n: int) -> str:
+    """What ``n`` skipped cases mean for the guarantee (one sentence)."""
+    return SKIP_CAVEAT.format(cases=plural(n, "case"))
+
+
+def _open(audit_id: int, db) -> LiveAudit:
+    return LiveAudit(connect(db), int(audit_id))
+
+
 def live_audit_list(db=None) -> pd.DataFrame:
-    """The audits of the workspace (id, pool, strategy, process, seed, labels, created)."""
+    """The audits of the workspace (id, pool, strategy, process, seed, labels, skipped, created)."""
     rows = list_audits(connect(db))
-    return pd.DataFrame(rows, columns=["audit_id", "pool", "strategy", "process", "seed", "labels", "created"])
+    return pd.DataFrame(rows, columns=["audit_id", "pool", "strategy", "process", "seed", "labels", "skipped",
+                                       "created"])
 
 
 def start_live_audit(pool: str, strategy: str = "adaptive", process: str = "SR-LR-UI", seed: int = 0,
-                     content: bytes | None = None, db=None) -> int:
-    """Create an audit of a bundled pool key or an uploaded CSV (``content``); returns its id."""
-    return LiveAudit.create(connect(db), pool, strategy=strategy, process=process, seed=int(seed),
-                            content=content).audit_id
+                     content: bytes | None = None, db=None, **settings) -> LiveAction:
+    """Create an audit of a bundled pool key, a CSV or Inspect AI log path, or uploaded bytes
+    (``content``). ``settings``: :meth:`LiveAudit.create`'s (``style``, ``roles``, ``truth``,
+    ``config``, parameter overrides such as ``q``, ``alpha``, ``m``, ``budget``)."""
+    audit = LiveAudit.create(connect(db), pool, strategy=strategy, process=process, seed=int(seed), content=content,
+                             **settings)
+    return LiveAction(audit=audit.to_dict(), status=audit.status())
 
 
-def claim_cases(audit_id: int, annotator: str, batch: int = 1, db=None) -> tuple[LiveProposal, ...]:
+def live_audit_status(audit_id: int, db=None) -> LiveAction:
+    audit = _open(audit_id, db)
+    return LiveAction(audit=audit.to_dict(), status=audit.status())
+
+
+def claim_cases(audit_id: int, annotator: str, batch: int = 1, db=None) -> LiveAction:
     """The annotator's pending cases, else ``batch`` new ones claimed (none once stopped)."""
-    return LiveAudit(connect(db), audit_id).next(annotator, batch=batch)
+    audit = _open(audit_id, db)
+    cases = audit.next(annotator, batch=batch)
+    return LiveAction(audit=audit.to_dict(), status=audit.status(), cases=cases)
 
 
-def record_label(audit_id: int, case_id: str, score: float, annotator: str, db=None) -> LabelRecord:
-    return LiveAudit(connect(db), audit_id).label(case_id, score, annotator)
+def _after(audit: LiveAudit, record, annotator: str) -> LiveAction:
+    upcoming, claimed = audit.preview(annotator)
+    return LiveAction(audit=audit.to_dict(), status=audit.status(), record=record, upcoming=upcoming,
+                      upcoming_claimed=claimed)
 
 
-def undo_last_label(audit_id: int, annotator: str, db=None) -> LabelRecord:
-    return LiveAudit(connect(db), audit_id).undo(annotator)
+def record_label(audit_id: int, case_id: str, score, annotator: str, db=None) -> LiveAction:
+    """Record a label (0/1 or graded in [0, 1]); the next case is shown, not claimed."""
+    audit = _open(audit_id, db)
+    return _after(audit, audit.label(case_id, score, annotator), annotator)
+
+
+def skip_case(audit_id: int, case_id: str, reason: str, annotator: str, db=None) -> LiveAction:
+    """Skip a proposed case with a reason (no label; see :mod:`audit_core.live.session`)."""
+    audit = _open(audit_id, db)
+    return _after(audit, audit.skip(case_id, reason, annotator), annotator)
+
+
+def undo_last_label(audit_id: int, annotator: str, db=None) -> LiveAction:
+    """Undo the last label or skip (only before the next case is proposed)."""
+    audit = _open(audit_id, db)
+    record = audit.undo(annotator)
+    return LiveAction(audit=audit.to_dict(), status=audit.status(), record=record, undone=True)
 
 
 def export_live_csv(audit_id: int, db=None) -> bytes:
     """The recorded-run CSV (for Replay), formula-looking cells neutralised."""
-    return safe_csv_bytes(export_frame(LiveAudit(connect(db), audit_id)))
+    return safe_csv_bytes(export_frame(_open(audit_id, db)))
+
+
+def export_live_file(audit_id: int, out, db=None) -> ExportResult:
+    """Write the recorded-run CSV to ``out``."""
+    return export_csv(_open(audit_id, db), out)
 
 
 def _labels_table(labels: tuple[LabelRecord, ...]) -> pd.DataFrame:
@@ -123,7 +224,8 @@ def _trajectory(audit: LiveAudit, labels: tuple[LabelRecord, ...], status: LiveS
 
 def _case_table(audit: LiveAudit, row: int) -> pd.DataFrame:
     frame = audit.data.frame
-    hidden = set(audit.data.features) | {audit.roles.get("score"), audit.roles.get("truth")}
+    hidden = (set(audit.data.features) | set(audit.roles.get("hidden") or ())
+              | {audit.roles.get("score"), audit.roles.get("truth")})
     shown = [c for c in frame.columns if c not in hidden and not str(c).startswith("_live")]
     return pd.DataFrame({"column": shown, "value": [str(frame[c].iloc[row]) for c in shown]})
 
@@ -141,26 +243,34 @@ def live_audit_view(audit_id: int, annotator: str | None = None, claim: bool = F
     audit = LiveAudit(connect(db), audit_id)
     current = audit.next(annotator) if claim and annotator else (audit.pending(annotator) if annotator else ())
     status = audit.status()
-    labels = audit.labels()
+    labels, skips = audit.labels(), audit.skips()
     table = _labels_table(labels)
+    skipped = pd.DataFrame([{"case": k.case_id, "reason": k.reason, "annotator": k.annotator, "time (UTC)": k.ts,
+                             "why chosen": k.phase} for k in skips],
+                           columns=["case", "reason", "annotator", "time (UTC)", "why chosen"])
     spec = _trajectory(audit, labels, status)
     verdict = _verdict(status)
     settings = audit.to_dict()
+    summary = [f"Dual test: {verdict}.", f"{status.n} counted labels, {status.n_heldout} held out."]
+    if skips:
+        summary.append(skip_note(len(skips)))
     section = ReportSection(
         key=f"live_audit_{audit.audit_id}", title=f"Live audit {audit.audit_id} of {audit.pool_spec}",
         source=f"workspace audit {audit.audit_id} (strategy {audit.strategy}, seed {audit.seed})",
         parameters={**audit.test_params.to_dict(), "strategy": audit.strategy, "model process": audit.process,
                     "auditor process": AUDITOR_FOR[audit.process]},
-        summary=(f"Dual test: {verdict}.", f"{status.n} counted labels, {status.n_heldout} held out."),
-        tables=(ReportTable("Labels in the order received", table),),
+        summary=tuple(summary),
+        tables=(ReportTable("Labels in the order received", table),
+                *((ReportTable("Cases skipped without a label", skipped),) if skips else ())),
         charts=(ReportChart("E-process trajectories", spec),) if spec else (),
         numbers={"audit": settings, "status": status.to_dict()})
     return LiveAuditView(audit=settings, status=status, current=tuple(current),
                          case_tables=tuple(_case_table(audit, p.row) for p in current),
                          reasons=tuple(PHASE_REASONS.get(p.phase, p.phase) for p in current), labels=table,
-                         trajectory=spec, section=section, verdict=verdict)
+                         skips=skipped, trajectory=spec, section=section, verdict=verdict)
 
 
-__all__ = ["LABEL_CHOICES", "LIVE_POOLS", "LiveAuditView", "LIVE_STRATEGIES", "MODEL_PROCESSES", "claim_cases",
-           "export_live_csv", "live_audit_list", "live_audit_view", "record_label", "start_live_audit",
+__all__ = ["DEFAULT_ANNOTATOR", "LABEL_CHOICES", "LIVE_POOLS", "LIVE_STRATEGIES", "MODEL_PROCESSES", "SKIP_REASONS", "LiveAction",
+           "LiveAuditView", "claim_cases", "export_live_csv", "export_live_file", "live_audit_list",
+           "live_audit_status", "live_audit_view", "record_label", "skip_case", "skip_note", "start_live_audit",
            "undo_last_label"]

@@ -3,6 +3,7 @@
     python -m audit_core audit new --pool FILE|KEY [--style gpqa|sdoh] [--strategy adaptive] [--seed S] [--db PATH]
     python -m audit_core audit next --audit ID [--batch K] [--annotator NAME]
     python -m audit_core audit label --audit ID CASE_ID SCORE [--annotator NAME]
+    python -m audit_core audit skip --audit ID CASE_ID --reason TEXT [--annotator NAME]
     python -m audit_core audit undo --audit ID
     python -m audit_core audit status --audit ID
     python -m audit_core audit list
@@ -11,8 +12,11 @@
 The database is ``--db PATH``, else ``audits.sqlite`` in ``$AUDIT_HOME`` (default
 ``~/.audit_workbench``). ``next`` claims the case(s) for the annotator (offered again until
 labelled). ``label`` records a score (0/1 or graded in [0, 1]) and shows the next case without
-claiming it, so ``undo`` can still take the label back. Exit 0 success, 2 bad input (a case id not
-in the pool, already labelled or not proposed, a bad score, ...).
+claiming it, so ``undo`` can still take the label back. ``skip`` gives a proposed case no label,
+for a reason (unreadable, out of scope, ...); it is kept and listed, and undone like a label.
+``--pool`` takes a CSV or an Inspect AI log (``.eval`` / ``.json``: one case per model output).
+Every action goes through :mod:`audit_core.analyses.live`, as the Live audit page does. Exit 0
+success, 2 bad input (a case id not in the pool, already labelled or not proposed, a bad score, ...).
 """
 
 from __future__ import annotations
@@ -20,11 +24,10 @@ from __future__ import annotations
 import argparse
 import os
 
+from audit_core.analyses import live
 from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
 from audit_core.cli import emit
 from audit_core.errors import InputError
-from audit_core.live import LiveAudit, connect, export_csv, list_audits
-from audit_core.live.session import DEFAULT_ANNOTATOR
 from audit_core.sequential import MODEL_PROCESSES
 from audit_core.sequential.params import STYLES
 
@@ -47,7 +50,7 @@ def _common(parser, audit: bool = True) -> None:
 
 
 def _annotator(parser) -> None:
-    parser.add_argument("--annotator", default=os.environ.get("AUDIT_ANNOTATOR") or DEFAULT_ANNOTATOR,
+    parser.add_argument("--annotator", default=os.environ.get("AUDIT_ANNOTATOR") or live.DEFAULT_ANNOTATOR,
                         metavar="NAME", help="who labels (default $AUDIT_ANNOTATOR, else 'annotator')")
 
 
@@ -57,7 +60,8 @@ def register(subparsers) -> None:
     commands = parser.add_subparsers(dest="audit_command", metavar="ACTION", required=True,
                                      parser_class=type(parser))
     new = commands.add_parser("new", help="create an audit of a pool; prints its audit_id")
-    new.add_argument("--pool", required=True, metavar="FILE|KEY", help="pool CSV or bundled key (gpqa:large, sdoh, ...)")
+    new.add_argument("--pool", required=True, metavar="FILE|KEY",
+                     help="pool CSV, Inspect AI log (.eval/.json) or bundled key (gpqa:large, sdoh, ...)")
     new.add_argument("--style", choices=STYLES, help="parameter defaults (default: the pool's, else gpqa)")
     new.add_argument("--strategy", choices=STRATEGY_NAMES, default="adaptive", help="default adaptive")
     new.add_argument("--process", choices=MODEL_PROCESSES, default="SR-LR-UI", help="model e-process (default SR-LR-UI)")
@@ -87,7 +91,13 @@ def register(subparsers) -> None:
     _annotator(label)
     _common(label)
     label.set_defaults(func=run_label)
-    undo = commands.add_parser("undo", help="undo the last label (only before the next case is proposed)")
+    skip = commands.add_parser("skip", help="skip a proposed case without a label, for a reason")
+    skip.add_argument("case_id", metavar="CASE_ID")
+    skip.add_argument("--reason", required=True, metavar="TEXT", help="why (unreadable, out of scope, ...)")
+    _annotator(skip)
+    _common(skip)
+    skip.set_defaults(func=run_skip)
+    undo = commands.add_parser("undo", help="undo the last label or skip (only before the next case is proposed)")
     _annotator(undo)
     _common(undo)
     undo.set_defaults(func=run_undo)
@@ -103,10 +113,6 @@ def register(subparsers) -> None:
     export.set_defaults(func=run_export)
 
 
-def _open(args) -> LiveAudit:
-    return LiveAudit(connect(args.db), args.audit)
-
-
 def run_new(args) -> int:
     subgroups = [c.strip() for item in args.subgroup or () for c in item.split(",") if c.strip()] or None
     features = [c.strip() for c in args.features.split(",") if c.strip()] if args.features else None
@@ -114,18 +120,17 @@ def run_new(args) -> int:
              "suspects": list(args.suspect) if args.suspect else None}
     config = AuditorConfig(suspects=tuple(args.suspect)) if args.suspect else None
     try:
-        audit = LiveAudit.create(connect(args.db), args.pool, strategy=args.strategy, process=args.process,
-                                 seed=args.seed, style=args.style, config=config, roles=roles,
-                                 truth=args.truth_column, q=args.q, alpha=args.alpha, m=args.m,
-                                 budget=args.budget, n_init=args.n_init)
+        action = live.start_live_audit(args.pool, args.strategy, args.process, args.seed, db=args.db,
+                                       style=args.style, config=config, roles=roles, truth=args.truth_column,
+                                       q=args.q, alpha=args.alpha, m=args.m, budget=args.budget,
+                                       n_init=args.n_init)
     except InputError as exc:
         if "truth column" in str(exc):
             raise InputError(f"{exc} (--truth-column COL)") from None
         raise
-    payload = audit.to_dict()
-    emit(payload, args.json, lambda p: (f"audit_id {p['audit_id']}: {p['strategy']} / {p['process']} on "
-                                        f"{p['pool']} (seed {p['seed']}, q {p['params']['q']}, "
-                                        f"budget {p['params']['budget']})"))
+    emit(action.audit, args.json, lambda p: (f"audit_id {p['audit_id']}: {p['strategy']} / {p['process']} on "
+                                             f"{p['pool']} (seed {p['seed']}, q {p['params']['q']}, "
+                                             f"budget {p['params']['budget']})"))
     return 0
 
 
@@ -133,7 +138,8 @@ def _status_lines(status: dict) -> list[str]:
     stop = f" at step {status['stop']}" if status["stop"] else ""
     log_e = {k: "-inf" if status[k] is None else f"{status[k]:.3f}" for k in ("log_e_model", "log_e_auditor")}
     lines = [f"audit {status['audit_id']}: {status['decision'].upper()}{stop}; n = {status['n']} of "
-             f"{status['budget']}" + (f" (+{status['n_heldout']} held out)" if status["n_heldout"] else ""),
+             f"{status['budget']}" + (f" (+{status['n_heldout']} held out)" if status["n_heldout"] else "")
+             + (f", {status['n_skipped']} skipped" if status["n_skipped"] else ""),
              f"  log E {status['process']} = {log_e['log_e_model']}, {status['auditor_process']} = "
              f"{log_e['log_e_auditor']} (threshold {status['log_threshold']:.3f})"]
     if status["pending"]:
@@ -154,9 +160,7 @@ def _case_lines(cases: list[dict], heading: str) -> list[str]:
 
 
 def run_next(args) -> int:
-    audit = _open(args)
-    cases = [p.to_dict() for p in audit.next(args.annotator, batch=args.batch)]
-    payload = {"audit_id": audit.audit_id, "cases": cases, "status": audit.status().to_dict()}
+    payload = live.claim_cases(args.audit, args.annotator, batch=args.batch, db=args.db).to_dict()
 
     def text(p: dict) -> str:
         if p["cases"]:
@@ -168,56 +172,58 @@ def run_next(args) -> int:
     return 0
 
 
+def _resolved_text(p: dict) -> str:
+    done = (f"labelled {p['labelled']['case_id']} = {p['labelled']['score']:g}" if "labelled" in p
+            else f"skipped {p['skipped']['case_id']} ({p['skipped']['reason']})")
+    heading = "next (yours):" if p["next_claimed"] else "next (claim it with `audit next`):"
+    return "\n".join([done] + _status_lines(p["status"]) + _case_lines(p["next"], heading))
+
+
 def run_label(args) -> int:
-    audit = _open(args)
-    record = audit.label(args.case_id, args.score, args.annotator)
-    status = audit.status().to_dict()
-    upcoming, claimed = audit.preview(args.annotator)
-    payload = {"audit_id": audit.audit_id, "labelled": {"case_id": record.case_id, "score": record.score,
-                                                         "annotator": record.annotator, "step": record.step},
-               "status": status, "next": [p.to_dict() for p in upcoming], "next_claimed": claimed}
+    action = live.record_label(args.audit, args.case_id, args.score, args.annotator, db=args.db)
+    emit(action.to_dict(), args.json, _resolved_text)
+    return 0
+
+
+def run_skip(args) -> int:
+    action = live.skip_case(args.audit, args.case_id, args.reason, args.annotator, db=args.db)
+    emit(action.to_dict(), args.json, _resolved_text)
+    return 0
+
+
+def run_undo(args) -> int:
+    payload = live.undo_last_label(args.audit, args.annotator, db=args.db).to_dict()
 
     def text(p: dict) -> str:
-        lines = [f"labelled {p['labelled']['case_id']} = {p['labelled']['score']:g}"] + _status_lines(p["status"])
-        heading = "next (yours):" if p["next_claimed"] else "next (claim it with `audit next`):"
-        return "\n".join(lines + _case_lines(p["next"], heading))
+        record = p["undone"]
+        what = f"{record['score']:g}" if "score" in record else f"skipped ({record['reason']})"
+        return "\n".join([f"undone: {record['case_id']} = {what} (pending again)"] + _status_lines(p["status"]))
 
     emit(payload, args.json, text)
     return 0
 
 
-def run_undo(args) -> int:
-    audit = _open(args)
-    record = audit.undo(args.annotator)
-    payload = {"audit_id": audit.audit_id, "undone": {"case_id": record.case_id, "score": record.score,
-                                                       "annotator": record.annotator},
-               "status": audit.status().to_dict()}
-    emit(payload, args.json, lambda p: "\n".join(
-        [f"undone: {p['undone']['case_id']} = {p['undone']['score']:g} (pending again)"] + _status_lines(p["status"])))
-    return 0
-
-
 def run_status(args) -> int:
-    audit = _open(args)
-    payload = {**audit.status().to_dict(), "audit": audit.to_dict()}
-    emit(payload, args.json, lambda p: "\n".join(_status_lines(p)))
+    action = live.live_audit_status(args.audit, db=args.db)
+    emit({**action.status.to_dict(), "audit": action.audit}, args.json, lambda p: "\n".join(_status_lines(p)))
     return 0
 
 
 def run_list(args) -> int:
-    audits = list_audits(connect(args.db))
+    audits = live.live_audit_list(db=args.db).to_dict("records")
 
     def text(rows: dict) -> str:
         if not rows["audits"]:
             return "no audits in this workspace (create one with `audit new --pool FILE`)"
         return "\n".join(f"{a['audit_id']:>4}  {a['strategy']:<12}{a['process']:<10}{a['labels']:>5} labels  "
-                         f"{a['pool']}  ({a['created']})" for a in rows["audits"])
+                         + (f"{a['skipped']} skipped  " if a["skipped"] else "")
+                         + f"{a['pool']}  ({a['created']})" for a in rows["audits"])
 
     emit({"audits": audits}, args.json, text)
     return 0
 
 
 def run_export(args) -> int:
-    result = export_csv(_open(args), args.out)
+    result = live.export_live_file(args.audit, args.out, db=args.db)
     emit(result.to_dict(), args.json, lambda p: f"wrote {p['n']} labelled cases to {p['path']}")
     return 0

@@ -80,7 +80,7 @@ def test_the_layering_test_sees_a_violation(tmp_path):
 def test_cli_commands_reach_the_engine_through_the_use_case_layer():
     # Commands that compute something assemble nothing themselves: they import analyses.
     for name in ("identify_cmd", "measure_cmd", "replay_cmd", "simulate_cmd", "report_cmd", "compare_cmd",
-                 "combine_cmd", "plan_cmd", "testbed_cmd"):
+                 "combine_cmd", "plan_cmd", "testbed_cmd", "audit_cmd"):
         names = imported_modules(ROOT / "audit_core" / "cli" / f"{name}.py")
         assert "audit_core.analyses" in names or "audit_core" in names, name
         assert not any(_starts(n, ("audit_core.views",)) for n in names), name

@@ -4,7 +4,6 @@ import json
 import subprocess
 import sys
 
-
 from audit_core.cli import main
 from audit_core.live import LiveAudit, connect
 
@@ -98,3 +97,45 @@ def test_module_entry_point(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "audit_core", "audit", "label", "--audit", str(audit_id), "Q001",
                           "1", "--db", db], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.startswith("error: case id 'Q001': not proposed")
+
+
+def test_skip_with_a_reason_then_undo_it(tmp_path, capsys):
+    db = ["--db", str(tmp_path / "w.sqlite")]
+    audit_id = str(_json(capsys, ["audit", "new", "--pool", "gpqa:large", "--seed", "2"] + db)["audit_id"])
+    (case,) = _json(capsys, ["audit", "next", "--audit", audit_id] + db)["cases"]
+    _fails(capsys, ["audit", "skip", "--audit", audit_id, case["case_id"], "--reason", " "] + db, "say why")
+    skipped = _json(capsys, ["audit", "skip", "--audit", audit_id, case["case_id"], "--reason", "broken item"] + db)
+    assert skipped["skipped"]["reason"] == "broken item" and skipped["status"]["n_skipped"] == 1
+    assert skipped["status"]["n"] == 0 and skipped["next"] and not skipped["next_claimed"]
+    assert main(["audit", "list"] + db) == 0 and "1 skipped" in capsys.readouterr().out
+    undone = _json(capsys, ["audit", "undo", "--audit", audit_id] + db)
+    assert undone["undone"]["case_id"] == case["case_id"] and undone["status"]["pending"] == [case["case_id"]]
+    _fails(capsys, ["audit", "undo", "--audit", audit_id] + db, "nothing to undo")
+
+
+def test_an_inspect_log_is_a_pool_of_model_outputs_to_label(tmp_path, capsys):
+    # run.eval was written by inspect-ai's mockllm (tests/fixtures/make_inspect_logs.py); its scorer
+    # `match` plays the human here, so the export replays to the same decision.
+    db = ["--db", str(tmp_path / "w.sqlite")]
+    created = _json(capsys, ["audit", "new", "--pool", "tests/fixtures/inspect/run.eval", "--strategy", "stratified",
+                             "--truth-column", "scorer.match", "--m", "5"] + db)
+    audit_id = str(created["audit_id"])
+    assert created["roles"]["subgroups"] == ["subject", "level"] and created["roles"]["text"] == "input"
+    truth = LiveAudit(connect(tmp_path / "w.sqlite"), int(audit_id))
+    assert truth.pool.n == 23                                # 24 samples, one errored without an output
+    (case,) = _json(capsys, ["audit", "next", "--audit", audit_id, "--annotator", "ann"] + db)["cases"]
+    assert case["text"].startswith("Question ")
+    labelled = 0
+    while case is not None:
+        payload = _json(capsys, ["audit", "label", "--audit", audit_id, case["case_id"],
+                                 f"{truth.truth(case['case_id']):g}", "--annotator", "ann"] + db)
+        labelled += 1
+        claimed = _json(capsys, ["audit", "next", "--audit", audit_id, "--annotator", "ann"] + db)["cases"]
+        case = claimed[0] if claimed else None
+    out = tmp_path / "labels.csv"
+    _json(capsys, ["audit", "export", "--audit", audit_id, "--out", str(out)] + db)
+    header = out.read_text().splitlines()[0].split(",")
+    assert header[:5] == ["order", "id", "input", "target", "output"] and "correct" in header
+    replayed = _json(capsys, ["replay", str(out), "--score", "correct", "--m", "5"])
+    assert replayed["decision"]["decision"] == payload["status"]["decision"]
+    assert replayed["n"] == labelled == payload["status"]["n"]
