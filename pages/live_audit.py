@@ -17,6 +17,11 @@ AUDIT_KEY = "live_audit_id"              # the audit this session works on
 ANNOTATOR_KEY = "live_annotator"         # who labels
 LAST_LABEL_KEY = "live_last_label"       # case just labelled: offer undo before claiming the next
 SECTIONS_KEY = "report_sections"         # the Report page's session key for computed sections
+UPLOAD = "upload a file"
+OWN_REASON = "another reason (write it below)"
+# Keyboard shortcuts (Streamlit reserves C and R; typing in a text box does not trigger them).
+LABEL_KEYS = {"correct": "1", "incorrect": "2", "partial": "3"}
+SKIP_KEY, UNDO_KEY, NEXT_KEY = "S", "U", "N"
 
 _shared.page_header(
     "Live audit",
@@ -38,9 +43,10 @@ def choose_audit() -> int | None:
     start, resume = st.tabs(["Start an audit", "Resume an audit"])
     with start:
         with st.form("live_new"):
-            source = st.selectbox("Pool", (*live.LIVE_POOLS, "upload a CSV"), key="live_new_pool")
-            upload = st.file_uploader("Pool CSV (one row per model output to label)", type=["csv"],
-                                      key="live_new_upload")
+            source = st.selectbox("Pool", (*live.LIVE_POOLS, UPLOAD), key="live_new_pool")
+            upload = st.file_uploader("Pool file: a CSV (one row per model output to label) or an Inspect AI "
+                                      "log (.eval / .json; its outputs are labelled, its scorers hidden)",
+                                      type=["csv", "eval", "json"], key="live_new_upload")
             strategy = st.selectbox("Strategy", live.LIVE_STRATEGIES, index=live.LIVE_STRATEGIES.index("adaptive"),
                                     key="live_new_strategy")
             process = st.selectbox("Model e-process", live.MODEL_PROCESSES, index=live.MODEL_PROCESSES.index(live.DEFAULT_MODEL_PROCESS),
@@ -48,14 +54,14 @@ def choose_audit() -> int | None:
             seed = st.number_input("Seed", min_value=0, value=0, step=1, key="live_new_seed")
             if st.form_submit_button("Start audit", icon=":material/play_arrow:"):
                 try:
-                    if source == "upload a CSV":
+                    if source == UPLOAD:
                         if upload is None:
-                            raise InputError("pool: choose a CSV file to upload")
-                        new_id = live.start_live_audit(upload.name, strategy, process, int(seed),
-                                                       content=upload.getvalue())
+                            raise InputError("pool: choose a CSV file or an Inspect AI log to upload")
+                        started = live.start_live_audit(upload.name, strategy, process, int(seed),
+                                                        content=upload.getvalue())
                     else:
-                        new_id = live.start_live_audit(source, strategy, process, int(seed))
-                    st.session_state[AUDIT_KEY] = new_id
+                        started = live.start_live_audit(source, strategy, process, int(seed))
+                    st.session_state[AUDIT_KEY] = started.audit["audit_id"]
                     st.session_state.pop(LAST_LABEL_KEY, None)
                 except InputError as exc:
                     _error(exc)
@@ -89,39 +95,71 @@ def label_panel(audit_id: int, annotator: str) -> None:
     cols[1].metric(f"log E {status.process}", "-inf" if status.log_e_model == float("-inf") else f"{status.log_e_model:.3f}")
     cols[2].metric(f"log E {status.auditor_process}", f"{status.log_e_auditor:.3f}")
     cols[3].metric("Threshold log(1/α)", f"{status.log_threshold:.3f}")
+    if status.n_skipped:
+        st.caption(live.skip_note(status.n_skipped))
     if last is not None:
-        st.write(f"Labelled case **{last}**.")
-        undo_col, next_col = st.columns(2)
-        if undo_col.button("Undo this label", key="live_undo", icon=":material/undo:", disabled=not status.can_undo):
-            try:
-                live.undo_last_label(audit_id, annotator)
-                st.session_state.pop(LAST_LABEL_KEY, None)
-                st.rerun()
-            except InputError as exc:
-                _error(exc)
-        if next_col.button("Next case", key="live_next", icon=":material/skip_next:", disabled=status.done):
-            st.session_state.pop(LAST_LABEL_KEY, None)
-            st.rerun()
+        done_panel(audit_id, annotator, last, status)
     elif view.current:
-        case, table, reason = view.current[0], view.case_tables[0], view.reasons[0]
-        st.subheader(f"Case {case.case_id}")
-        st.caption(f"Subgroup: {case.subgroup}. Why this case: {reason}"
-                   + (f" (predicted accuracy {case.predicted:.2f})." if case.predicted is not None else "."))
-        _shared.show_table(table)
-        buttons = st.columns(len(live.LABEL_CHOICES))
-        for col, (name, score) in zip(buttons, live.LABEL_CHOICES):
-            if col.button(name, key=f"live_label_{name}", width="stretch"):
-                try:
-                    live.record_label(audit_id, case.case_id, score, annotator)
-                    st.session_state[LAST_LABEL_KEY] = case.case_id
-                    st.rerun()
-                except InputError as exc:
-                    _error(exc)
+        case_panel(audit_id, annotator, view)
     if view.trajectory is not None:
         _shared.show_chart(view.trajectory, key="live_trajectory")
     with st.expander(f"Labels ({len(view.labels)})"):
         _shared.show_table(view.labels)
+    if len(view.skips):
+        with st.expander(f"Skipped cases ({len(view.skips)})"):
+            _shared.show_table(view.skips)
     share(audit_id, view)
+
+
+def _act(action, *args, done: tuple[str, str] | None = None) -> None:
+    """Run one write (label, skip, undo) and rerun; a refused write shows its one message and
+    changes nothing. ``done``: (case id, "labelled" / "skipped") to offer undo for afterwards."""
+    try:
+        action(*args)
+    except InputError as exc:
+        _error(exc)
+        return
+    if done is None:
+        st.session_state.pop(LAST_LABEL_KEY, None)
+    else:
+        st.session_state[LAST_LABEL_KEY] = done
+    st.rerun()
+
+
+def done_panel(audit_id: int, annotator: str, last, status) -> None:
+    """After a label or skip: undo it, or go on to the next case (claimed only then)."""
+    case_id, kind = last if isinstance(last, tuple) else (last, "labelled")
+    st.write(f"{'Skipped' if kind == 'skipped' else 'Labelled'} case **{case_id}**.")
+    undo_col, next_col = st.columns(2)
+    if undo_col.button(f"Undo this {'skip' if kind == 'skipped' else 'label'}", key="live_undo",
+                       icon=":material/undo:", disabled=not status.can_undo, shortcut=UNDO_KEY):
+        _act(live.undo_last_label, audit_id, annotator)
+    if next_col.button("Next case", key="live_next", icon=":material/skip_next:", disabled=status.done,
+                       shortcut=NEXT_KEY):
+        st.session_state.pop(LAST_LABEL_KEY, None)
+        st.rerun()
+
+
+def case_panel(audit_id: int, annotator: str, view) -> None:
+    """The claimed case, why it was chosen, the label buttons and the skip row."""
+    case, table, reason = view.current[0], view.case_tables[0], view.reasons[0]
+    st.subheader(f"Case {case.case_id}")
+    st.caption(f"Subgroup: {case.subgroup}. Why this case: {reason}"
+               + (f" (predicted accuracy {case.predicted:.2f})." if case.predicted is not None else "."))
+    _shared.show_table(table)
+    buttons = st.columns(len(live.LABEL_CHOICES))
+    for col, (name, score) in zip(buttons, live.LABEL_CHOICES):
+        if col.button(name, key=f"live_label_{name}", width="stretch", shortcut=LABEL_KEYS[name]):
+            _act(live.record_label, audit_id, case.case_id, score, annotator, done=(case.case_id, "labelled"))
+    why, own, go = st.columns([3, 3, 1], vertical_alignment="bottom")
+    choice = why.selectbox("Skip this case without a label, because", (*live.SKIP_REASONS, OWN_REASON),
+                           key="live_skip_reason")
+    note = own.text_input("Your reason", key="live_skip_note", disabled=choice != OWN_REASON)
+    if go.button("Skip", key="live_skip", icon=":material/redo:", shortcut=SKIP_KEY, width="stretch"):
+        _act(live.skip_case, audit_id, case.case_id, note if choice == OWN_REASON else choice, annotator,
+             done=(case.case_id, "skipped"))
+    st.caption("Keys: 1 correct, 2 incorrect, 3 partial, S skip, then U undo or N next. A skipped case gets "
+               "no label and leaves the audit; the reason is kept.")
 
 
 def share(audit_id: int, view) -> None:

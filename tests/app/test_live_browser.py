@@ -1,6 +1,11 @@
-"""Browser: label 10 cases on the Live audit page, reloading the page half-way; nothing is lost."""
+"""Browser: label 10 cases on the Live audit page, reloading the page half-way; nothing is lost.
+
+The first five are labelled with the buttons, the last five with the keyboard (2 = incorrect, N =
+next case), and one case is skipped with S: the shortcuts reach the same engine calls."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -49,13 +54,25 @@ def test_ten_labels_survive_a_reload(live_server, browser):  # noqa: F811  (the 
             _enter_name(page, "Ada")
         case = _case_on_screen(page)
         assert case not in clicked
-        page.get_by_role("button", name="correct", exact=True).click()
+        if i < 5:
+            page.get_by_role("button", name=re.compile(r"^correct\b")).click()   # the name ends with its key
+        else:
+            page.locator("h3").filter(has_text="Case ").first.click()   # focus out of the name field
+            page.keyboard.press("2")
         page.get_by_text(f"Labelled case {case}").wait_for(timeout=60_000)
         clicked.append(case)
-        page.get_by_role("button", name="Next case").click()
+        if i < 5:
+            page.get_by_role("button", name="Next case").click()
+        else:
+            page.keyboard.press("n")
         page.locator("h3").filter(has_text="Case ").filter(has_not_text=case).first.wait_for(timeout=60_000)
+    skipped = _case_on_screen(page)
+    page.keyboard.press("s")
+    page.get_by_text(f"Skipped case {skipped}").wait_for(timeout=60_000)
     audit = LiveAudit(connect(home / "audits.sqlite"), 1)
     labels = audit.labels()
     assert [r.case_id for r in labels] == clicked and {r.annotator for r in labels} == {"Ada"}
-    assert audit.status().n == 10
+    assert [r.score for r in labels] == [1.0] * 5 + [0.0] * 5
+    assert audit.status().n == 10 and [s.case_id for s in audit.skips()] == [skipped]
+    page.screenshot(path=str(home / "live_audit_1400.png"), full_page=True)
     page.close()

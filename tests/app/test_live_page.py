@@ -74,3 +74,38 @@ def test_label_undo_and_resume_through_the_page(home):
     again = again.run()
     assert again.subheader[0].value != f"Case {pending[0].case_id}"
     assert {p.annotator for p in _engine().pending()} == {"Ada", "Bo"}
+
+
+def test_an_inspect_log_pool_skips_with_a_reason_and_hides_the_scorers(home):
+    at = _page()
+    at.selectbox(key="live_new_pool").set_value("upload a file")
+    raw = (Path(__file__).resolve().parents[1] / "fixtures" / "inspect" / "run.eval").read_bytes()
+    at.file_uploader(key="live_new_upload").upload("run.eval", raw, "application/zip")
+    at = _button(at, "Start audit").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    at.text_input(key="live_annotator_input").input("Ada")
+    at = at.run()
+    (claimed,) = _engine().pending("Ada")
+    tables = [d.value for d in at.dataframe]
+    (case_table,) = [t for t in tables if "output" in set(map(str, t.iloc[:, 0]))]
+    columns = list(case_table.iloc[:, 0])
+    assert {"input", "target", "output"} <= set(columns) and not any(c.startswith("scorer.") for c in columns)
+    at.selectbox(key="live_skip_reason").set_value("another reason (write it below)").run()
+    at.text_input(key="live_skip_note").input("the question is cut off")
+    at = _button(at, "Skip").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    (skip,) = _engine().skips()
+    assert (skip.case_id, skip.reason, skip.annotator) == (claimed.case_id, "the question is cut off", "Ada")
+    assert any("skipped without a label" in c.value for c in at.caption)
+    at = _button(at, "Undo this skip").click().run()
+    assert _engine().skips() == () and _engine().status().pending == (claimed.case_id,)
+    at.selectbox(key="live_skip_reason").set_value("the item is outside the audit's scope").run()
+    at = _button(at, "Skip").click().run()
+    at = _button(at, "Next case").click().run()
+    assert _engine().skips()[0].reason == "the item is outside the audit's scope"
+    (following,) = _engine().pending("Ada")
+    assert following.case_id != claimed.case_id and at.subheader[0].value == f"Case {following.case_id}"
+    at.selectbox(key="live_skip_reason").set_value("another reason (write it below)").run()
+    at = _button(at, "Skip").click().run()         # no reason written: refused, nothing recorded
+    assert [e.value for e in at.error] and "say why" in at.error[0].value
+    assert len(_engine().skips()) == 1 and _engine().status().pending == (following.case_id,)
