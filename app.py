@@ -7,11 +7,6 @@ number on a page comes from ``audit_core.analyses``.
 
 import streamlit as st
 
-from pages import _shared
-
-_shared.configure_page()
-_shared.keep_widget_state()  # before any page: choices made on other pages survive the switch
-
 PAGES = {
     "Identifiability": [
         st.Page("pages/explorer.py", title="Protocol explorer", icon=":material/hub:",
@@ -43,7 +38,16 @@ PAGES = {
 # match then succeeds and this router resolves the URL as on every later run. A url_path must never
 # equal a page file's name: on a fresh server that URL would run the page file without this router.
 # tests/app/test_deep_links.py keeps the two lists in step.
+#
+# st.navigation comes first, before the heavy imports: until it runs, a fresh server's first page shows
+# that legacy list of pages/*.py in the sidebar (for the whole cold start, about 4 s), and a click on
+# it would run a page file without this router.
 page = st.navigation(PAGES)
+
+from pages import _shared  # noqa: E402  (after st.navigation, see above)
+
+_shared.configure_page()
+_shared.keep_widget_state()  # before any page: choices made on other pages survive the switch
 try:
     page.run()
 finally:
