@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from audit_core import analyses
 from audit_core.analyses import live
 from audit_core.errors import InputError
 from pages import _shared
@@ -162,14 +163,33 @@ def case_panel(audit_id: int, annotator: str, view) -> None:
                "no label and leaves the audit; the reason is kept.")
 
 
+def open_in_replay(audit_id: int) -> None:
+    """Hand the export to Replay as an accepted upload, with the settings of this audit."""
+    handoff = live.replay_handoff(audit_id)
+    upload = _shared.Upload(handoff.name, handoff.data, analyses.content_key(handoff.data, handoff.name))
+    st.session_state.setdefault(_shared.UPLOADS_KEY, {})["run"] = upload
+    data_key = f"upload:{upload.key}"             # Replay's widget keys name the data
+    values = {"replay_source": "upload", f"score_{data_key}": handoff.score, f"style_{data_key}": handoff.style,
+              "replay_model_process": handoff.model_process, "replay_auditor_process": handoff.auditor_process}
+    values.update({f"{prefix}_{handoff.style}": handoff.params[name] for name, prefix in (
+        ("q", "q"), ("alpha", "alpha"), ("m", "m"), ("q_mod", "qmod"), ("q_aud", "qaud"), ("eta", "eta"))})
+    for key, value in values.items():
+        st.session_state[_shared.kept(key)] = value
+    st.switch_page("pages/replay.py")
+
+
 def share(audit_id: int, view) -> None:
     st.session_state.setdefault(SECTIONS_KEY, {})[view.section.key] = view.section
-    left, right = st.columns(2)
+    left, middle, right = st.columns(3)
     if view.status.n:
         left.download_button("Export labelled CSV (recorded-run format)", live.export_live_csv(audit_id),
                              file_name=f"live_audit_{audit_id}.csv", mime="text/csv", key="live_export",
                              icon=":material/download:")
-        right.caption("Load the export on *Replay* to see every e-process; this audit is on *Report*.")
+        if middle.button("Open in Replay", key="live_to_replay", icon=":material/replay:",
+                         help="Replays the export with this audit's parameters and processes: the same "
+                              "trajectories, decision and stop."):
+            open_in_replay(audit_id)
+        right.caption("This audit is also on *Report*.")
 
 
 audit_id = choose_audit()

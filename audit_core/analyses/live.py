@@ -29,6 +29,8 @@ from audit_core.live import (
     export_frame,
     list_audits,
 )
+from audit_core.errors import InputError
+from audit_core.live.export import DEFAULT_SCORE_COLUMN
 from audit_core.live.session import DEFAULT_ANNOTATOR
 from audit_core.presets import DEFAULT_MODEL_PROCESS  # noqa: F401 (the page's default)
 from audit_core.report import ReportChart, ReportSection, ReportTable, safe_csv_bytes
@@ -188,6 +190,38 @@ def export_live_csv(audit_id: int, db=None) -> bytes:
     return safe_csv_bytes(export_frame(_open(audit_id, db)))
 
 
+@dataclass(frozen=True)
+class ReplayHandoff:
+    """What the Replay page needs to replay a live audit's export exactly as it ran.
+
+    ``name`` / ``data``: the recorded-run CSV; ``score``: its score column; ``style``: the
+    parameter defaults; ``params``: the dual test's q, alpha, m, q − δ (``q_mod``), q + δ′
+    (``q_aud``) and eta; ``model_process`` / ``auditor_process``.
+    """
+
+    name: str
+    data: bytes
+    score: str
+    style: str
+    params: dict
+    model_process: str
+    auditor_process: str
+
+
+def replay_handoff(audit_id: int, db=None) -> ReplayHandoff:
+    """The export of a live audit with the settings under which its replay equals the live run."""
+    audit = _open(audit_id, db)
+    frame = export_frame(audit)
+    if frame.empty:
+        raise InputError(f"audit {audit.audit_id}: no labels to replay yet")
+    test = audit.test_params
+    return ReplayHandoff(name=f"live_audit_{audit.audit_id}.csv", data=safe_csv_bytes(frame),
+                         score=audit.roles.get("score") or DEFAULT_SCORE_COLUMN, style=audit.roles.get("style") or "gpqa",
+                         params={"q": test.q, "alpha": test.alpha, "m": test.m, "q_mod": test.q_mod,
+                                 "q_aud": test.q_aud, "eta": test.eta},
+                         model_process=audit.process, auditor_process=AUDITOR_FOR[audit.process])
+
+
 def export_live_file(audit_id: int, out, db=None) -> ExportResult:
     """Write the recorded-run CSV to ``out``."""
     return export_csv(_open(audit_id, db), out)
@@ -272,5 +306,5 @@ def live_audit_view(audit_id: int, annotator: str | None = None, claim: bool = F
 
 __all__ = ["DEFAULT_ANNOTATOR", "LABEL_CHOICES", "LIVE_POOLS", "LIVE_STRATEGIES", "MODEL_PROCESSES", "SKIP_REASONS", "LiveAction",
            "LiveAuditView", "claim_cases", "export_live_csv", "export_live_file", "live_audit_list",
-           "live_audit_status", "live_audit_view", "record_label", "skip_case", "skip_note", "start_live_audit",
+           "live_audit_status", "live_audit_view", "record_label", "replay_handoff", "ReplayHandoff", "skip_case", "skip_note", "start_live_audit",
            "undo_last_label"]

@@ -164,7 +164,11 @@ def run_next(args) -> int:
 
     def text(p: dict) -> str:
         if p["cases"]:
-            return "\n".join(_case_lines(p["cases"], f"proposed to {args.annotator}:"))
+            lines = _case_lines(p["cases"], f"proposed to {args.annotator}:")
+            if len(p["cases"]) > 1:   # one line to paste: inspect eval TASK --sample-id ID,ID,...
+                ids = dict.fromkeys(c["case_id"].split("#")[0] for c in p["cases"])
+                lines.append(f"sample ids: {','.join(ids)}")
+            return "\n".join(lines)
         why = "" if p["status"]["done"] else "\n  (nothing new until pending labels come in)"
         return "\n".join(_status_lines(p["status"])) + why
 

@@ -109,3 +109,23 @@ def test_an_inspect_log_pool_skips_with_a_reason_and_hides_the_scorers(home):
     at = _button(at, "Skip").click().run()         # no reason written: refused, nothing recorded
     assert [e.value for e in at.error] and "say why" in at.error[0].value
     assert len(_engine().skips()) == 1 and _engine().status().pending == (following.case_id,)
+
+
+def test_open_in_replay_replays_the_export_to_the_live_decision(home):
+    # sdoh with the pool's own labels as the annotator is the recorded run: failure found at case 53.
+    engine = LiveAudit.create(connect(default_db_path()), "sdoh", "adaptive", "SR-LR-UI", seed=7, truth="correct")
+    while (proposals := engine.next("Ada")):
+        for p in proposals:
+            engine.label(p.case_id, engine.truth(p.case_id), "Ada")
+    status = engine.status()
+    assert (status.decision, status.stop) == ("failure mode found", 53)
+    at = _page()
+    at = _button(at, "Resume").click().run()
+    at.text_input(key="live_annotator_input").input("Ada")
+    at = at.run()
+    at = _button(at, "Open in Replay").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "Replay"
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Cases replayed"] == "53" and metrics["Stopped at case"] == "53"
+    assert any("failure mode found" in s.value.lower() for s in [*at.success, *at.warning, *at.info, *at.error])

@@ -82,6 +82,7 @@ def test_batches_text_output_and_audit_home(tmp_path, monkeypatch, capsys):
     assert text.startswith("proposed to kim:") and text.count("(stratum)") == 3
     batch = _json(capsys, ["audit", "next", "--audit", "1", "--batch", "3", "--annotator", "kim"])["cases"]
     assert len({c["case_id"] for c in batch}) == 3                     # the same three, still pending
+    assert f"sample ids: {','.join(c['case_id'] for c in batch)}" in text     # for inspect eval --sample-id
     other = _json(capsys, ["audit", "next", "--audit", "1", "--annotator", "lee"])["cases"]
     assert other[0]["case_id"] not in {c["case_id"] for c in batch}
     assert main(["audit", "status", "--audit", "1"]) == 0
