@@ -5,6 +5,10 @@
   same run and same pool: the sampler's bare in-memory ``select()``, i.e. one step of the
   simulation (``run_audit``); the ratio is the price of a durable, shared proposal. Also shown: a
   stateless proposal that reopens the audit and replays the whole log first (what the CLI does).
+- Page path: one label click on the Live audit page, server side (``analyses.live``: the label,
+  then the view the rerun draws, then the next claim with its view), with audits kept open
+  across calls. Baseline, same run and pool: the same calls reopening the audit each time
+  (``OPEN_AUDITS_KEPT = 0``), which rebuilds the pool and replays the whole log per call.
 - Label write: ``LiveAudit.label()`` (transaction, INSERT, DualTest and model update, COMMIT
   with fsync). Baseline: a bare one-row INSERT + COMMIT in a WAL database with the same
   ``synchronous=FULL`` in the same directory (the durability floor of SQLite on this disk).
@@ -29,6 +33,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from audit_core.analyses import live as live_use_cases  # noqa: E402
 from audit_core.auditing import make_sampler  # noqa: E402
 from audit_core.live import LiveAudit, connect  # noqa: E402
 from audit_core.sequential import AuditParams  # noqa: E402
@@ -104,6 +109,24 @@ def stateless_proposals(db: Path, audit_id: int, repeats: int) -> list[float]:
     return times
 
 
+def page_clicks(db: Path, audit_id: int, steps: int, kept: int) -> list[float]:
+    """Seconds per label click as the page makes it (label, view, claim + view)."""
+    live_use_cases.OPEN_AUDITS_KEPT = kept
+    live_use_cases._open_audits.clear()
+    times = []
+    view = live_use_cases.live_audit_view(audit_id, "page", claim=True, db=db)
+    for _ in range(steps):
+        (case,) = view.current
+        with live_use_cases._open(audit_id, db) as audit:
+            truth = audit.truth(case.case_id)
+        t0 = time.perf_counter()
+        live_use_cases.record_label(audit_id, case.case_id, truth, "page", db=db, show_next=False)
+        live_use_cases.live_audit_view(audit_id, "page", claim=False, db=db)
+        view = live_use_cases.live_audit_view(audit_id, "page", claim=True, db=db)
+        times.append(time.perf_counter() - t0)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=60)
@@ -120,12 +143,21 @@ def main() -> None:
         floor_select = bare_selects(audit, args.steps)
         floor_insert = bare_inserts(directory, args.steps)
         stateless = stateless_proposals(db, audit.audit_id, 3)
+        page_audit = LiveAudit.create(connect(db), str(csv), "adaptive", "SR-LR-UI", seed=1, params=params,
+                                      truth="correct").audit_id
+        page_kept = page_clicks(db, page_audit, args.steps, kept=8)
+        page_audit = LiveAudit.create(connect(db), str(csv), "adaptive", "SR-LR-UI", seed=1, params=params,
+                                      truth="correct").audit_id
+        page_reopened = page_clicks(db, page_audit, min(args.steps, 20), kept=0)
     result = {
         "pool": N_CASES, "steps": args.steps,
         "proposal": ms(proposals), "proposal_baseline_bare_select": ms(floor_select),
         "proposal_stateless_replay": ms(stateless),
         "label_write": ms(labels), "label_baseline_bare_insert": ms(floor_insert),
+        "page_click_kept_open": ms(page_kept), "page_click_baseline_reopened": ms(page_reopened),
     }
+    result["page_click_ratio"] = round(result["page_click_baseline_reopened"]["median_ms"]
+                                       / result["page_click_kept_open"]["median_ms"], 1)
     result["proposal_ratio"] = round(result["proposal"]["median_ms"] / result["proposal_baseline_bare_select"]["median_ms"], 2)
     result["label_ratio"] = round(result["label_write"]["median_ms"] / result["label_baseline_bare_insert"]["median_ms"], 2)
     result["proposal_target_met"] = result["proposal"]["p95_ms"] < 50
@@ -141,6 +173,11 @@ def main() -> None:
           f"  (target < 10 ms: {'met' if result['label_target_met'] else 'NOT met'})")
     print(f"  baseline bare INSERT+COMMIT (WAL, synchronous=FULL): median "
           f"{result['label_baseline_bare_insert']['median_ms']:.2f} ms -> ratio {result['label_ratio']}x")
+    print(f"page label click (label + view + claim + view): median "
+          f"{result['page_click_kept_open']['median_ms']:.1f} ms, p95 {result['page_click_kept_open']['p95_ms']:.1f} ms "
+          f"with audits kept open; baseline reopening each call (first {result['page_click_baseline_reopened']['n']} "
+          f"labels): median {result['page_click_baseline_reopened']['median_ms']:.1f} ms -> "
+          f"{result['page_click_ratio']}x faster")
     print(json.dumps(result))
 
 

@@ -112,11 +112,11 @@ def label_panel(audit_id: int, annotator: str) -> None:
     share(audit_id, view)
 
 
-def _act(action, *args, done: tuple[str, str] | None = None) -> None:
+def _act(action, *args, done: tuple[str, str] | None = None, **kwargs) -> None:
     """Run one write (label, skip, undo) and rerun; a refused write shows its one message and
     changes nothing. ``done``: (case id, "labelled" / "skipped") to offer undo for afterwards."""
     try:
-        action(*args)
+        action(*args, **kwargs)
     except InputError as exc:
         _error(exc)
         return
@@ -151,14 +151,15 @@ def case_panel(audit_id: int, annotator: str, view) -> None:
     buttons = st.columns(len(live.LABEL_CHOICES))
     for col, (name, score) in zip(buttons, live.LABEL_CHOICES):
         if col.button(name, key=f"live_label_{name}", width="stretch", shortcut=LABEL_KEYS[name]):
-            _act(live.record_label, audit_id, case.case_id, score, annotator, done=(case.case_id, "labelled"))
+            _act(live.record_label, audit_id, case.case_id, score, annotator, show_next=False,
+                 done=(case.case_id, "labelled"))
     why, own, go = st.columns([3, 3, 1], vertical_alignment="bottom")
     choice = why.selectbox("Skip this case without a label, because", (*live.SKIP_REASONS, OWN_REASON),
                            key="live_skip_reason")
     note = own.text_input("Your reason", key="live_skip_note", disabled=choice != OWN_REASON)
     if go.button("Skip", key="live_skip", icon=":material/redo:", shortcut=SKIP_KEY, width="stretch"):
         _act(live.skip_case, audit_id, case.case_id, note if choice == OWN_REASON else choice, annotator,
-             done=(case.case_id, "skipped"))
+             show_next=False, done=(case.case_id, "skipped"))
     st.caption("Keys: 1 correct, 2 incorrect, 3 partial, S skip, then U undo or N next. A skipped case gets "
                "no label and leaves the audit; the reason is kept.")
 

@@ -185,14 +185,20 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
             conn.execute(f"PRAGMA user_version = {version + 1}")
 
 
-def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERSION) -> sqlite3.Connection:
-    """Open (creating if needed) the workspace database at ``path`` (default :func:`default_db_path`)."""
+def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERSION,
+            shared: bool = False) -> sqlite3.Connection:
+    """Open (creating if needed) the workspace database at ``path`` (default :func:`default_db_path`).
+
+    ``shared``: the connection may be used from several threads, one at a time (the caller
+    serialises the use; a dashboard keeps one open audit per workspace for all its sessions).
+    """
     db = Path(path) if path is not None else default_db_path()
     if db.exists() and db.is_dir():
         raise InputError(f"audit database {db}: is a directory, expected a database file")
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(db, timeout=30.0, isolation_level=None)  # transactions are explicit
+        conn = sqlite3.connect(db, timeout=30.0, isolation_level=None,  # transactions are explicit
+                               check_same_thread=not shared)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
