@@ -196,6 +196,9 @@ def spread_labels(values, gap: float, low: float) -> list[float]:
     return [placed[i] for i in range(len(values))]
 
 
+SHORT_TRAJECTORY = 20   # steps up to which a trajectory's points are drawn on its line
+
+
 def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: float, m: int | None,
                      title: str = "E-process trajectories") -> alt.TopLevelMixin:
     """log₁₀ E_t per process.
@@ -216,9 +219,11 @@ def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: f
                           scale=alt.Scale(domain=["model's null", "auditor's null"], range=[[1, 0], [7, 4]]))
     y = alt.Y("log10_e:Q", title="E-value, log₁₀ scale (log₁₀ E_t)")
     # Room right of the last step for the stacked process names.
-    x = alt.X("step:Q", title="annotated cases t",
+    # Steps are whole cases: no "0.10" ticks when a live audit has one or two labels.
+    x = alt.X("step:Q", title="annotated cases t", axis=alt.Axis(format="d", tickMinStep=1),
               scale=alt.Scale(domain=[0, last_step * 1.16], nice=False))
-    lines = alt.Chart(traj).mark_line(strokeWidth=2.6).encode(
+    # With few steps a line is one or two points long: draw the points too, so a first label shows.
+    lines = alt.Chart(traj).mark_line(strokeWidth=2.6, point=last_step <= SHORT_TRAJECTORY).encode(
         x=x, y=y, color=colour, strokeDash=dash, tooltip=["process", "step", alt.Tooltip("log10_e:Q", format=".3f")])
     ends = traj.sort_values("step", kind="stable").groupby("process", sort=False).tail(1).copy()
     ends["label_y"] = spread_labels(list(ends["log10_e"]), gap, low)
