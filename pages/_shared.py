@@ -14,7 +14,7 @@ import streamlit as st
 
 from audit_core.analyses import Source, Verdict, content_key
 from audit_core.errors import InputError
-from audit_core.report import ReportSection, chart_png, chart_svg, safe_csv_bytes
+from audit_core.report import ReportSection, chart_png, chart_svg, markdown_literal, safe_csv_bytes
 from pages import _cache
 
 APP_TITLE = "Evaluation Audit Workbench"
@@ -128,16 +128,23 @@ def page_header(title: str, intro: str) -> None:
         glossary()  # the sidebar, which holds it otherwise, is hidden
 
 
+def plain(text) -> str:
+    """Text shown literally where Streamlit renders Markdown (captions, alerts, headers): a file,
+    column or subgroup name such as ``![x](http://host/x.png)`` must not become an image the
+    browser fetches, nor ``**x**`` bold."""
+    return markdown_literal(text)
+
+
 def show_verdict(verdict: Verdict) -> None:
     """The one-line verdict every page opens with (plain text: user names are never Markdown)."""
     box = {"good": st.success, "bad": st.warning}.get(verdict.tone, st.info)
     icon = {"good": ":material/check_circle:", "bad": ":material/report:"}.get(verdict.tone, ":material/info:")
-    box(verdict.text + (f"\n\n{verdict.caveat}" if verdict.caveat else ""), icon=icon)
+    box(plain(verdict.text) + (f"\n\n{plain(verdict.caveat)}" if verdict.caveat else ""), icon=icon)
 
 
 def show_source(source: Source) -> None:
     """Which data this page is showing, always in view."""
-    st.caption(f"Active data: {source.description}" + ("" if source.bundled else
+    st.caption(f"Active data: {plain(source.description)}" + ("" if source.bundled else
                                                        " (uploaded; it stays until you replace or remove it)"))
 
 
@@ -162,7 +169,7 @@ def keep_widget_state() -> None:
 def show_input_error(exc: InputError, what: str, keeps: str | None = None) -> None:
     """The one error box for bad input; ``keeps`` says what stays on screen."""
     tail = f" {keeps}" if keeps else ""
-    st.error(f"Could not use {what}: {exc}.{tail}", icon=":material/error:")
+    st.error(f"Could not use {plain(what)}: {plain(exc)}.{tail}", icon=":material/error:")
 
 
 # ------------------------------------------------------------------------------------ uploads

@@ -69,7 +69,7 @@ except InputError as exc:
 
 comparison = view.comparison
 _shared.show_verdict(view.verdict)
-st.caption(f"Run A: {run_a.description} · Run B: {run_b.description}")
+st.caption(f"Run A: {_shared.plain(run_a.description)} · Run B: {_shared.plain(run_b.description)}")
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Common cases", comparison.n_common)
 m2.metric("Difference B − A", f"{comparison.overall.difference:+.3f}",
@@ -78,8 +78,9 @@ m2.metric("Difference B − A", f"{comparison.overall.difference:+.3f}",
 m3.metric("Regressions", comparison.overall.regressions, help="Cases right in A and wrong in B.")
 m4.metric("Improvements", comparison.overall.improvements, help="Cases wrong in A and right in B.")
 if comparison.only_a or comparison.only_b:
-    st.info(f"Cases in one run only: {len(comparison.only_a)} only in {comparison.names[0]}, "
-            f"{len(comparison.only_b)} only in {comparison.names[1]}; they are left out of the paired difference.")
+    st.info(f"Cases in one run only: {len(comparison.only_a)} only in {_shared.plain(comparison.names[0])}, "
+            f"{len(comparison.only_b)} only in {_shared.plain(comparison.names[1])}; they are left out of the "
+            "paired difference.")
 if comparison.notes:
     with st.expander(f"What the loader detected ({len(comparison.notes)} notes)"):
         for note in comparison.notes:

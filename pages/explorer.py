@@ -42,7 +42,7 @@ def sync_from_url(pc_key: str, component_names: tuple[str, ...], estimands: list
         chosen = set(component_names) if raw is None else {c for c in raw.split(",") if c and c != "none"}
         unknown = chosen - set(component_names)
         if unknown:
-            st.warning("Ignored unknown component(s) in the link: " + ", ".join(sorted(unknown)) + ".")
+            st.warning("Ignored unknown component(s) in the link: " + _shared.plain(", ".join(sorted(unknown))) + ".")
         cells = tuple(c for c in url[2].split(",") if c) if url[2] else None
         if url[1] in estimands:
             st.session_state["estimand"] = url[1]
@@ -129,7 +129,8 @@ def class_editor(policy) -> None:
     with st.expander("Edit the policy class: add, edit, duplicate or delete a policy"):
         message = st.session_state.get("explorer_edit_message")
         if message:
-            st.error(f"Could not apply the edit: {message}. The class is unchanged.", icon=":material/error:")
+            st.error(f"Could not apply the edit: {_shared.plain(message)}. The class is unchanged.",
+                     icon=":material/error:")
         can_compose = analyses.composable(pc)
         actions = (["compose"] if can_compose else []) + ["row", "duplicate", "delete", "axes"]
         action = st.radio("Edit", actions, horizontal=True, key="ed_action",
@@ -177,7 +178,7 @@ def class_from_link() -> None:
     try:
         use_class(analyses.class_from_link(text))
     except InputError as exc:
-        st.warning(str(exc))
+        st.warning(_shared.plain(exc))
 
 
 def policy_class_source():
@@ -290,7 +291,7 @@ def show_support(view, custom) -> None:
         nonce = st.session_state.get("lattice_nonce", 0)
         chart_key = f"lattice_{nonce}"
         if view.lattice_chart is None:
-            st.info(view.lattice_note, icon=":material/info:")
+            st.info(_shared.plain(view.lattice_note), icon=":material/info:")
         else:
             _shared.show_chart(view.lattice_chart, key=chart_key,
                                on_select=lambda: on_lattice_pick(chart_key, component_names))

@@ -36,7 +36,7 @@ def _keep(source: str, target: str) -> None:
 
 
 def _error(exc: InputError) -> None:
-    st.error(f"{exc}", icon=":material/error:")
+    st.error(_shared.plain(exc), icon=":material/error:")
 
 
 def choose_audit() -> int | None:
@@ -86,11 +86,11 @@ def label_panel(audit_id: int, annotator: str) -> None:
     view = live.live_audit_view(audit_id, annotator, claim=last is None)
     status = view.status
     if status.stop is not None:
-        st.success(f"Decision: {view.verdict}", icon=":material/flag:")
+        st.success(f"Decision: {_shared.plain(view.verdict)}", icon=":material/flag:")
     elif status.done:
-        st.warning(f"Decision: {view.verdict}", icon=":material/flag:")
+        st.warning(f"Decision: {_shared.plain(view.verdict)}", icon=":material/flag:")
     else:
-        st.info(view.verdict, icon=":material/pending:")
+        st.info(_shared.plain(view.verdict), icon=":material/pending:")
     cols = st.columns(4)
     cols[0].metric("Labelled", status.n)
     cols[1].metric(f"log E {status.process}", "-inf" if status.log_e_model == float("-inf") else f"{status.log_e_model:.3f}")
@@ -130,7 +130,7 @@ def _act(action, *args, done: tuple[str, str] | None = None, **kwargs) -> None:
 def done_panel(audit_id: int, annotator: str, last, status) -> None:
     """After a label or skip: undo it, or go on to the next case (claimed only then)."""
     case_id, kind = last if isinstance(last, tuple) else (last, "labelled")
-    st.write(f"{'Skipped' if kind == 'skipped' else 'Labelled'} case **{case_id}**.")
+    st.write(f"{'Skipped' if kind == 'skipped' else 'Labelled'} case **{_shared.plain(case_id)}**.")
     undo_col, next_col = st.columns(2)
     if undo_col.button(f"Undo this {'skip' if kind == 'skipped' else 'label'}", key="live_undo",
                        icon=":material/undo:", disabled=not status.can_undo, shortcut=UNDO_KEY):
@@ -144,8 +144,8 @@ def done_panel(audit_id: int, annotator: str, last, status) -> None:
 def case_panel(audit_id: int, annotator: str, view) -> None:
     """The claimed case, why it was chosen, the label buttons and the skip row."""
     case, table, reason = view.current[0], view.case_tables[0], view.reasons[0]
-    st.subheader(f"Case {case.case_id}")
-    st.caption(f"Subgroup: {case.subgroup}. Why this case: {reason}"
+    st.subheader(f"Case {_shared.plain(case.case_id)}")
+    st.caption(f"Subgroup: {_shared.plain(case.subgroup)}. Why this case: {reason}"
                + (f" (predicted accuracy {case.predicted:.2f})." if case.predicted is not None else "."))
     _shared.show_table(table)
     buttons = st.columns(len(live.LABEL_CHOICES))

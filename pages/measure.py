@@ -71,7 +71,7 @@ m2.metric("Clusters", len(source.value.clusters))
 m3.metric("Complete paired units", f"{pooled.n_complete_paired} / {pooled.n_paired}")
 m4.metric("Units with all cells (τ_full)", f"{pooled.n_complete_units} / {pooled.n_units}")
 for note in result.notes:
-    st.info(note, icon=":material/info:")
+    st.info(_shared.plain(note), icon=":material/info:")
 
 st.subheader("Estimates per model")
 _shared.show_chart(view.estimates_chart, key="measure_estimates_chart")

@@ -88,7 +88,7 @@ if view is None:
     st.stop()
 plan = view.plan
 _shared.show_verdict(view.verdict)
-st.caption(f"Plan for {view.source.description}; {plan.strategy} · {plan.process}, q = {plan.params.q}, "
+st.caption(f"Plan for {_shared.plain(view.source.description)}; {plan.strategy} · {plan.process}, q = {plan.params.q}, "
            f"α = {plan.params.alpha}, budget {plan.params.budget}, {plan.replicates} audits per scenario, "
            f"seed {plan.seed}.")
 p, low, high = plan.p_pass_no_failure

@@ -76,14 +76,14 @@ with up_col:
                                   "Rows already replayed keep their trajectories (growing runs).")
         st.button("Re-read now", on_click=reread, args=(path,), icon=":material/refresh:", key="replay_reread")
         if st.session_state.get("replay_follow_error"):
-            st.error(f"Could not read the file: {st.session_state['replay_follow_error']}. "
+            st.error(f"Could not read the file: {_shared.plain(st.session_state['replay_follow_error'])}. "
                      "The last reading stays below.", icon=":material/error:")
         followed = _shared.accepted_upload("follow")
         if followed is not None:
             source = _shared.load_upload("run", followed)
             read = st.session_state.get("replay_follow_read")
             if read:
-                st.caption(f"Read {read[0]} at {read[1]} ({read[2]:,} bytes).")
+                st.caption(f"Read {_shared.plain(read[0])} at {read[1]} ({read[2]:,} bytes).")
         else:
             st.caption(f"Nothing read yet: showing the bundled {BUNDLED[DEFAULT_RUN].title}.")
     else:
@@ -141,7 +141,7 @@ with st.expander("Columns and parameters", expanded=not source.bundled or bool(t
             c2.caption("Subgroups: detected from the log's metadata (see the loader notes).")
         c3.caption(f"Order: {defaults.order or 'as logged'} (from the log's timestamps).")
         if table.pending and not score_col:
-            st.info(f"{table.pending}: type its name under *Scorer or metric*.", icon=":material/touch_app:")
+            st.info(f"{_shared.plain(table.pending)}: type its name under *Scorer or metric*.", icon=":material/touch_app:")
         order_col = None
     else:
         # Never a guess: without a detected score column the user picks one.
@@ -191,8 +191,10 @@ if score_col is None:
 labels = None if table.is_log else _cache.score_labels(source.key, score_col, source)
 if labels is not None and labels.needs_mapping and not labels.too_many:
     mapping_key = f"mapping_{data_key}_{score_col}"
-    st.markdown(f"**Scores for the labels of {score_col}** (edit where the suggestion is wrong; "
+    st.markdown(f"**Scores for the labels of {_shared.plain(score_col)}** (edit where the suggestion is wrong; "
                 "leave a cell empty to report the label as unreadable)")
+    if labels.note:
+        st.caption(labels.note)
     suggested = st.session_state.get(mapping_key, labels.suggested)
 
     edited = st.data_editor(
@@ -202,7 +204,7 @@ if labels is not None and labels.needs_mapping and not labels.too_many:
     score_mapping = {str(r.label): float(r.score) for r in edited.itertuples() if pd.notna(r.score)}
     st.session_state[mapping_key] = score_mapping
 elif labels is not None and labels.too_many:
-    st.caption(f"{score_col} has more than {len(labels.labels)} distinct text values: it is not a label column. "
+    st.caption(f"{_shared.plain(score_col)} has more than {len(labels.labels)} distinct text values: it is not a label column. "
                + ACCEPTED_SCORES)
 
 _shared.write_link(link_fields(style), shareable=source.bundled and choice in BUNDLED)

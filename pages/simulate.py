@@ -103,7 +103,7 @@ if view is None:
 
 params = view.params
 _shared.show_verdict(view.verdict)
-st.caption(f"Last run: pool **{view.source.name}**, {view.replicates} replicates per row, "
+st.caption(f"Last run: pool **{_shared.plain(view.source.name)}**, {view.replicates} replicates per row, "
            f"budget {params.budget}, seed {view.seed}, q = {params.q}, α = {params.alpha}, m = {params.m}, "
            f"{params.n_init} initial random cases of the adaptive auditor (as in the paper).")
 if view.type_one_table is not None:

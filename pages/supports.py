@@ -122,7 +122,7 @@ if result.supports and not result.complete:
     st.warning("The list of optimal supports may be incomplete (enumeration not proven complete).")
 if result.unseparable_pairs:
     st.error("These pairs differ on no cell and can never be separated: "
-             + "; ".join(f"{a} ≡ {b}" for a, b in result.unseparable_pairs))
+             + _shared.plain("; ".join(f"{a} ≡ {b}" for a, b in result.unseparable_pairs)))
 st.caption("Cells in every identifying support of the class (whatever the constraints): "
            + (", ".join(result.mandatory_cells) if result.mandatory_cells else "none") + ". "
            + ("Required by you: " + ", ".join(must) + ". " if must else "")

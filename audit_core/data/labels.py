@@ -39,6 +39,8 @@ class ScoreLabels:
         commas, integer ratings 1..k mapped to (r − 1)/(k − 1)).
     needs_mapping : False when every value already reads as a score in [0, 1].
     too_many : True when the column has more than MAX_LABELS distinct labels (not a label column).
+    note : how the suggestion was made when it rests on a guess (a rating scale read from the
+        highest value present), else None.
     """
 
     column: str
@@ -46,10 +48,11 @@ class ScoreLabels:
     suggested: dict
     needs_mapping: bool
     too_many: bool = False
+    note: str | None = None
 
     def to_dict(self) -> dict:
         return {"column": self.column, "labels": list(self.labels), "suggested": dict(self.suggested),
-                "needs_mapping": self.needs_mapping, "too_many": self.too_many}
+                "needs_mapping": self.needs_mapping, "too_many": self.too_many, "note": self.note}
 
 
 def _is_unit_number(text: str) -> bool:
@@ -76,13 +79,17 @@ def score_labels(series: pd.Series, column: str) -> ScoreLabels:
         elif _is_unit_number(label):
             suggested[label] = float(label)
     ratings = [label for label in labels if re.fullmatch(r"\d+", label)]
+    note = None
     if ratings and len(ratings) == len(labels):
         top = max(int(r) for r in ratings)
         bottom = min(int(r) for r in ratings)
         if top > 1 and bottom >= 1:  # a 1..k rating scale: 1 is the worst, k the best
             suggested = {r: (int(r) - 1) / (top - 1) for r in ratings}
+            # The file shows only the ratings given: a 1–5 scale whose 5 nobody gave looks like 1–4.
+            note = (f"Read as a rating scale from 1 to {top}, the highest rating in the file "
+                    f"(score = (rating − 1) / {top - 1}); if the scale goes higher, edit the scores.")
     needs = not all(low in ("true", "false", "yes", "no") or _is_unit_number(low) for low in map(str.lower, labels))
-    return ScoreLabels(column, labels, suggested, needs)
+    return ScoreLabels(column, labels, suggested, needs, note=note)
 
 
 def apply_score_mapping(series: pd.Series, mapping: Mapping[str, float], column: str) -> pd.Series:

@@ -15,12 +15,12 @@ from audit_core.report.document import (
 from audit_core.report.pdf import render_pdf
 from audit_core.report.render import chart_png, chart_svg
 from audit_core.report.safety import (
-    escape_html, escape_markdown, neutralise_cell, neutralise_frame, safe_csv_bytes,
+    escape_html, escape_markdown, markdown_literal, neutralise_cell, neutralise_frame, safe_csv_bytes,
 )
 
 __all__ = [
     "Report", "ReportChart", "ReportSection", "ReportTable", "chart_png", "chart_svg",
-    "escape_html", "escape_markdown", "json_safe", "markdown_zip", "neutralise_cell",
+    "escape_html", "escape_markdown", "json_safe", "markdown_literal", "markdown_zip", "neutralise_cell",
     "neutralise_frame", "package_versions", "render_html", "render_json", "render_markdown", "render_pdf",
     "safe_csv_bytes",
 ]

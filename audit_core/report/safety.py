@@ -34,6 +34,20 @@ def escape_markdown(value: Any) -> str:
     return text.replace("\r", " ").replace("\n", " ")
 
 
+# The characters that open a Markdown construct (emphasis, code, links and images, HTML, math,
+# strikethrough, tables, headings); an underscore only at a word's edge (snake_case stays as it is).
+_MD_OPENERS = re.compile(r"([\\`*\[\]<>~$|#])")
+_MD_EDGE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+
+
+def markdown_literal(value: Any) -> str:
+    """One line of text that a Markdown renderer shows as it is, escaped as little as that needs
+    (for the dashboard's captions and alerts, where text is also read back in tests): no image,
+    link, emphasis, code, HTML or math can come from it."""
+    text = str(value).replace("\r", " ").replace("\n", " ")
+    return _MD_EDGE_UNDERSCORE.sub(r"\\_", _MD_OPENERS.sub(r"\\\1", text))
+
+
 def neutralise_cell(value: Any) -> Any:
     """Prefix a text cell that a spreadsheet would read as a formula with an apostrophe."""
     if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):

@@ -129,3 +129,20 @@ def test_open_in_replay_replays_the_export_to_the_live_decision(home):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Cases replayed"] == "53" and metrics["Stopped at case"] == "53"
     assert any("failure mode found" in s.value.lower() for s in [*at.success, *at.warning, *at.info, *at.error])
+
+
+def test_hostile_case_ids_and_subgroups_are_shown_as_text(home):
+    hostile = "![x](http://127.0.0.1:9/x.png)"
+    rows = "".join(f"c{i}{'*b*' if i % 2 else ''},{hostile if i % 3 == 0 else 'plain'},{i % 2}\n" for i in range(30))
+    at = _page()
+    at.selectbox(key="live_new_pool").set_value("upload a file")
+    at.file_uploader(key="live_new_upload").upload("pool.csv", ("case_id,subgroup,correct\n" + rows).encode(),
+                                                   "text/csv")
+    at = _button(at, "Start audit").click().run()
+    at.text_input(key="live_annotator_input").input("Ada")
+    at = at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    shown = [str(e.value) for kind in ("markdown", "caption", "subheader", "info", "success", "warning")
+             for e in getattr(at, kind)]
+    assert not any("![x](" in text or "*b*" in text for text in shown)
+    assert any("Case c" in text for text in shown)

@@ -46,3 +46,10 @@ def test_mapping_feeds_the_loader_and_unmapped_labels_are_reported():
 def test_mapping_scores_outside_the_unit_interval_are_refused(bad):
     with pytest.raises(InputError, match="score for label 'a'"):
         apply_score_mapping(pd.Series(["a"]), {"a": bad}, "v")
+
+
+def test_a_rating_scale_read_from_the_file_says_so():
+    labels = score_labels(pd.Series(["1", "4", "2"]), "rating")
+    assert labels.suggested == {"1": 0.0, "4": 1.0, "2": 1 / 3}
+    assert "from 1 to 4, the highest rating in the file" in labels.note
+    assert score_labels(pd.Series(["correct", "incorrect"]), "v").note is None

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from audit_core import analyses
-from audit_core.report import Report, markdown_zip, render_html, render_json, render_markdown
+from audit_core.report import Report, markdown_literal, markdown_zip, render_html, render_json, render_markdown
 
 NAMES = (
     "group one = baseline",
@@ -85,3 +85,14 @@ def test_json_keeps_names_verbatim(report):
 def test_svg_check_is_structural(svg, refused):
     from audit_core.report.render import svg_active_content
     assert (svg_active_content(svg) is not None) is refused
+
+
+@pytest.mark.parametrize("text", ["![x](http://127.0.0.1:9/x.png)", "**bold** and _it_", "`code` <b>x</b>",
+                                  "$x^2$ ~~s~~ | a | b |", "# heading", "a\\*b", "case_id p_correct",
+                                  "line\nbreak"])
+def test_markdown_literal_escapes_every_opener_and_nothing_else(text):
+    shown = markdown_literal(text)
+    # Every character that opens a construct is backslashed; reading the escapes back gives the text.
+    assert not re.search(r"(?<!\\)[`*\[\]<>~$|#]", shown.replace("\\\\", "")), shown
+    assert re.sub(r"\\(.)", r"\1", shown) == text.replace("\n", " ")
+    assert "case_id p_correct" not in text or "case_id p_correct" in shown   # snake_case is left alone
