@@ -80,12 +80,12 @@ for index, (key, section) in enumerate(sections.items()):
              f"{n_tables} table{'s' * (n_tables != 1)}) · data: {section.source}")
     pick, order = st.columns([5, 1])
     with pick:
-        include = st.checkbox(label, value=True, key=_shared.kept(f"report_pick_{key}"))
+        include = st.checkbox(_shared.plain(label), value=True, key=_shared.kept(f"report_pick_{key}"))
     with order:
         position = st.number_input("Position", 1, len(sections), index + 1, key=_shared.kept(f"report_pos_{key}"),
                                    label_visibility="collapsed", help="Order of the sections in the report.")
     if include:
-        comment = st.text_area(f"Commentary on “{section.title}” (optional, plain text)", key=_shared.kept(
+        comment = st.text_area(f"Commentary on “{_shared.plain(section.title)}” (optional, plain text)", key=_shared.kept(
             f"report_note_{key}"), height=68, max_chars=4000, label_visibility="collapsed",
             placeholder=f"Commentary on {section.title} (optional, plain text)")
         chosen.append((position, index, section.with_commentary(comment)))
