@@ -422,19 +422,21 @@ class LiveAudit:
                              "no more labels are taken")
         return row
 
-    def label(self, case_id: str, score, annotator: str = DEFAULT_ANNOTATOR) -> LabelRecord:
-        """Record the label of a proposed case; returns the record (with the e-values after it)."""
-        y = check_score(score)
-        annotator = _annotator(annotator)
-        case_id = str(case_id)
+    def _resolve(self, case_id, annotator, kind: str, **values):
+        """Append the ``labelled`` / ``skipped`` event of a claimed case; returns its record."""
+        annotator, case_id = _annotator(annotator), str(case_id)
 
-        def record(state: _State) -> LabelRecord:
+        def record(state: _State):
             self._claimed_row(state, case_id)
-            event = store.append_event(self.conn, self.audit_id, "labelled", case_id, annotator, score=y)
+            event = store.append_event(self.conn, self.audit_id, kind, case_id, annotator, **values)
             self._apply(state, event)
-            return state.labels[-1]
+            return state.resolved[-1]
 
         return self._write(record)
+
+    def label(self, case_id: str, score, annotator: str = DEFAULT_ANNOTATOR) -> LabelRecord:
+        """Record the label of a proposed case; returns the record (with the e-values after it)."""
+        return self._resolve(case_id, annotator, "labelled", score=check_score(score))
 
     def skip(self, case_id: str, reason: str, annotator: str = DEFAULT_ANNOTATOR) -> SkipRecord:
         """Skip a proposed case without a label, for ``reason`` (see the module doc on validity).
@@ -442,17 +444,7 @@ class LiveAudit:
         The case leaves the pending list and the pool; the strategy learns nothing from it and
         proposes the next case from the labels alone. Undone like a label.
         """
-        reason = check_reason(reason)
-        annotator = _annotator(annotator)
-        case_id = str(case_id)
-
-        def record(state: _State) -> SkipRecord:
-            self._claimed_row(state, case_id)
-            event = store.append_event(self.conn, self.audit_id, "skipped", case_id, annotator, reason=reason)
-            self._apply(state, event)
-            return state.skips[-1]
-
-        return self._write(record)
+        return self._resolve(case_id, annotator, "skipped", reason=check_reason(reason))
 
     def undo(self, annotator: str = DEFAULT_ANNOTATOR) -> LabelRecord | SkipRecord:
         """Undo the last label or skip (allowed only before the next proposal); returns it.
