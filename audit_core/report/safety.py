@@ -38,14 +38,17 @@ def escape_markdown(value: Any) -> str:
 # strikethrough, tables, headings); an underscore only at a word's edge (snake_case stays as it is).
 _MD_OPENERS = re.compile(r"([\\`*\[\]<>~$|#])")
 _MD_EDGE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+_MD_AUTOLINK = re.compile(r"(?i)://|www\.|@")
 
 
 def markdown_literal(value: Any) -> str:
     """One line of text that a Markdown renderer shows as it is, escaped as little as that needs
     (for the dashboard's captions and alerts, where text is also read back in tests): no image,
-    link, emphasis, code, HTML or math can come from it."""
+    link (bare URLs included), emphasis, code, HTML or math can come from it."""
     text = str(value).replace("\r", " ").replace("\n", " ")
-    return _MD_EDGE_UNDERSCORE.sub(r"\\_", _MD_OPENERS.sub(r"\\\1", text))
+    text = _MD_EDGE_UNDERSCORE.sub(r"\\_", _MD_OPENERS.sub(r"\\\1", text))
+    # GitHub-flavoured Markdown also links bare URLs and e-mail addresses: break those patterns.
+    return _MD_AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\\" + m.group(0)[-1], text)
 
 
 def neutralise_cell(value: Any) -> Any:

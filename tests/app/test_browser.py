@@ -390,6 +390,33 @@ def test_replay_reads_an_uploaded_inspect_log(server, browser):
         context.close()
 
 
+def test_a_hostile_file_name_and_subgroup_stay_text(server, browser, tmp_path):
+    """A file named like a Markdown image, whose subgroup is one too, ends in the verdict and the
+    captions as text: no image request, no link."""
+    hostile = tmp_path / "![x](http:__127.0.0.1:9_x.png) _it_ run.csv"
+    hostile.write_bytes((ROOT / "tests" / "corpus" / "files" / "run_hostile_names.csv").read_bytes())
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    try:
+        page.goto(f"{server}/replay-run", timeout=60_000)
+        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+        wait_idle(page)
+        _choose(page, "Data", "Upload a labelled CSV or evaluation log")
+        _upload(page, hostile)
+        wait_metric(page, "Cases replayed", "30", timeout=60)
+        verdict = page.locator('[data-testid="stAlert"]').filter(has_text="Failure mode found").first
+        assert "weakest subgroup ![x](http://host/x.png)" in verdict.inner_text()
+        caption = page.get_by_text("Active data: file").first.inner_text()
+        assert "![x](http:__127.0.0.1:9_x.png) _it_ run.csv" in caption
+        main = page.locator('[data-testid="stMain"]')
+        assert main.locator("img[src*='x.png'], a[href*='host']").count() == 0
+        assert not [url for url in requests if "x.png" in url or "127.0.0.1:9/" in url]
+    finally:
+        context.close()
+
+
 def test_policy_editor_grows_the_minimal_support(server, browser):
     """Issue 12: add, in the explorer, a policy that answers like the ideal one on all 26 optimal
     supports; Minimal supports then needs 3 cells instead of 2."""

@@ -89,10 +89,11 @@ def test_svg_check_is_structural(svg, refused):
 
 @pytest.mark.parametrize("text", ["![x](http://127.0.0.1:9/x.png)", "**bold** and _it_", "`code` <b>x</b>",
                                   "$x^2$ ~~s~~ | a | b |", "# heading", "a\\*b", "case_id p_correct",
-                                  "line\nbreak"])
+                                  "line\nbreak", "see http://x.com, www.y.org or a@b.c"])
 def test_markdown_literal_escapes_every_opener_and_nothing_else(text):
     shown = markdown_literal(text)
     # Every character that opens a construct is backslashed; reading the escapes back gives the text.
     assert not re.search(r"(?<!\\)[`*\[\]<>~$|#]", shown.replace("\\\\", "")), shown
     assert re.sub(r"\\(.)", r"\1", shown) == text.replace("\n", " ")
     assert "case_id p_correct" not in text or "case_id p_correct" in shown   # snake_case is left alone
+    assert not re.search(r"://|www\.|\w@", shown)                             # no bare link or address
