@@ -298,6 +298,27 @@ def _trajectory(audit: LiveAudit, labels: tuple[LabelRecord, ...], status: LiveS
                                        audit.params.m, title=f"Live audit {audit.audit_id}: e-processes"))
 
 
+# The chart is the slow part of a view (about 0.1 s of Altair), and a page reruns for every widget
+# touched; an audit's chart changes only with its labels (the last one's time tells an undone and
+# relabelled case apart), not with a proposal.
+_trajectories: OrderedDict[tuple, dict | None] = OrderedDict()
+
+
+def _trajectory_once(audit: LiveAudit, labels, status: LiveStatus) -> dict | None:
+    last = labels[-1] if labels else None
+    key = (audit.audit_id, audit.created, audit.pool_spec, len(labels), last and (last.case_id, last.ts, last.score))
+    with _registry:
+        if key in _trajectories:
+            _trajectories.move_to_end(key)
+            return _trajectories[key]
+    spec = _trajectory(audit, labels, status)
+    with _registry:
+        _trajectories[key] = spec
+        while len(_trajectories) > 4 * OPEN_AUDITS_KEPT:
+            _trajectories.popitem(last=False)
+    return spec
+
+
 def _case_table(audit: LiveAudit, row: int) -> pd.DataFrame:
     frame = audit.data.frame
     hidden = (set(audit.data.features) | set(audit.roles.get("hidden") or ())
@@ -328,7 +349,7 @@ def _view(audit: LiveAudit, annotator: str | None, claim: bool) -> LiveAuditView
     skipped = pd.DataFrame([{"case": k.case_id, "reason": k.reason, "annotator": k.annotator, "time (UTC)": k.ts,
                              "why chosen": k.phase} for k in skips],
                            columns=["case", "reason", "annotator", "time (UTC)", "why chosen"])
-    spec = _trajectory(audit, labels, status)
+    spec = _trajectory_once(audit, labels, status)
     verdict = _verdict(status)
     settings = audit.to_dict()
     summary = [f"Dual test: {verdict}.", f"{status.n} counted labels, {status.n_heldout} held out."]
