@@ -299,8 +299,9 @@ def show_numbers(view, custom) -> None:
 def show_details(view) -> None:
     """Lattice, equivalence classes, collisions and the heat map of the support.
 
-    Up to MAX_LISTED_COLLISIONS classes or collisions are one wrapped text each (one element,
-    not one per row: every element is re-sent and redrawn on a toggle); more go into a table."""
+    Up to MAX_LISTED_COLLISIONS classes, mixtures or collisions are one wrapped text each (one
+    element, not one per row nor a table: every element is re-sent and redrawn on a toggle); more
+    go into a table."""
     ident = view.identification
     left, right = st.columns([1.5, 1])
     with left:
@@ -321,12 +322,17 @@ def show_details(view) -> None:
         if len(classes) > MAX_LISTED_COLLISIONS:
             _shared.show_table(classes)
         else:  # wrapped text: member lists are too long for a narrow table column
-            st.text("\n".join(f"Class {row['class']} (τ = {row['τ values']}; {row['size']} "
-                               f"polic{'y' if row['size'] == 1 else 'ies'}): {row['members']}"
-                               for row in classes.to_dict(orient="records")))
+            st.text("\n\n".join(f"Class {row['class']} (τ = {row['τ values']}; {row['size']} "
+                                 f"polic{'y' if row['size'] == 1 else 'ies'}): {row['members']}"
+                                 for row in classes.to_dict(orient="records")))
         if ident.mixture_signatures:
             st.markdown("**Mixtures** occupy these classes (weights are not identifiable):")
-            _shared.show_table(view.mixture_table)
+            mixtures = view.mixture_table
+            if len(mixtures) > MAX_LISTED_COLLISIONS:
+                _shared.show_table(mixtures)
+            else:  # a text line per mixture: no table widget to rebuild on every toggle
+                st.text("\n".join(f"{row['mixture']}: class{'es' if ',' in row['classes occupied'] else ''} "
+                                   f"{row['classes occupied']}" for row in mixtures.to_dict(orient="records")))
 
     st.subheader("Collisions")
     if not ident.collisions:
@@ -338,10 +344,10 @@ def show_details(view) -> None:
         if len(collisions) > MAX_LISTED_COLLISIONS:
             _shared.show_table(collisions)
         else:  # the cell lists are long; as wrapped text they stay readable on a projector
-            st.text("\n".join(f"{row['policy A']} ≡ {row['policy B']} (τ {row['τ(A)']} vs {row['τ(B)']}): any one "
-                               f"of {row['# separating cells']} cells separates them: "
-                               f"{row['cells that would separate them']}"
-                               for row in collisions.to_dict(orient="records")))
+            st.text("\n\n".join(f"{row['policy A']} ≡ {row['policy B']} (τ {row['τ(A)']} vs {row['τ(B)']}): "
+                                 f"any one of {row['# separating cells']} cells separates them: "
+                                 f"{row['cells that would separate them']}"
+                                 for row in collisions.to_dict(orient="records")))
 
     # The heat map is the heaviest chart: drawn on request, so it stays out of the toggle's path.
     if st.toggle("Show the policy × cell responses", key=_shared.kept("explorer_heatmap")):
@@ -364,7 +370,7 @@ def leave_one_out() -> None:
                        column_config={"removed": st.column_config.TextColumn(width="small"),
                                       "collisions": st.column_config.NumberColumn(width="small")})
     if len(loo):
-        st.text("\n".join(f"Without {r.removed}: {r.corollary}" for r in loo.itertuples()))
+        st.text("\n\n".join(f"Without {r.removed}: {r.corollary}" for r in loo.itertuples()))
 
 
 st.markdown("**Support components** (each widens one axis of the observed cells)")
