@@ -16,7 +16,7 @@ import streamlit as st
 from audit_core import analyses
 from audit_core.analyses import BEHAVIOURS, ESTIMANDS, BehaviourRule
 from audit_core.errors import InputError
-from audit_core.views.identify import components_of_key
+from audit_core.views.identify import components_of_key, leave_one_out_table
 from pages import _cache, _shared
 
 # Up to this many equivalence classes / collisions are listed as wrapped text (long member and
@@ -230,15 +230,13 @@ class_editor(policy)
 
 
 def support_view() -> None:
-    """Everything that follows the component toggles. A toggle reruns only this fragment (not the
-    class source, estimand and editor above, nor the sidebar), which keeps a click snappy."""
-    st.markdown("**Support components** (each widens one axis of the observed cells)")
-    toggle_cols = st.columns(max(len(component_names), 1))
-    for col, name in zip(toggle_cols, component_names):
-        with col:
-            st.toggle(name, key=_shared.kept(f"cmp_{name}"), on_change=clear_custom_cells,
-                      help="Adds the cells with "
-                           + " and ".join(f"{axis} ∈ {{{', '.join(v)}}}" for axis, v in pc.components[name].items()))
+    """Everything that depends on the component toggles. A toggle reruns only this fragment (not
+    the class source, estimand and editor above, the leave-one-out table below, nor the sidebar).
+
+    The run sends the toggled numbers first: the toggles' row is reserved at the top and filled
+    after the verdict and metrics (their values are already in the session state), and the
+    lattice, class and collision lists follow."""
+    toggle_row = st.container()
     components = tuple(n for n in component_names if st.session_state.get(f"cmp_{n}"))
     custom = st.session_state.get("custom_cells")
     link = None if policy.bundled else analyses.class_link(policy)
@@ -260,12 +258,24 @@ def support_view() -> None:
         _shared.show_input_error(exc, "the cell list in the link", "Showing the component toggles instead.")
         st.session_state["custom_cells"] = custom = None
         view = _cache.explore_support(policy.key, components, estimand, None, policy)
-    show_support(view, custom)
+    show_numbers(view, custom)
+    with toggle_row:
+        component_toggles()
+    show_details(view)
 
 
-def show_support(view, custom) -> None:
+def component_toggles() -> None:
+    toggle_cols = st.columns(max(len(component_names), 1))
+    for col, name in zip(toggle_cols, component_names):
+        with col:
+            st.toggle(name, key=_shared.kept(f"cmp_{name}"), on_change=clear_custom_cells,
+                      help="Adds the cells with "
+                           + " and ".join(f"{axis} ∈ {{{', '.join(v)}}}" for axis, v in pc.components[name].items()))
+
+
+def show_numbers(view, custom) -> None:
+    """Verdict, active data and the four metrics: what a toggle changes first."""
     ident = view.identification
-
     _shared.show_verdict(view.verdict)
     _shared.show_source(policy)
     if custom:
@@ -286,6 +296,14 @@ def show_support(view, custom) -> None:
         st.page_link("pages/supports.py", label="Costs and constraints: open Minimal supports",
                      icon=":material/join_inner:")
 
+
+def show_details(view) -> None:
+    """Lattice, equivalence classes, collisions and the heat map of the support.
+
+    Up to MAX_LISTED_COLLISIONS classes, mixtures or collisions are one wrapped text each (one
+    element, not one per row nor a table: every element is re-sent and redrawn on a toggle); more
+    go into a table."""
+    ident = view.identification
     left, right = st.columns([1.5, 1])
     with left:
         nonce = st.session_state.get("lattice_nonce", 0)
@@ -293,6 +311,8 @@ def show_support(view, custom) -> None:
         if view.lattice_chart is None:
             st.info(_shared.plain(view.lattice_note), icon=":material/info:")
         else:
+            # The spec is the same for every support (only the nodes' rows change), so the
+            # browser swaps the rows in place instead of drawing the chart again.
             _shared.show_chart(view.lattice_chart, key=chart_key,
                                on_select=lambda: on_lattice_pick(chart_key, component_names))
     with right:
@@ -303,12 +323,17 @@ def show_support(view, custom) -> None:
         if len(classes) > MAX_LISTED_COLLISIONS:
             _shared.show_table(classes)
         else:  # wrapped text: member lists are too long for a narrow table column
-            for row in classes.to_dict(orient="records"):
-                st.text(f"Class {row['class']} (τ = {row['τ values']}; {row['size']} "
-                        f"polic{'y' if row['size'] == 1 else 'ies'}): {row['members']}")
+            st.text("\n\n".join(f"Class {row['class']} (τ = {row['τ values']}; {row['size']} "
+                                 f"polic{'y' if row['size'] == 1 else 'ies'}): {row['members']}"
+                                 for row in classes.to_dict(orient="records")))
         if ident.mixture_signatures:
             st.markdown("**Mixtures** occupy these classes (weights are not identifiable):")
-            _shared.show_table(view.mixture_table)
+            mixtures = view.mixture_table
+            if len(mixtures) > MAX_LISTED_COLLISIONS:
+                _shared.show_table(mixtures)
+            else:  # a text line per mixture: no table widget to rebuild on every toggle
+                st.text("\n".join(f"{row['mixture']}: class{'es' if ',' in row['classes occupied'] else ''} "
+                                   f"{row['classes occupied']}" for row in mixtures.to_dict(orient="records")))
 
     st.subheader("Collisions")
     if not ident.collisions:
@@ -317,25 +342,13 @@ def show_support(view, custom) -> None:
         st.caption("Each pair answers alike on the support; adding any one listed full-support cell "
                    "would separate it.")
         collisions = view.collision_table
-        separating = "cells that would separate them"
         if len(collisions) > MAX_LISTED_COLLISIONS:
             _shared.show_table(collisions)
-        else:
-            # The cell lists are long; as wrapped text they stay readable on a projector.
-            _shared.show_table(collisions.drop(columns=[separating]))
-            for row in collisions.to_dict(orient="records"):
-                st.text(f"{row['policy A']} ≡ {row['policy B']} (τ {row['τ(A)']} vs {row['τ(B)']}): any one of "
-                        f"{row['# separating cells']} cells separates them: {row[separating]}")
-
-    st.subheader("Leave one component out (from the full support)")
-    st.caption("Collisions that appear when one component is dropped; a witness is a colliding pair, "
-               "exclusive when no other removal produces it. The corollary is generated from the data.")
-    loo = view.leave_one_out_table
-    _shared.show_table(loo.drop(columns=["corollary"]),
-                       column_config={"removed": st.column_config.TextColumn(width="small"),
-                                      "collisions": st.column_config.NumberColumn(width="small")})
-    for r in loo.itertuples():
-        st.text(f"Without {r.removed}: {r.corollary}")
+        else:  # the cell lists are long; as wrapped text they stay readable on a projector
+            st.text("\n\n".join(f"{row['policy A']} ≡ {row['policy B']} (τ {row['τ(A)']} vs {row['τ(B)']}): "
+                                 f"any one of {row['# separating cells']} cells separates them: "
+                                 f"{row['cells that would separate them']}"
+                                 for row in collisions.to_dict(orient="records")))
 
     # The heat map is the heaviest chart: drawn on request, so it stays out of the toggle's path.
     if st.toggle("Show the policy × cell responses", key=_shared.kept("explorer_heatmap")):
@@ -343,5 +356,27 @@ def show_support(view, custom) -> None:
     _shared.register_section(view.section)
 
 
+def leave_one_out() -> None:
+    """Leave-one-out rows: from the full support, so the same whatever the toggles (outside the
+    fragment; no rows when the class has too many components for a lattice)."""
+    st.subheader("Leave one component out (from the full support)")
+    st.caption("Collisions that appear when one component is dropped; a witness is a colliding pair, "
+               "exclusive when no other removal produces it. The corollary is generated from the data.")
+    try:
+        lattice = _cache.support_lattice(policy.key, estimand, policy)
+    except InputError:
+        lattice = None
+    loo = leave_one_out_table(lattice)
+    _shared.show_table(loo.drop(columns=["corollary"]),
+                       column_config={"removed": st.column_config.TextColumn(width="small"),
+                                      "collisions": st.column_config.NumberColumn(width="small")})
+    if len(loo):
+        st.text("\n\n".join(f"Without {r.removed}: {r.corollary}" for r in loo.itertuples()))
+
+
+st.markdown("**Support components** (each widens one axis of the observed cells)")
+
+
 # AUDIT_FULL_RERUN=1 turns the fragment off (the baseline of bench/bench_browser_toggle.py).
 (support_view if os.environ.get("AUDIT_FULL_RERUN") == "1" else st.fragment(support_view))()
+leave_one_out()

@@ -63,7 +63,9 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame, selection_name: str = 
                         legend=alt.Legend(orient="bottom", direction="horizontal", symbolSize=260)),
         strokeWidth=alt.condition("datum.current", alt.value(5), alt.value(1)),
         tooltip=tooltip,
-    ).add_params(pick)
+        # A fixed view name (Altair would number it view_1, view_2, ... per chart built) keeps
+        # the spec identical from one toggle to the next: only the nodes' data changes.
+    ).add_params(pick).properties(name="lattice_nodes")
     counts = alt.Chart(nodes).mark_text(fontSize=15, fontWeight="bold").encode(
         x=base_x, y=alt.Y("rank:Q", scale=y_scale, axis=None), text="n_collisions:Q",
         color=alt.condition("datum.n_collisions > 2", alt.value("white"), alt.value("black")),
@@ -415,9 +417,43 @@ def frequency_accuracy_chart(table: pd.DataFrame, title: str = "Sampling frequen
 
 
 def chart_spec(chart: alt.TopLevelMixin) -> dict:
-    """Styled Vega-Lite spec that fills its container's width (the report fixes the width)."""
+    """Styled Vega-Lite spec that fills its container's width (the report fixes the width),
+    its data sets named by position (:func:`positional_dataset_names`)."""
     spec = style(chart).to_dict()
     spec.setdefault("width", "container")
     # Fit the width only: the height stays the plot's own, so titles and rotated labels add to it.
     spec["autosize"] = {"type": "fit-x", "contains": "padding"}
-    return spec
+    return positional_dataset_names(spec)
+
+
+def positional_dataset_names(spec: dict) -> dict:
+    """``spec`` with its data sets renamed ``data-0``, ``data-1``, ... in the order they are listed.
+
+    Altair names a data set by the hash of its rows, so new rows (the lattice's current node, a
+    support's outline) changed the spec itself and the dashboard redrew the chart from scratch;
+    with positional names the spec stays the same and Streamlit swaps the rows in place.
+    References are ``{"data": {"name": ...}}`` (top level, layers, lookups); rows are not touched.
+    """
+    datasets = spec.get("datasets")
+    if not datasets:
+        return spec
+    names = {name: f"data-{i}" for i, name in enumerate(datasets)}
+
+    def rename(node):
+        if isinstance(node, list):
+            return [rename(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {}
+        for key, value in node.items():
+            if key == "data" and isinstance(value, dict) and value.get("name") in names:
+                out[key] = {**value, "name": names[value["name"]]}
+            elif key == "values" or (node is spec and key == "datasets"):
+                out[key] = value  # rows: user text stays as it is
+            else:
+                out[key] = rename(value)
+        return out
+
+    renamed = rename(spec)
+    renamed["datasets"] = {names[name]: rows for name, rows in datasets.items()}
+    return renamed
