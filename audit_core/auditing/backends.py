@@ -68,7 +68,10 @@ def run_units_dask(units, pool, rows, params, config, seed, progress: Callable[[
 
     with dask_client(address, n_workers, client) as c:
         workers = max(1, len(c.scheduler_info().get("workers", {})) or n_workers)
-        shared = c.scatter([pool, rows, params, config], broadcast=True)
+        # hash=False: keys unique to this call. Content-hashed keys are shared by every study that
+        # scatters equal settings on one client, and the release of an earlier study's futures
+        # could then drop data this study depends on ("lost dependencies", seen in CI).
+        shared = c.scatter([pool, rows, params, config], broadcast=True, hash=False)
         futures = [c.submit(_dask_chunk, chunk, *shared, seed, pure=False) for chunk in chunked(units, workers)]
         records: list[dict] = []
         total = len(units)
