@@ -53,15 +53,15 @@ def test_toggles_give_the_engine_numbers(chosen, classes, collisions):
     assert int(metric(at, "Equivalence classes")) == engine.n_classes
     assert int(metric(at, "Collisions")) == engine.n_collisions
     assert int(metric(at, "Cells in support")) == len(engine.cells)
-    assert metric(at, "Verdict") == ("identified" if engine.identified else "not identified")
+    assert metric(at, "τ identified") == ("yes" if engine.identified else "no")
     assert at.query_params["components"] in (",".join(chosen) or "none", [",".join(chosen) or "none"])
 
 
 def test_toggle_changes_verdict_from_full_support():
     at = app()
-    assert metric(at, "Verdict") == "identified" and int(metric(at, "Collisions")) == 0
+    assert metric(at, "τ identified") == "yes" and int(metric(at, "Collisions")) == 0
     at.toggle(key="cmp_target").set_value(False).run()
-    assert metric(at, "Verdict") == "not identified"
+    assert metric(at, "τ identified") == "no"
     assert int(metric(at, "Collisions")) == identify(
         frozen_policy_class(), components=["sham", "readout", "mapping"]).n_collisions
     assert any("not identified" in w.value for w in at.warning)  # the verdict box
@@ -221,7 +221,7 @@ def test_minimal_supports_opens_the_explorer_on_a_chosen_support():
     next(b for b in at.button if b.label == "Open in protocol explorer").click().run()
     assert not at.exception
     assert int(metric(at, "Cells in support")) == 2
-    assert int(metric(at, "Collisions")) == 0 and metric(at, "Verdict") == "identified"
+    assert int(metric(at, "Collisions")) == 0 and metric(at, "τ identified") == "yes"
 
 
 def test_cost_ratio_changes_the_optimal_cost():
