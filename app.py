@@ -7,6 +7,10 @@ number on a page comes from ``audit_core.analyses``.
 
 import streamlit as st
 
+from pages._page_config import configure_page
+
+configure_page()  # before st.navigation, else the default page's icon is fetched as the favicon
+
 PAGES = {
     "Identifiability": [
         st.Page("pages/explorer.py", title="Protocol explorer", icon=":material/hub:",
@@ -46,7 +50,6 @@ page = st.navigation(PAGES)
 
 from pages import _shared  # noqa: E402  (after st.navigation, see above)
 
-_shared.configure_page()
 _shared.keep_widget_state()  # before any page: choices made on other pages survive the switch
 try:
     page.run()
