@@ -16,8 +16,8 @@ from audit_core.analyses import Source, Verdict, content_key
 from audit_core.errors import InputError
 from audit_core.report import ReportSection, chart_png, chart_svg, markdown_literal, safe_csv_bytes
 from pages import _cache
+from pages._page_config import APP_TITLE
 
-APP_TITLE = "Evaluation Audit Workbench"
 SECTIONS_KEY = "report_sections"
 KEPT_KEYS = "_kept_widget_keys"
 UPLOADS_KEY = "_accepted_uploads"
@@ -55,21 +55,6 @@ h1 {font-size: 2.4rem !important;}
 label[data-baseweb="checkbox"] div[role="switch"], [data-testid="stToggle"] div[role="checkbox"] {outline: 2px solid #1f4e79;}
 [data-testid="stAlert"] p {font-size: 1.2rem !important; font-weight: 600;}
 </style>"""
-
-
-def _favicon():
-    """A local favicon drawn at start-up (a named icon would be fetched from a font server)."""
-    from PIL import Image, ImageDraw
-    image = Image.new("RGBA", (64, 64), (31, 78, 121, 255))
-    draw = ImageDraw.Draw(image)
-    draw.line([(14, 34), (27, 47), (50, 18)], fill="white", width=8)
-    return image
-
-
-def configure_page() -> None:
-    """Wide layout, the app's title and a local icon; called once by ``app.py`` before the router."""
-    st.set_page_config(page_title=APP_TITLE, page_icon=_favicon(), layout="wide",
-                       initial_sidebar_state="expanded")
 
 
 def presenting() -> bool:
@@ -384,3 +369,56 @@ def show_table(frame: pd.DataFrame, *, height: int | str = "auto", column_config
         frame = frame.rename(columns=renamed)
         config = {renamed.get(k, k): v for k, v in config.items()}
     st.dataframe(frame, hide_index=True, width="stretch", height=height, column_config=config, **kwargs)
+
+
+# ------------------------------------------------------------------------- instant numbers
+
+# Shows a support's numbers the moment a toggle flips, from the engine's numbers of every support
+# (views.identify.support_metrics_by_key), before the rerun brings the verdict and the lists (and
+# the same numbers). It sets the value of the text node React rendered, never replaces a node, so
+# React's next update lands on the node it owns. Anything not found (another page, a Streamlit
+# whose markup differs) leaves the page to the rerun alone.
+_INSTANT_JS = """
+export default function(component) {
+  window.__auditInstant = component.data;
+  if (window.__auditInstantInstalled) return;
+  window.__auditInstantInstalled = true;
+  const TOGGLES = '[data-testid="stCheckbox"], [data-testid="stToggle"]';   // st.toggle is a checkbox
+  const label = (el) => (el.textContent || '').trim();
+  const textNode = (el) => {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.nodeValue.trim()) return node;
+    }
+    return null;
+  };
+  document.addEventListener('change', (event) => {
+    const table = window.__auditInstant;
+    if (!table || !(event.target instanceof HTMLInputElement)) return;
+    const path = window.location.pathname.replace(/\\/+$/, '');
+    if (!table.paths.some((p) => path.endsWith(p))) return;
+    const checked = {};
+    for (const toggle of document.querySelectorAll(TOGGLES)) {
+      const input = toggle.querySelector('input');
+      if (input && table.names.includes(label(toggle))) checked[label(toggle)] = input.checked;
+    }
+    if (!(label(event.target.closest(TOGGLES) || document.body) in checked)) return;
+    const values = table.numbers[table.names.filter((n) => checked[n]).join(',')];
+    if (!values) return;
+    for (const metric of document.querySelectorAll('[data-testid="stMetric"]')) {
+      const name = metric.querySelector('[data-testid="stMetricLabel"]');
+      const value = metric.querySelector('[data-testid="stMetricValue"]');
+      const node = value && textNode(value);
+      if (name && node && label(name) in values) node.nodeValue = values[label(name)];
+    }
+  }, true);
+}
+"""
+_instant_numbers = st.components.v2.component("audit_instant_numbers", js=_INSTANT_JS)
+
+
+def instant_numbers(names, numbers: dict[str, dict[str, str]], paths: tuple[str, ...]) -> None:
+    """Mount the instant numbers for the toggles ``names`` (labels of st.toggle) on the pages at
+    ``paths``; ``numbers``: metric label -> shown value, per support key (see above)."""
+    _instant_numbers(data={"names": list(names), "numbers": numbers, "paths": list(paths)},
+                     key="instant_numbers")

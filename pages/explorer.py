@@ -16,13 +16,14 @@ import streamlit as st
 from audit_core import analyses
 from audit_core.analyses import BEHAVIOURS, ESTIMANDS, BehaviourRule
 from audit_core.errors import InputError
-from audit_core.views.identify import components_of_key, leave_one_out_table
+from audit_core.views.identify import components_of_key, support_metrics, support_metrics_by_key, leave_one_out_table
 from pages import _cache, _shared
 
 # Up to this many equivalence classes / collisions are listed as wrapped text (long member and
 # cell lists do not fit a table column); more go into a scrollable table.
 MAX_LISTED_COLLISIONS = 12
 FROZEN, UPLOAD = "frozen", "upload"
+EXPLORER_PATHS = ("", "/protocol-explorer")   # where the instant numbers apply (the default page)
 
 
 # ------------------------------------------------------------------------------ URL <-> state
@@ -284,15 +285,16 @@ def show_numbers(view, custom) -> None:
                   + ", ".join(custom))
         button.button("Back to component toggles", on_click=back_to_toggles, args=(component_names,))
 
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Cells in support", len(ident.cells), help=f"Observed cells out of {len(pc.cells)} in the full support.")
-    m2.metric("Equivalence classes", ident.n_classes,
-              help="Groups of policies that give identical responses on every observed cell.")
-    m3.metric("Collisions", ident.n_collisions,
-              help="Pairs of policies with different τ that the support cannot tell apart.")
-    # "yes" / "no": "not identified" is clipped in a quarter of the page at 1280 px in presentation mode.
-    m4.metric("τ identified", "yes" if ident.identified else "no",
-              help="τ is identified iff there are no collisions (the verdict above says how to repair it).")
+    # The same labels and formatting as the instant numbers (support_metrics_by_key), which the
+    # browser shows the moment a toggle flips. "yes" / "no": "not identified" is clipped in a
+    # quarter of the page at 1280 px in presentation mode.
+    values = support_metrics(len(ident.cells), ident.n_classes, ident.n_collisions, ident.identified)
+    helps = (f"Observed cells out of {len(pc.cells)} in the full support.",
+             "Groups of policies that give identical responses on every observed cell.",
+             "Pairs of policies with different τ that the support cannot tell apart.",
+             "τ is identified iff there are no collisions (the verdict above says how to repair it).")
+    for column, (label, value), text in zip(st.columns(4), values.items(), helps, strict=True):
+        column.metric(label, value, help=text)
     if view.inside is not None or view.repair is not None:
         st.page_link("pages/supports.py", label="Costs and constraints: open Minimal supports",
                      icon=":material/join_inner:")
@@ -378,6 +380,21 @@ def leave_one_out() -> None:
 st.markdown("**Support components** (each widens one axis of the observed cells)")
 
 
-# AUDIT_FULL_RERUN=1 turns the fragment off (the baseline of bench/bench_browser_toggle.py).
-(support_view if os.environ.get("AUDIT_FULL_RERUN") == "1" else st.fragment(support_view))()
+def mount_instant_numbers() -> None:
+    """The four numbers of every support, for the browser to show as a toggle flips (outside the
+    fragment: they change with the class and the estimand, not with a toggle)."""
+    try:
+        lattice = _cache.support_lattice(policy.key, estimand, policy)
+    except InputError:   # too many components for a lattice: the numbers come with the rerun
+        return
+    _shared.instant_numbers(component_names, support_metrics_by_key(lattice), EXPLORER_PATHS)
+
+
+# AUDIT_FULL_RERUN=1 turns the fragment and the instant numbers off (the baseline of
+# bench/bench_browser_toggle.py).
+if os.environ.get("AUDIT_FULL_RERUN") == "1":
+    support_view()
+else:
+    mount_instant_numbers()
+    st.fragment(support_view)()
 leave_one_out()

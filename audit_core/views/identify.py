@@ -50,6 +50,24 @@ def _cell_count(cells) -> int:
 MAX_HASSE_COMPONENTS = 5  # 2^5 = 32 nodes still read as a diagram; more are drawn level by level
 
 
+SUPPORT_METRICS = ("Cells in support", "Equivalence classes", "Collisions", "τ identified")
+
+
+def support_metrics(n_cells: int, n_classes: int, n_collisions: int, identified: bool) -> dict[str, str]:
+    """The explorer's four numbers of a support, as shown (one formatting for the page's metrics
+    and for :func:`support_metrics_by_key`)."""
+    return dict(zip(SUPPORT_METRICS, (str(n_cells), str(n_classes), str(n_collisions),
+                                      "yes" if identified else "no"), strict=True))
+
+
+def support_metrics_by_key(lat) -> dict[str, dict[str, str]]:
+    """:func:`support_metrics` of every support of the lattice, keyed by its components joined
+    with "," in the class's listing order ("" for the base support): the numbers a browser can show
+    the moment a toggle flips, before the rerun brings the rest (the same numbers)."""
+    return {",".join(node.components): support_metrics(len(node.cells), node.n_classes, node.n_collisions,
+                                                       node.identified) for node in lat.supports}
+
+
 def lattice_levels_spec(lat, component_names: Sequence[str], estimand: str, current: str | None) -> dict:
     """The lattice level by level (rank = number of components): how many supports of each rank
     identify τ, with the fewest collisions among the others; the current support's rank marked."""

@@ -23,6 +23,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from audit_core import analyses
+from audit_core.identify import lattice
+from audit_core.views.identify import support_metrics_by_key
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -247,6 +251,8 @@ def test_deep_link_as_the_first_request_of_a_fresh_server(browser):
         context = browser.new_context(viewport={"width": 1500, "height": 1000})
         context.add_init_script(LEGACY_LIST_WATCH)
         page = context.new_page()
+        outside: list[str] = []    # nothing may leave the machine (the favicon once did)
+        page.on("request", lambda r: outside.append(r.url) if not r.url.startswith((url, "blob:", "data:")) else None)
         try:
             page.goto(f"{url}/minimal-supports", timeout=60_000)
             page.wait_for_selector('h1:has-text("Minimal supports")', timeout=60_000)
@@ -266,6 +272,7 @@ def test_deep_link_as_the_first_request_of_a_fresh_server(browser):
             # stayed for the whole 4 s cold start before, and a click on it ran a page without the router).
             legacy = page.evaluate("window.__legacyList")
             assert legacy["last"] is None or legacy["last"] - legacy["first"] < 1000, legacy
+            assert not outside, outside
             # the session goes on under the router: st.switch_page("pages/explorer.py", ...) from the page
             page.get_by_role("button", name="Open in protocol explorer").click()
             page.wait_for_selector('h1:has-text("Protocol explorer")', timeout=60_000)
@@ -386,6 +393,53 @@ def test_replay_reads_an_uploaded_inspect_log(server, browser):
         box.press("Enter")
         wait_idle(page)
         wait_metric(page, "Cases replayed", "23", timeout=60)
+    finally:
+        context.close()
+
+
+# Click a component toggle and read the Collisions metric in the same task and one frame later.
+INSTANT_TOGGLE = """async (name) => {
+  const metric = () => [...document.querySelectorAll('[data-testid="stMetric"]')]
+      .find(m => m.textContent.includes('Collisions'));
+  const value = () => metric().querySelector('[data-testid="stMetricValue"]').textContent.trim();
+  const toggle = [...document.querySelectorAll('[data-testid="stCheckbox"]')].find(t => t.textContent.trim() === name);
+  const before = value();
+  toggle.querySelector('input').click();
+  const now = value();
+  await new Promise(resolve => requestAnimationFrame(resolve));
+  return {before, now, frame: value()};
+}"""
+
+
+def test_toggled_numbers_show_before_the_rerun_and_agree_with_it(server, browser):
+    """Issue 14: the engine's numbers of every support are in the page, so a toggle shows its
+    numbers at once (no server round trip); the rerun then shows the same numbers."""
+    context = browser.new_context(viewport={"width": 1500, "height": 1000})
+    page = context.new_page()
+    try:
+        page.goto(server, timeout=60_000)
+        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+        wait_idle(page)
+        page.wait_for_function("() => window.__auditInstant !== undefined", timeout=30_000)
+        seen = []
+        visited = ["sham,readout,mapping", "readout,mapping", "target,readout,mapping", "target,sham,readout,mapping"]
+        for name, components in zip(("target", "sham", "target", "sham"), visited):
+            step = page.evaluate(INSTANT_TOGGLE, name)
+            assert step["now"] == step["frame"] != step["before"], step   # changed before any reply
+            # the rerun of this click has written its link, then nothing is pending
+            page.wait_for_function("(c) => new URLSearchParams(location.search).get('components') === c",
+                                   arg=components, timeout=60_000)
+            wait_idle(page)
+            metrics = page.locator('[data-testid="stMetric"]')
+            shown = {metrics.nth(i).locator('[data-testid="stMetricLabel"]').inner_text().strip():
+                     metrics.nth(i).locator('[data-testid="stMetricValue"]').inner_text().strip()
+                     for i in range(metrics.count())}
+            assert shown["Collisions"] == step["now"], (shown, step)    # the rerun agrees
+            seen.append(shown)
+        # the engine's numbers of the four supports visited
+        pc = analyses.policy_source(None).value
+        numbers = support_metrics_by_key(lattice(pc, "tau_full"))
+        assert seen == [numbers[key] for key in visited], seen
     finally:
         context.close()
 
