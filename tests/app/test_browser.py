@@ -122,6 +122,13 @@ def metric_value(page, label: str) -> str:
     return box.locator('[data-testid="stMetricValue"]').inner_text().strip()
 
 
+def open_page(page, url: str) -> None:
+    """Go to ``url`` and wait until its metrics are drawn and its run is over."""
+    page.goto(url, timeout=60_000)
+    page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
+    wait_idle(page)
+
+
 def wait_metric(page, label: str, expected: str, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     value = None
@@ -167,9 +174,7 @@ def test_end_to_end(server, browser, tmp_path):
     context = browser.new_context(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
     page = context.new_page()
     try:
-        page.goto(f"{server}/?components=target,sham,readout,mapping", timeout=60_000)  # default page = root
-        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
-        wait_idle(page)
+        open_page(page, f"{server}/?components=target,sham,readout,mapping")  # default page = root
         wait_metric(page, "Collisions", "0")
         page.screenshot(path=str(shots / "1-explorer-full.png"), full_page=True)
 
@@ -306,9 +311,7 @@ def test_uploads_and_choices_survive_page_switches_and_a_bad_upload(server, brow
     context = browser.new_context(viewport={"width": 1280, "height": 1000})
     page = context.new_page()
     try:
-        page.goto(server, timeout=60_000)
-        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
-        wait_idle(page)
+        open_page(page, server)
         # Explorer: upload a class, open Minimal supports: it says which class it uses
         page.get_by_text("Uploaded JSON / CSV").click()
         wait_idle(page)
@@ -351,9 +354,7 @@ def test_a_link_reproduces_settings_in_a_fresh_browser_and_the_pdf_downloads(ser
     context = browser.new_context(viewport={"width": 1500, "height": 1000}, accept_downloads=True)
     page = context.new_page()
     try:
-        page.goto(f"{server}/replay-run?dataset=gpqa:large&style=gpqa&alpha=0.01&m=20", timeout=60_000)
-        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
-        wait_idle(page)
+        open_page(page, f"{server}/replay-run?dataset=gpqa:large&style=gpqa&alpha=0.01&m=20")
         wait_metric(page, "Cases replayed", "448", timeout=60)
         page.get_by_text("q = 0.85, α = 0.01").first.wait_for(timeout=30_000)  # in the verdict line
 
@@ -382,9 +383,7 @@ def test_replay_reads_an_uploaded_inspect_log(server, browser):
     context = browser.new_context(viewport={"width": 1500, "height": 1000})
     page = context.new_page()
     try:
-        page.goto(f"{server}/replay-run", timeout=60_000)
-        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
-        wait_idle(page)
+        open_page(page, f"{server}/replay-run")
         _choose(page, "Data", "Upload a labelled CSV or evaluation log")
         _upload(page, ROOT / "tests" / "fixtures" / "inspect" / "run.eval")
         page.get_by_text("2 scorers (match, graded)").first.wait_for(timeout=30_000)
@@ -417,9 +416,7 @@ def test_toggled_numbers_show_before_the_rerun_and_agree_with_it(server, browser
     context = browser.new_context(viewport={"width": 1500, "height": 1000})
     page = context.new_page()
     try:
-        page.goto(server, timeout=60_000)
-        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
-        wait_idle(page)
+        open_page(page, server)
         page.wait_for_function("() => window.__auditInstant !== undefined", timeout=30_000)
         seen = []
         visited = ["sham,readout,mapping", "readout,mapping", "target,readout,mapping", "target,sham,readout,mapping"]
@@ -454,9 +451,7 @@ def test_a_hostile_file_name_and_subgroup_stay_text(server, browser, tmp_path):
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))
     try:
-        page.goto(f"{server}/replay-run", timeout=60_000)
-        page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
-        wait_idle(page)
+        open_page(page, f"{server}/replay-run")
         _choose(page, "Data", "Upload a labelled CSV or evaluation log")
         _upload(page, hostile)
         wait_metric(page, "Cases replayed", "30", timeout=60)
