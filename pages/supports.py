@@ -130,13 +130,13 @@ st.caption("Cells in every identifying support of the class (whatever the constr
 
 if result.supports:
     optima = search.optima_table
-    left, right = st.columns([1, 1.2])
-    with left:
-        st.subheader("All optimal supports")
-        _shared.show_table(optima, height=380)
-        _shared.csv_download(optima, "optimal_supports.csv")
-    with right:
-        _shared.show_chart(search.frequency_chart)
+    # One above the other: side by side, at 1280 px (presentation mode) either the table's last
+    # column or the frequency map's title and axis labels were cut.
+    st.subheader("All optimal supports")
+    _shared.show_table(optima, height=380, column_config={
+        name: st.column_config.Column(width="small") for name in ("#", "size", "collisions", "identifies τ")})
+    _shared.csv_download(optima, "optimal_supports.csv")
+    _shared.show_chart(search.frequency_chart)
 
     pick = st.selectbox("Support to open in the explorer", optima["#"],
                         format_func=lambda i: f"#{i}: {optima['cells'][i - 1]}")
