@@ -212,6 +212,31 @@ def upload_source(kind: str, label: str, types: list[str], help: str | None = No
     return None if accepted is None else load_upload(kind, accepted, policy)
 
 
+# The Replay page's widget keys that other pages set when they hand a run over (Live audit).
+def replay_data_key(upload_key: str) -> str:
+    """Scope of Replay's column and style widgets for an accepted upload (each file keeps its own)."""
+    return f"upload:{upload_key}"
+
+
+def replay_parameter_key(name: str, style: str) -> str:
+    """Replay's widget key of parameter ``name`` (``q``, ``alpha``, ``m``, ``q_mod``, ``q_aud``,
+    ``eta``) under the defaults of ``style``."""
+    return f"{name.replace('_', '')}_{style}"
+
+
+def open_in_replay(upload: Upload, score: str, style: str, params: dict, model_process: str,
+                   auditor_process: str) -> None:
+    """Make ``upload`` Replay's accepted run with these settings, and go there."""
+    st.session_state.setdefault(UPLOADS_KEY, {})["run"] = upload
+    scope = replay_data_key(upload.key)
+    values = {"replay_source": "upload", f"score_{scope}": score, f"style_{scope}": style,
+              "replay_model_process": model_process, "replay_auditor_process": auditor_process}
+    values.update({replay_parameter_key(name, style): value for name, value in params.items()})
+    for key, value in values.items():
+        st.session_state[kept(key)] = value
+    st.switch_page("pages/replay.py")
+
+
 def load_upload(kind: str, upload: Upload, policy: Source | None = None) -> Source:
     policy_key = policy.key if policy is not None else ""
     return _cache.source(kind, upload.key if not policy_key else f"{upload.key}+{policy_key}", upload.data,

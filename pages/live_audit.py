@@ -168,15 +168,8 @@ def open_in_replay(audit_id: int) -> None:
     """Hand the export to Replay as an accepted upload, with the settings of this audit."""
     handoff = live.replay_handoff(audit_id)
     upload = _shared.Upload(handoff.name, handoff.data, analyses.content_key(handoff.data, handoff.name))
-    st.session_state.setdefault(_shared.UPLOADS_KEY, {})["run"] = upload
-    data_key = f"upload:{upload.key}"             # Replay's widget keys name the data
-    values = {"replay_source": "upload", f"score_{data_key}": handoff.score, f"style_{data_key}": handoff.style,
-              "replay_model_process": handoff.model_process, "replay_auditor_process": handoff.auditor_process}
-    values.update({f"{prefix}_{handoff.style}": handoff.params[name] for name, prefix in (
-        ("q", "q"), ("alpha", "alpha"), ("m", "m"), ("q_mod", "qmod"), ("q_aud", "qaud"), ("eta", "eta"))})
-    for key, value in values.items():
-        st.session_state[_shared.kept(key)] = value
-    st.switch_page("pages/replay.py")
+    _shared.open_in_replay(upload, handoff.score, handoff.style, handoff.params, handoff.model_process,
+                           handoff.auditor_process)
 
 
 def share(audit_id: int, view) -> None:

@@ -94,7 +94,7 @@ table = source.value
 # Widget keys name the data, so each file keeps its own column choices.
 # A followed file keeps its choices while it grows (its content key changes at every reading).
 data_key = (source.key if source.bundled else f"follow:{st.session_state.get('replay_follow_path', '')}"
-            if choice == FOLLOW else f"upload:{source.key}")
+            if choice == FOLLOW else _shared.replay_data_key(source.key))
 columns = list(table.columns)
 defaults = table.defaults
 
@@ -109,13 +109,10 @@ def link_fields(style: str | None, dataset: bool = True) -> list:
                _shared.LinkField("model_process", "replay_model_process", options=tuple(MODEL_PROCESSES)),
                _shared.LinkField("auditor_process", "replay_auditor_process", options=tuple(AUDITOR_PROCESSES))]
     if style:
-        fields += [_shared.LinkField(name, f"{prefix}_{style}", kind, low=low, high=high)
-                   for name, prefix, kind, low, high in (("q", "q", "float", 0.01, 0.99),
-                                                         ("alpha", "alpha", "float", 0.001, 0.5),
-                                                         ("m", "m", "int", 1, 1000),
-                                                         ("q_mod", "qmod", "float", 0.01, 0.99),
-                                                         ("q_aud", "qaud", "float", 0.01, 0.99),
-                                                         ("eta", "eta", "float", 0.01, 2.0))]
+        fields += [_shared.LinkField(name, _shared.replay_parameter_key(name, style), kind, low=low, high=high)
+                   for name, kind, low, high in (("q", "float", 0.01, 0.99), ("alpha", "float", 0.001, 0.5),
+                                                 ("m", "int", 1, 1000), ("q_mod", "float", 0.01, 0.99),
+                                                 ("q_aud", "float", 0.01, 0.99), ("eta", "float", 0.01, 2.0))]
     return fields
 
 
@@ -160,17 +157,17 @@ with st.expander("Columns and parameters", expanded=not source.bundled or bool(t
                      format_func={"gpqa": "GPQA-style", "sdoh": "SDoH-style"}.get)
     d = AuditParams.for_style(style)
     p1, p2, p3, p4, p5, p6 = st.columns(6)
-    q = p1.number_input("q (threshold)", 0.01, 0.99, d.q, 0.01, key=_shared.kept(f"q_{style}"),
+    q = p1.number_input("q (threshold)", 0.01, 0.99, d.q, 0.01, key=_shared.kept(_shared.replay_parameter_key("q", style)),
                         help="A subgroup with accuracy below q is a failure mode.")
-    alpha = p2.number_input("α", 0.001, 0.5, d.alpha, 0.005, format="%.3f", key=_shared.kept(f"alpha_{style}"),
+    alpha = p2.number_input("α", 0.001, 0.5, d.alpha, 0.005, format="%.3f", key=_shared.kept(_shared.replay_parameter_key("alpha", style)),
                             help="Level: a test stops when its e-value reaches 1/α.")
-    m = int(p3.number_input("m", 1, 1000, d.m, 1, key=_shared.kept(f"m_{style}"),
+    m = int(p3.number_input("m", 1, 1000, d.m, 1, key=_shared.kept(_shared.replay_parameter_key("m", style)),
                             help="The auditor's test starts at step m."))
-    q_mod = p4.number_input("q − δ", 0.01, 0.99, d.q_mod, 0.01, key=_shared.kept(f"qmod_{style}"),
+    q_mod = p4.number_input("q − δ", 0.01, 0.99, d.q_mod, 0.01, key=_shared.kept(_shared.replay_parameter_key("q_mod", style)),
                             help="Alternative of LR / SR-LR (model's null).")
-    q_aud = p5.number_input("q + δ′", 0.01, 0.99, d.q_aud, 0.01, key=_shared.kept(f"qaud_{style}"),
+    q_aud = p5.number_input("q + δ′", 0.01, 0.99, d.q_aud, 0.01, key=_shared.kept(_shared.replay_parameter_key("q_aud", style)),
                             help="Alternative of AUD-LR (auditor's null).")
-    eta = p6.number_input("η", 0.01, 2.0, d.eta, 0.05, key=_shared.kept(f"eta_{style}"),
+    eta = p6.number_input("η", 0.01, 2.0, d.eta, 0.05, key=_shared.kept(_shared.replay_parameter_key("eta", style)),
                           help="Learning rate of the forecaster used by the -UI processes.")
     r1, r2 = st.columns(2)
     model_process = r1.selectbox("Model process of the dual test", MODEL_PROCESSES,

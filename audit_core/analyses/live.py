@@ -1,10 +1,10 @@
 """Use cases of live audits (the "Live audit" page and the ``audit`` command): start, resume,
 claim, label, skip, undo, export.
 
-Every function opens the workspace afresh (``db``: a path, or None for ``$AUDIT_HOME``) and
-rebuilds the audit from its event log, so nothing lives in a browser session but the audit id
-and the annotator's name: several sessions can work on one audit, and a closed browser loses
-nothing. The engine is :mod:`audit_core.live`; the chart is the replay page's trajectory chart.
+Every function works on the audit's event log in the workspace (``db``: a path, or None for
+``$AUDIT_HOME``), catching up with whatever was appended since, so nothing lives in a browser
+session but the audit id and the annotator's name: several sessions can work on one audit, and a
+closed browser loses nothing. Open audits are kept between calls (see ``_open``). The engine is :mod:`audit_core.live`; the chart is the replay page's trajectory chart.
 """
 
 from __future__ import annotations
@@ -165,6 +165,8 @@ def _open(audit_id: int, db) -> Iterator[LiveAudit]:
             _open_audits[key] = audit
             _open_audits.move_to_end(key)
             while len(_open_audits) > OPEN_AUDITS_KEPT:
+                # The lock stays (one small object per audit ever opened): dropping it while a thread
+                # holds it would let a second lock admit another thread to the same open audit.
                 _open_audits.popitem(last=False)
         yield audit
 

@@ -184,7 +184,7 @@ class _State:
     pending: dict = field(default_factory=dict)      # row -> _Pending, in proposal order
     labels: list = field(default_factory=list)       # LabelRecord, in the order received
     labelled: dict = field(default_factory=dict)     # row -> LabelRecord
-    skips: list = field(default_factory=list)        # SkipRecord, in the order received
+    skipped: dict = field(default_factory=dict)      # row -> SkipRecord, in the order received
     resolved: list = field(default_factory=list)     # LabelRecord / SkipRecord: what an undo cancels
     last_event: int = 0
     can_undo: bool = False
@@ -309,7 +309,7 @@ class LiveAudit:
             state.sampler.skip(row)
             skip = SkipRecord(event.case_id, row, str(event.reason or ""), event.annotator, event.ts,
                               claim.proposal.phase, claim.proposal.counted)
-            state.skips.append(skip)
+            state.skipped[row] = skip
             state.resolved.append(skip)
             state.can_undo = True
         state.last_event = event.id
@@ -321,7 +321,7 @@ class LiveAudit:
         return LiveStatus(
             audit_id=self.audit_id, strategy=self.strategy, process=self.process,
             auditor_process=AUDITOR_FOR[self.process], n=test.t,
-            n_heldout=sum(1 for r in state.labels if not r.counted), n_skipped=len(state.skips),
+            n_heldout=sum(1 for r in state.labels if not r.counted), n_skipped=len(state.skipped),
             budget=self.params.budget,
             log_e_model=float(test.log_e_model), log_e_auditor=float(test.log_e_auditor),
             log_threshold=float(test.params.log_threshold), decision=test.decision, stop=test.stop,
@@ -337,7 +337,7 @@ class LiveAudit:
 
     def skips(self) -> tuple[SkipRecord, ...]:
         """Every effective skip in the order received."""
-        return tuple(self._current().skips)
+        return tuple(self._current().skipped.values())
 
     def pending(self, annotator: str | None = None) -> tuple[LiveProposal, ...]:
         state = self._current()
@@ -410,7 +410,7 @@ class LiveAudit:
             done = state.labelled[row]
             raise InputError(f"case id {case_id!r}: already labelled ({done.score:g} by {done.annotator} "
                              f"at {done.ts})")
-        skipped = next((s for s in state.skips if s.row == row), None)
+        skipped = state.skipped.get(row)
         if skipped is not None:
             raise InputError(f"case id {case_id!r}: already skipped by {skipped.annotator} at {skipped.ts} "
                              f"({skipped.reason})")
