@@ -129,8 +129,8 @@ def random_synthesis_class(rng: np.random.Generator, n: int = 300, m: int = 200)
     names = [f"h{i:03d}" for i in range(n)]
     return build_policy_class(
         {"cell": cells}, {"cell": [cells[0]]}, {"rest": {"cell": cells[1:]}},
-        {name: dict(zip(cells, map(str, row))) for name, row in zip(names, rows)},
-        tau=dict(zip(names, tau.tolist())), source="random 300x200",
+        {name: dict(zip(cells, map(str, row), strict=False)) for name, row in zip(names, rows, strict=False)},
+        tau=dict(zip(names, tau.tolist(), strict=False)), source="random 300x200",
     )
 
 

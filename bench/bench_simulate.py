@@ -29,7 +29,13 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from audit_core.auditing import (  # noqa: E402
-    PAPER_ROWS, SDOH_PAPER_ROWS, AuditorConfig, load_pool, paper_params, run_study, sampling_frequency_vs_accuracy,
+    PAPER_ROWS,
+    SDOH_PAPER_ROWS,
+    AuditorConfig,
+    load_pool,
+    paper_params,
+    run_study,
+    sampling_frequency_vs_accuracy,
 )
 
 SETTINGS = ("large", "medium", "small", "none")

@@ -19,7 +19,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from audit_core.data.generators import (  # noqa: E402
-    DEFAULT_SEED, GPQA_SETTINGS, feature_columns, gpqa_style_pool, sdoh_style_pool,
+    DEFAULT_SEED,
+    GPQA_SETTINGS,
+    feature_columns,
+    gpqa_style_pool,
+    sdoh_style_pool,
 )
 
 RECORDED_RUN_SEED = 7

@@ -12,7 +12,7 @@ plus plain values.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import streamlit as st
 

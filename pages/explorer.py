@@ -16,7 +16,7 @@ import streamlit as st
 from audit_core import analyses
 from audit_core.analyses import BEHAVIOURS, ESTIMANDS, BehaviourRule
 from audit_core.errors import InputError
-from audit_core.views.identify import components_of_key, support_metrics, support_metrics_by_key, leave_one_out_table
+from audit_core.views.identify import components_of_key, leave_one_out_table, support_metrics, support_metrics_by_key
 from pages import _cache, _shared
 
 # Up to this many equivalence classes / collisions are listed as wrapped text (long member and
@@ -110,7 +110,7 @@ def edit_class(action: str, policy) -> None:
         elif action == "row":
             row = state["ed_row_table"]
             new = analyses.add_policy(policy, state.get("ed_name", ""),
-                                      responses=dict(zip(row["cell"], row["response"].astype(str))),
+                                      responses=dict(zip(row["cell"], row["response"].astype(str), strict=False)),
                                       tau=state.get("ed_tau"))
         elif action == "duplicate":
             new = analyses.copy_policy(policy, state["ed_pick"], state.get("ed_name", ""))
@@ -267,7 +267,7 @@ def support_view() -> None:
 
 def component_toggles() -> None:
     toggle_cols = st.columns(max(len(component_names), 1))
-    for col, name in zip(toggle_cols, component_names):
+    for col, name in zip(toggle_cols, component_names, strict=False):
         with col:
             st.toggle(name, key=_shared.kept(f"cmp_{name}"), on_change=clear_custom_cells,
                       help="Adds the cells with "

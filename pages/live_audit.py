@@ -149,7 +149,7 @@ def case_panel(audit_id: int, annotator: str, view) -> None:
                + (f" (predicted accuracy {case.predicted:.2f})." if case.predicted is not None else "."))
     _shared.show_table(table)
     buttons = st.columns(len(live.LABEL_CHOICES))
-    for col, (name, score) in zip(buttons, live.LABEL_CHOICES):
+    for col, (name, score) in zip(buttons, live.LABEL_CHOICES, strict=False):
         if col.button(name, key=f"live_label_{name}", width="stretch", shortcut=LABEL_KEYS[name]):
             _act(live.record_label, audit_id, case.case_id, score, annotator, show_next=False,
                  done=(case.case_id, "labelled"))

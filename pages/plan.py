@@ -11,7 +11,13 @@ from __future__ import annotations
 import streamlit as st
 
 from audit_core.analyses import (
-    BUNDLED, BUNDLED_POOLS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, STRATEGY_NAMES, assumed_pool_source, paper_params,
+    BUNDLED,
+    BUNDLED_POOLS,
+    DEFAULT_MODEL_PROCESS,
+    MODEL_PROCESSES,
+    STRATEGY_NAMES,
+    assumed_pool_source,
+    paper_params,
 )
 from audit_core.errors import InputError
 from pages import _cache, _shared

@@ -14,12 +14,18 @@ import pandas as pd
 import streamlit as st
 
 from audit_core import analyses
-
-from audit_core.errors import InputError
 from audit_core.analyses import (
-    ACCEPTED_SCORES, AUDITOR_PROCESSES, BUNDLED, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_RUN, MODEL_PROCESSES, STYLES,
+    ACCEPTED_SCORES,
+    AUDITOR_PROCESSES,
+    BUNDLED,
+    DEFAULT_AUDITOR_PROCESS,
+    DEFAULT_MODEL_PROCESS,
+    DEFAULT_RUN,
+    MODEL_PROCESSES,
+    STYLES,
     AuditParams,
 )
+from audit_core.errors import InputError
 from pages import _cache, _shared
 
 UPLOAD = "upload"

@@ -30,7 +30,7 @@ def current_report(title: str, author: str, sections: tuple) -> Report:
     wanted = (title, author, sections)
     saved = st.session_state.get(REPORT_KEY)
     if saved is None or saved[0] != wanted:
-        created = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+        created = dt.datetime.now(dt.UTC).replace(microsecond=0)
         saved = (wanted, Report(title=title, sections=sections, created=created, author=author))
         st.session_state[REPORT_KEY] = saved
     return saved[1]

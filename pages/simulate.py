@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from audit_core.errors import InputError
 from audit_core.analyses import BUNDLED, BUNDLED_POOLS, NULL_POOL, paper_params, paper_rows
+from audit_core.errors import InputError
 from audit_core.views.auditing import row_label
 from pages import _cache, _shared
 

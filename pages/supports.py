@@ -11,8 +11,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from audit_core.errors import InputError
 from audit_core.analyses import ESTIMANDS
+from audit_core.errors import InputError
 from pages import _cache, _shared
 
 REQUEST_KEY = "synthesis_request"
@@ -67,7 +67,7 @@ with st.form("synthesis"):
             edited = st.data_editor(pd.DataFrame({"value": values,
                                                   "cost": [last_costs.get(v, 1.0) for v in values]}),
                                     disabled=["value"], hide_index=True, key="axis_costs")
-            axis_cost = dict(zip(edited["value"], edited["cost"].astype(float)))
+            axis_cost = dict(zip(edited["value"], edited["cost"].astype(float), strict=False))
         time_limit = st.number_input("Time limit (seconds)", 0.5, 600.0, 10.0, 0.5, key=_shared.kept("syn_time"),
                                      help="Limit of the whole search; a support found by then is reported "
                                           "with its cost, a proven lower bound and the gap.")
@@ -83,7 +83,7 @@ with st.form("synthesis"):
 if mode == "axis":
     cost = tuple(sorted(axis_cost.items()))
 else:
-    cost = tuple(sorted(zip(cell_costs["cell"], cell_costs["cost"].astype(float))))
+    cost = tuple(sorted(zip(cell_costs["cell"], cell_costs["cost"].astype(float), strict=False)))
 request = (policy.key, cost, estimand, tuple(must), tuple(exclude), float(time_limit))
 if submitted or from_link or last is None or last[0] != policy.key:
     st.session_state[REQUEST_KEY] = request

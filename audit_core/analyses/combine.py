@@ -8,8 +8,9 @@ largest set R with e_i ≥ K/(α|R|) for every i in R (FDR ≤ α under any depe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 

@@ -10,16 +10,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import pandas as pd
 
 from audit_core.analyses.common import Verdict, plural
 from audit_core.analyses.sources import Source, content_key
-from audit_core.identify import editor
 from audit_core.identify import (
-    Identification, Lattice, LatticeTooLarge, Synthesis, estimand_values, identify, lattice, minimum_supports,
+    Identification,
+    Lattice,
+    LatticeTooLarge,
+    Synthesis,
+    editor,
+    estimand_values,
+    identify,
+    lattice,
+    minimum_supports,
 )
 from audit_core.report.document import ReportChart, ReportSection
 from audit_core.views import identify as views
@@ -147,7 +154,7 @@ def explore_support(policy: Source, components: Sequence[str] | None = None, est
         except LatticeTooLarge as exc:  # the support itself is still explained, without the lattice
             lat, lattice_note = None, str(exc)
     tau_values = estimand_values(pc, estimand)
-    tau = dict(zip(pc.names, tau_values.astype(int).tolist()))
+    tau = dict(zip(pc.names, tau_values.astype(int).tolist(), strict=False))
     label = f"custom {len(custom)}-cell support" if custom else views.support_name(components)
     inside, repair = _suggestions(pc, estimand, ident) if suggest else (None, None)
     added = () if repair is None else tuple(c for c in repair.supports[0] if c not in set(ident.cells))
@@ -292,7 +299,7 @@ def policy_row(policy: Source, name: str) -> dict[str, str]:
     """The responses of one policy, cell by cell (to edit as a row)."""
     pc = policy.value
     i = list(pc.names).index(name)
-    return {c: pc.codebook[int(code)] for c, code in zip(pc.cells, pc.responses[i])}
+    return {c: pc.codebook[int(code)] for c, code in zip(pc.cells, pc.responses[i], strict=False)}
 
 
 def class_link(policy: Source) -> str | None:

@@ -7,8 +7,8 @@ need, and the chance of passing when there is no failure, each with its Monte Ca
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import pandas as pd
 

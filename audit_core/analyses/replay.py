@@ -7,8 +7,8 @@ passed) reaches 1/α.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import pandas as pd
 

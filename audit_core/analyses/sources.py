@@ -8,9 +8,10 @@ and keep the user's last good source, and the CLI reads files exactly as the pag
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 

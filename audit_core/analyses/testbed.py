@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
+from pathlib import Path
 
 import pandas as pd
 
@@ -20,8 +20,18 @@ from audit_core.analyses.common import Verdict, plural
 from audit_core.errors import InputError
 from audit_core.report.document import ReportSection, ReportTable
 from audit_core.testbed import (
-    DEFAULT_VOCABULARY, DIRECTIONS, CheckReport, GeneratorParams, check_items, direction_name, generate_clusters,
-    inspect_sample, items_from_text, items_of, parse_direction, read_items,
+    DEFAULT_VOCABULARY,
+    DIRECTIONS,
+    CheckReport,
+    GeneratorParams,
+    check_items,
+    direction_name,
+    generate_clusters,
+    inspect_sample,
+    items_from_text,
+    items_of,
+    parse_direction,
+    read_items,
 )
 
 PREVIEW_ROWS = 200

@@ -12,12 +12,33 @@
 from audit_core.auditing.model import NeuralEnsemble, OnlineEnsemble, RefitEnsemble
 from audit_core.auditing.pool import BUNDLED_POOLS, Pool, build_pool, load_pool
 from audit_core.auditing.strategies import (
-    AUDITOR_FOR, LEARNERS, PAPER_ROWS, SAMPLERS, SCENARIOS, SDOH_PAPER_ROWS, STRATEGY_NAMES, AuditorConfig,
-    AuditRun, Proposal, Sampler, draw_labels, make_sampler, paper_rows, run_audit, simulated_label,
+    AUDITOR_FOR,
+    LEARNERS,
+    PAPER_ROWS,
+    SAMPLERS,
+    SCENARIOS,
+    SDOH_PAPER_ROWS,
+    STRATEGY_NAMES,
+    AuditorConfig,
+    AuditRun,
+    Proposal,
+    Sampler,
+    draw_labels,
+    make_sampler,
+    paper_rows,
+    run_audit,
+    simulated_label,
 )
 from audit_core.auditing.study import (
-    GPQA_STUDY_N_INIT, GPQA_STUDY_POOLS, Study, paper_params, replicate_seeds, run_paper_studies, run_study,
-    sampling_frequency_vs_accuracy, summarise,
+    GPQA_STUDY_N_INIT,
+    GPQA_STUDY_POOLS,
+    Study,
+    paper_params,
+    replicate_seeds,
+    run_paper_studies,
+    run_study,
+    sampling_frequency_vs_accuracy,
+    summarise,
 )
 
 __all__ = [

@@ -16,7 +16,7 @@ dependency.
 from __future__ import annotations
 
 import contextlib
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 BACKENDS = ("local", "dask")
 

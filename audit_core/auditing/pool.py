@@ -19,7 +19,6 @@ from audit_core.errors import InputError
 from audit_core.presets import BUNDLED_POOLS
 
 
-
 @dataclass(frozen=True, repr=False)
 class Pool:
     """Cases of one audit population.

@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 import os
 import zlib
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -26,17 +26,30 @@ from scipy.stats import spearmanr
 from audit_core.auditing.backends import BACKENDS, run_units_dask
 from audit_core.auditing.pool import Pool
 from audit_core.auditing.strategies import (
-    AUDITOR_FOR, AuditorConfig, AuditRun, check_row, draw_labels, paper_rows, run_audit,
+    AUDITOR_FOR,
+    AuditorConfig,
+    AuditRun,
+    check_row,
+    draw_labels,
+    paper_rows,
+    run_audit,
 )
 from audit_core.errors import InputError
 from audit_core.presets import GPQA_STUDY_N_INIT, GPQA_STUDY_POOLS, paper_params  # noqa: F401 (re-exported)
-from audit_core.sequential import DEFAULT_MODEL_PROCESS, AUDIT_PASSED, FAILURE_FOUND, INCONCLUSIVE, AuditParams, wilson_interval
+from audit_core.sequential import (
+    AUDIT_PASSED,
+    DEFAULT_MODEL_PROCESS,
+    FAILURE_FOUND,
+    INCONCLUSIVE,
+    AuditParams,
+    wilson_interval,
+)
 
 Progress = Callable[[int, int], None]
 
 def row_seed_key(strategy: str, process: str) -> int:
     """A stable integer for a row, so its strategy seed does not depend on the row's position."""
-    return zlib.crc32(f"{strategy}|{process}".encode("utf-8"))
+    return zlib.crc32(f"{strategy}|{process}".encode())
 
 
 def replicate_seeds(seed: int, replicate: int, row: tuple[str, str]) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:

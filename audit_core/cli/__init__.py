@@ -13,7 +13,8 @@ import importlib
 import json
 import os
 import sys
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from audit_core.errors import InputError
 

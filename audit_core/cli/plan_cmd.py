@@ -20,8 +20,8 @@ from audit_core import analyses
 from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
 from audit_core.auditing.backends import BACKENDS
 from audit_core.cli import emit, flag
-from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, STYLES, paper_params
 from audit_core.errors import InputError
+from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, STYLES, paper_params
 from audit_core.sequential import MODEL_PROCESSES
 
 

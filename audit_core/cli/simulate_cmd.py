@@ -21,7 +21,12 @@ from audit_core.cli import emit, flag
 from audit_core.cli.plan_cmd import add_backend_options
 from audit_core.errors import InputError
 from audit_core.presets import (
-    ALL_GPQA_POOLS, DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, GPQA_STUDY_POOLS, paper_params, paper_rows,
+    ALL_GPQA_POOLS,
+    DEFAULT_MODEL_PROCESS,
+    DEFAULT_STYLE,
+    GPQA_STUDY_POOLS,
+    paper_params,
+    paper_rows,
 )
 from audit_core.sequential import MODEL_PROCESSES, AuditParams
 

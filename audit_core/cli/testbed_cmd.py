@@ -10,7 +10,6 @@ hold, 1 on any mismatch, 2 on a malformed file.
 from __future__ import annotations
 
 from collections import Counter
-
 from pathlib import Path
 
 from audit_core import analyses

@@ -83,7 +83,7 @@ def _unquoted_field_counts(text: str, delimiter: str) -> list[tuple[int, int]]:
     kept = fields[has_content]
     bad = np.flatnonzero(kept != kept[0])
     cut = (bad[0] + 1) if bad.size else 1
-    return list(zip(line_numbers[:cut].tolist(), kept[:cut].tolist()))
+    return list(zip(line_numbers[:cut].tolist(), kept[:cut].tolist(), strict=False))
 
 
 def _check_field_counts(text: str, delimiter: str, width: int, name: str) -> None:

@@ -16,7 +16,14 @@ from audit_core.identify.equivalence import (
 )
 from audit_core.identify.estimands import ESTIMANDS, estimand_values
 from audit_core.identify.io import load_policy_class, policy_class_from_json, policy_class_to_json
-from audit_core.identify.lattice import MAX_LATTICE_COMPONENTS, Lattice, LatticeNode, LatticeTooLarge, LeaveOneOut, lattice
+from audit_core.identify.lattice import (
+    MAX_LATTICE_COMPONENTS,
+    Lattice,
+    LatticeNode,
+    LatticeTooLarge,
+    LeaveOneOut,
+    lattice,
+)
 from audit_core.identify.policies import (
     PolicyClass,
     build_policy_class,

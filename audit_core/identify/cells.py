@@ -9,7 +9,7 @@ Values keep the order in which their axis lists them, so every support has one c
 from __future__ import annotations
 
 import itertools
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from audit_core.errors import InputError
 
@@ -43,13 +43,13 @@ def parse_cell_id(cell: str, axes: Axes) -> dict[str, str]:
             f"cell id {cell!r} has {len(parts)} part(s); expected {len(names)} "
             f"({CELL_SEPARATOR.join(names)})"
         )
-    for axis, value in zip(names, parts):
+    for axis, value in zip(names, parts, strict=False):
         if value not in axes[axis]:
             raise InputError(
                 f"cell id {cell!r}: {value!r} is not a value of axis {axis!r} "
                 f"(values: {', '.join(axes[axis])})"
             )
-    return dict(zip(names, parts))
+    return dict(zip(names, parts, strict=False))
 
 
 def support_values(

@@ -13,14 +13,21 @@ from __future__ import annotations
 import base64
 import json
 import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from audit_core.errors import InputError
 from audit_core.identify.cells import split_cell_id
 from audit_core.identify.io import policy_class_from_json, policy_class_to_json
 from audit_core.identify.policies import (
-    FROZEN_AXES, PolicyClass, _fixed_label, _generated_only_failure, _ideal, _inertia, _mapping_shortcut, _reactor,
+    FROZEN_AXES,
+    PolicyClass,
+    _fixed_label,
+    _generated_only_failure,
+    _ideal,
+    _inertia,
+    _mapping_shortcut,
+    _reactor,
     _scoring_only_success,
 )
 
@@ -70,7 +77,7 @@ def compose_responses(pc: PolicyClass, behaviour: str, rules: Sequence[Behaviour
     responses = {}
     axes = list(pc.axes)
     for cell in pc.cells:
-        values = dict(zip(axes, split_cell_id(cell)))
+        values = dict(zip(axes, split_cell_id(cell), strict=False))
         chosen = behaviour
         for rule in rules:
             if values[rule.axis] == rule.value:
@@ -130,7 +137,7 @@ def duplicate_policy(pc: PolicyClass, name: str, new_name: str) -> PolicyClass:
     if new_name in pc.names:
         raise InputError(f"policy name {new_name!r}: already in the class")
     i = list(pc.names).index(name)
-    row = {c: pc.codebook[int(code)] for c, code in zip(pc.cells, pc.responses[i])}
+    row = {c: pc.codebook[int(code)] for c, code in zip(pc.cells, pc.responses[i], strict=False)}
     tau = None if pc.tau is None else int(pc.tau[i])
     return with_policy(pc, new_name, row, tau, pc.descriptions.get(name, ""))
 

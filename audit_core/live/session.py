@@ -219,7 +219,7 @@ class LiveAudit:
     def create(cls, conn: sqlite3.Connection, pool: str, strategy: str = "adaptive", process: str = "SR-LR-UI",
                seed: int = 0, style: str | None = None, params: AuditParams | None = None,
                config: AuditorConfig | None = None, roles: dict | None = None, truth: str | None = None,
-               content: bytes | None = None, **overrides) -> "LiveAudit":
+               content: bytes | None = None, **overrides) -> LiveAudit:
         """Store a new audit of ``pool`` (bundled key or CSV path; ``content``: uploaded bytes).
 
         ``params`` default to :func:`~audit_core.auditing.study.paper_params` of ``style`` (the
@@ -248,7 +248,7 @@ class LiveAudit:
         return cls(conn, audit_id)
 
     @classmethod
-    def open(cls, db=None, audit_id: int = 0) -> "LiveAudit":
+    def open(cls, db=None, audit_id: int = 0) -> LiveAudit:
         return cls(store.connect(db), audit_id)
 
     # -- state ------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from audit_core.errors import InputError
@@ -120,7 +120,7 @@ def default_db_path() -> Path:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass(frozen=True)
@@ -236,7 +236,7 @@ def audit_row(conn: sqlite3.Connection, audit_id: int) -> dict:
                          + (f" (audits: {', '.join(map(str, known[-10:]))})" if known else " (it has none)"))
     keys = ("id", "pool_spec", "roles", "params", "strategy", "process", "seed", "config", "created",
             "pool_name", "sha256", "content")
-    data = dict(zip(keys, row))
+    data = dict(zip(keys, row, strict=False))
     for key in ("roles", "params", "config"):
         data[key] = json.loads(data[key])
     return data

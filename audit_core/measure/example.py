@@ -17,10 +17,16 @@ from pathlib import Path
 
 import numpy as np
 
-from audit_core.identify.policies import (
-    CANONICAL_MAPPING, FROZEN_AXES, FROZEN_BASE, FROZEN_COMPONENTS, FROZEN_POLICIES, LABELS, letter,
-)
 from audit_core.identify.cells import support_cells_of
+from audit_core.identify.policies import (
+    CANONICAL_MAPPING,
+    FROZEN_AXES,
+    FROZEN_BASE,
+    FROZEN_COMPONENTS,
+    FROZEN_POLICIES,
+    LABELS,
+    letter,
+)
 
 EXAMPLE_PATH = Path(__file__).resolve().parents[2] / "data" / "example_response_log.csv"
 EXAMPLE_SEED = 20260430

@@ -9,13 +9,26 @@ Public API: :class:`Report`, :class:`ReportSection`, :class:`ReportTable`, :clas
 """
 
 from audit_core.report.document import (
-    Report, ReportChart, ReportSection, ReportTable, json_safe, markdown_zip, package_versions,
-    render_html, render_json, render_markdown,
+    Report,
+    ReportChart,
+    ReportSection,
+    ReportTable,
+    json_safe,
+    markdown_zip,
+    package_versions,
+    render_html,
+    render_json,
+    render_markdown,
 )
 from audit_core.report.pdf import render_pdf
 from audit_core.report.render import chart_png, chart_svg
 from audit_core.report.safety import (
-    escape_html, escape_markdown, markdown_literal, neutralise_cell, neutralise_frame, safe_csv_bytes,
+    escape_html,
+    escape_markdown,
+    markdown_literal,
+    neutralise_cell,
+    neutralise_frame,
+    safe_csv_bytes,
 )
 
 __all__ = [

@@ -23,8 +23,9 @@ import json
 import math
 import platform
 import zipfile
+from collections.abc import Mapping, Sequence
 from importlib import metadata
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -110,7 +111,7 @@ class ReportSection:
     numbers: Any = None
     commentary: str = ""  # the author's own paragraph, shown under the title (plain text)
 
-    def with_commentary(self, text: str) -> "ReportSection":
+    def with_commentary(self, text: str) -> ReportSection:
         """A copy carrying the author's commentary (plain text; escaped by every renderer)."""
         return dataclasses.replace(self, commentary=text.strip())
 
@@ -138,7 +139,7 @@ class Report:
     title: str
     sections: tuple[ReportSection, ...]
     created: _dt.datetime = dataclasses.field(
-        default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0))
+        default_factory=lambda: _dt.datetime.now(_dt.UTC).replace(microsecond=0))
     versions: dict = dataclasses.field(default_factory=package_versions)
     author: str = ""
 

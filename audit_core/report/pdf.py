@@ -20,14 +20,15 @@ from __future__ import annotations
 import math
 import re
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from audit_core.report.render import chart_svg
 from audit_core.report.document import plain_text
+from audit_core.report.render import chart_svg
 from audit_core.report.safety import typst_string as lit
 
 MAX_TABLE_ROWS = 200
@@ -88,7 +89,7 @@ def table_typst(frame: pd.DataFrame, max_rows: int = MAX_TABLE_ROWS) -> str:
     rows = []
     for record in frame.head(max_rows).itertuples(index=False, name=None):
         cells = [_cell(v) for v in record]
-        numeric = [n or c[1] for n, c in zip(numeric, cells)] if cells else numeric
+        numeric = [n or c[1] for n, c in zip(numeric, cells, strict=False)] if cells else numeric
         rows.append(", ".join(f"[#{lit(breakable(text))}]" for text, _ in cells))
     align = ", ".join("right" if n else "left" for n in numeric)
     header = ", ".join(f"[#{lit(breakable(str(c)))}]" for c in frame.columns) or "[]"

@@ -10,7 +10,8 @@ from __future__ import annotations
 import functools
 import json
 import xml.etree.ElementTree as ElementTree
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import vl_convert
 

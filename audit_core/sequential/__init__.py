@@ -15,16 +15,35 @@ predictable: chosen before that step's score is seen.
 
 from audit_core.sequential.confseq import ConfidenceSequence, confidence_sequence
 from audit_core.sequential.dual import (
-    AUDIT_PASSED, DECISIONS, FAILURE_FOUND, INCONCLUSIVE, DualTest, dual_decision, first_crossing,
+    AUDIT_PASSED,
+    DECISIONS,
+    FAILURE_FOUND,
+    INCONCLUSIVE,
+    DualTest,
+    dual_decision,
+    first_crossing,
 )
 from audit_core.sequential.forecaster import EWAForecaster, ewaf_forecasts
 from audit_core.sequential.intervals import wilson_interval
 from audit_core.sequential.likelihood import clip_alternative, log_likelihood_ratio
 from audit_core.sequential.params import AuditParams
 from audit_core.sequential.processes import (
-    AUDITOR_PROCESSES, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, PROCESS_NAMES, PROCESS_SPECS, EProcess, aud_lr_log_evalues,
-    aud_lr_ui_log_evalues, log_evalues, lr_log_evalues, lr_ui_log_evalues, make_process,
-    process_log_evalues, sr_lr_log_evalues, sr_lr_ui_log_evalues,
+    AUDITOR_PROCESSES,
+    DEFAULT_AUDITOR_PROCESS,
+    DEFAULT_MODEL_PROCESS,
+    MODEL_PROCESSES,
+    PROCESS_NAMES,
+    PROCESS_SPECS,
+    EProcess,
+    aud_lr_log_evalues,
+    aud_lr_ui_log_evalues,
+    log_evalues,
+    lr_log_evalues,
+    lr_ui_log_evalues,
+    make_process,
+    process_log_evalues,
+    sr_lr_log_evalues,
+    sr_lr_ui_log_evalues,
 )
 from audit_core.sequential.replay import DualDecision, Proportion, Replay, proportion, replay, subgroup_table
 

@@ -16,7 +16,12 @@ from audit_core.errors import InputError
 from audit_core.sequential.checks import as_sequence, check_real
 from audit_core.sequential.params import AuditParams
 from audit_core.sequential.processes import (
-    AUDITOR_PROCESSES, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, check_params, make_process,
+    AUDITOR_PROCESSES,
+    DEFAULT_AUDITOR_PROCESS,
+    DEFAULT_MODEL_PROCESS,
+    MODEL_PROCESSES,
+    check_params,
+    make_process,
 )
 
 FAILURE_FOUND = "failure mode found"

@@ -18,7 +18,13 @@ import math
 import numpy as np
 
 from audit_core.sequential.checks import (
-    check_eta, check_grid, check_q, check_score, check_score_sequence, check_side, clip_bounds,
+    check_eta,
+    check_grid,
+    check_q,
+    check_score,
+    check_score_sequence,
+    check_side,
+    clip_bounds,
 )
 from audit_core.sequential.likelihood import clip_alternative, log_lr_coefficients
 
@@ -43,7 +49,7 @@ class EWAForecaster:
     def _weighted_mean(self) -> float:
         top = max(self._log_weights)
         weights = [math.exp(lw - top) for lw in self._log_weights]
-        mean = sum(w * g for w, g in zip(weights, self.grid)) / sum(weights)
+        mean = sum(w * g for w, g in zip(weights, self.grid, strict=False)) / sum(weights)
         low, high = self._bounds
         return min(max(mean, low), high)
 
@@ -59,7 +65,7 @@ class EWAForecaster:
         """:meth:`observe` for a score already checked by the caller (the streaming processes)."""
         eta = self.eta
         self._log_weights = [lw + eta * (y * a + (1.0 - y) * c)
-                             for lw, (a, c) in zip(self._log_weights, self._coefficients)]
+                             for lw, (a, c) in zip(self._log_weights, self._coefficients, strict=False)]
         self._prediction = self._weighted_mean()
 
     @property
@@ -92,7 +98,7 @@ def ewaf_forecasts(scores, grid, q: float, side: str, eta: float) -> np.ndarray:
         np.maximum(top, lw, out=top)
     numerator = np.zeros_like(y)
     denominator = np.zeros_like(y)
-    for g, lw in zip(grid, log_w):
+    for g, lw in zip(grid, log_w, strict=False):
         w = np.exp(lw - top)
         numerator += w * g
         denominator += w

@@ -23,7 +23,15 @@ import numpy as np
 
 from audit_core.errors import InputError
 from audit_core.sequential.checks import (
-    CLIP, SIDES, as_numbers, check_q, check_score, check_scores, check_side, clip_bounds, is_number,
+    CLIP,
+    SIDES,
+    as_numbers,
+    check_q,
+    check_score,
+    check_scores,
+    check_side,
+    clip_bounds,
+    is_number,
 )
 
 __all__ = ["CLIP", "SIDES", "check_score", "check_scores", "clip_alternative", "clipped_coefficients",

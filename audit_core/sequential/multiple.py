@@ -20,8 +20,9 @@ log(1/alpha). Ties are kept together: the threshold rule rejects every e-value e
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -63,7 +64,7 @@ class MultipleTestResult:
 
     @property
     def rejected_names(self) -> tuple[str, ...]:
-        return tuple(n for n, r in zip(self.names, self.rejected) if r)
+        return tuple(n for n, r in zip(self.names, self.rejected, strict=False) if r)
 
     def to_dict(self) -> dict:
         finite = lambda v: None if not math.isfinite(v) else float(v)  # noqa: E731
@@ -71,7 +72,7 @@ class MultipleTestResult:
                 "n_hypotheses": len(self.names), "n_rejected": self.n_rejected,
                 "log_threshold": finite(self.log_threshold), "threshold": finite(self.threshold),
                 "hypotheses": [{"name": n, "log_e": finite(e), "rejected": r}
-                               for n, e, r in zip(self.names, self.log_e, self.rejected)]}
+                               for n, e, r in zip(self.names, self.log_e, self.rejected, strict=False)]}
 
     def __repr__(self) -> str:
         return (f"MultipleTestResult({self.method}, level={self.level}, "

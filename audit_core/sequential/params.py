@@ -119,7 +119,7 @@ class AuditParams:
         return round(self.q + self.delta_aud, 12)
 
     @classmethod
-    def gpqa(cls, **overrides: Any) -> "AuditParams":
+    def gpqa(cls, **overrides: Any) -> AuditParams:
         """GPQA-style defaults: q=.85, q-delta=.82, q+delta'=.90, grids .60..82/.055 and .88..94/.03."""
         base = dict(q=0.85, alpha=0.05, m=40, delta=0.03, delta_aud=0.05, eta=0.1,
                     grid_mod=grid(0.60, 0.82, 0.055), grid_aud=grid(0.88, 0.94, 0.03),
@@ -127,7 +127,7 @@ class AuditParams:
         return cls(**{**base, **overrides})
 
     @classmethod
-    def sdoh(cls, **overrides: Any) -> "AuditParams":
+    def sdoh(cls, **overrides: Any) -> AuditParams:
         """SDoH-style defaults: q=.83, q-delta=.80, q+delta'=.86, grids .60..80/.05 and .86..97/.03,
         eta=.2, budget 400, 20 initial random samples."""
         base = dict(q=0.83, alpha=0.05, m=40, delta=0.03, delta_aud=0.03, eta=0.2,
@@ -136,14 +136,14 @@ class AuditParams:
         return cls(**{**base, **overrides})
 
     @classmethod
-    def for_style(cls, style: str, **overrides: Any) -> "AuditParams":
+    def for_style(cls, style: str, **overrides: Any) -> AuditParams:
         """``gpqa`` or ``sdoh`` defaults with overrides (``None`` values are ignored)."""
         if style not in STYLES:
             raise InputError(f"style: expected one of {', '.join(STYLES)}, got {style!r}")
         given = {k: v for k, v in overrides.items() if v is not None}
         return getattr(cls, style)(**given)
 
-    def replace(self, **changes: Any) -> "AuditParams":
+    def replace(self, **changes: Any) -> AuditParams:
         """A validated copy with some fields changed."""
         return replace(self, **changes)
 

@@ -34,10 +34,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from audit_core.errors import InputError
-from audit_core.sequential.forecaster import EWAForecaster, ewaf_forecasts
 from audit_core.sequential.checks import (
-    as_numbers, check_alternative, check_score, check_score_sequence, clip_bounds,
+    as_numbers,
+    check_alternative,
+    check_score,
+    check_score_sequence,
+    clip_bounds,
 )
+from audit_core.sequential.forecaster import EWAForecaster, ewaf_forecasts
 from audit_core.sequential.likelihood import clipped_coefficients, log_likelihood_ratio, log_lr_coefficients
 from audit_core.sequential.params import AuditParams
 from audit_core.sequential.weights import changepoint_log_weight, changepoint_log_weights

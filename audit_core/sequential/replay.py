@@ -19,15 +19,25 @@ import numpy as np
 import pandas as pd
 
 from audit_core.errors import InputError
+from audit_core.sequential.checks import check_scores
 from audit_core.sequential.confseq import confidence_sequence
 from audit_core.sequential.dual import (
-    AUDIT_PASSED, FAILURE_FOUND, INCONCLUSIVE, check_roles, dual_decision, first_crossing,
+    AUDIT_PASSED,
+    FAILURE_FOUND,
+    INCONCLUSIVE,
+    check_roles,
+    dual_decision,
+    first_crossing,
 )
 from audit_core.sequential.intervals import wilson_interval
-from audit_core.sequential.checks import check_scores
 from audit_core.sequential.params import AuditParams
 from audit_core.sequential.processes import (
-    DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, MODEL_PROCESSES, PROCESS_NAMES, check_params, log_evalues,
+    DEFAULT_AUDITOR_PROCESS,
+    DEFAULT_MODEL_PROCESS,
+    MODEL_PROCESSES,
+    PROCESS_NAMES,
+    check_params,
+    log_evalues,
 )
 
 ALL_CASES = "(all)"
@@ -195,7 +205,7 @@ def subgroup_table(scores: np.ndarray, subgroups=None, confidence: float = 0.95)
     rows = []
     for label, where in positions.items():
         label = label if isinstance(label, tuple) else (label,)
-        rows.append({**dict(zip(columns, label)), **proportion(y[where], label, confidence).to_dict()})
+        rows.append({**dict(zip(columns, label, strict=False)), **proportion(y[where], label, confidence).to_dict()})
     table = pd.DataFrame(rows, columns=columns + list(STAT_COLUMNS))
     return table.sort_values(columns, kind="stable").reset_index(drop=True)
 

@@ -3,13 +3,18 @@ times, sampling frequency, Type-I error and the report section. Nothing here com
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
 from audit_core.report.document import ReportChart, ReportSection, ReportTable
 from audit_core.views.charts import (
-    OUTCOME_ORDER, chart_spec, frequency_accuracy_chart, outcome_bars, stop_boxplot,
+    OUTCOME_ORDER,
+    chart_spec,
+    frequency_accuracy_chart,
+    outcome_bars,
+    stop_boxplot,
 )
 
 RATE_COLUMNS = {"failure_found": OUTCOME_ORDER[0], "passed": OUTCOME_ORDER[1], "inconclusive": OUTCOME_ORDER[2]}
@@ -22,9 +27,9 @@ def row_label(strategy: str, process: str) -> str:
 def study_tables(study) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(summary with a ``method`` column first, per-replicate results with ``method``)."""
     summary = study.summary.copy()
-    summary.insert(0, "method", [row_label(s, p) for s, p in zip(summary["strategy"], summary["process"])])
+    summary.insert(0, "method", [row_label(s, p) for s, p in zip(summary["strategy"], summary["process"], strict=False)])
     results = study.results.copy()
-    results["method"] = [row_label(s, p) for s, p in zip(results["strategy"], results["process"])]
+    results["method"] = [row_label(s, p) for s, p in zip(results["strategy"], results["process"], strict=False)]
     return summary, results
 
 

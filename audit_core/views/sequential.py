@@ -4,7 +4,7 @@ subgroups and the report section. Nothing here computes a statistic."""
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -12,7 +12,11 @@ import pandas as pd
 from audit_core.report.document import ReportChart, ReportSection, ReportTable
 from audit_core.sequential.replay import STAT_COLUMNS
 from audit_core.views.charts import (
-    MAX_CHART_ROWS, chart_spec, frequency_accuracy_chart, subgroup_accuracy_chart, trajectory_chart,
+    MAX_CHART_ROWS,
+    chart_spec,
+    frequency_accuracy_chart,
+    subgroup_accuracy_chart,
+    trajectory_chart,
 )
 
 MAX_TRAJECTORY_POINTS = 600  # points drawn per e-process; longer runs are thinned (stops kept)
@@ -108,7 +112,7 @@ def replay_section(result, model_processes: Sequence[str], data_name: str, sourc
         tables=(ReportTable("Decision per process", decision_table(result, model_processes)),
                 ReportTable("Subgroups", table)),
         charts=tuple(ReportChart(c, s) for c, s in zip(
-            ("E-process trajectories", "Accuracy per subgroup", "Sampling share vs accuracy"), specs)),
+            ("E-process trajectories", "Accuracy per subgroup", "Sampling share vs accuracy"), specs, strict=False)),
         numbers=result.to_dict())
 
 

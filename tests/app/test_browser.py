@@ -420,7 +420,7 @@ def test_toggled_numbers_show_before_the_rerun_and_agree_with_it(server, browser
         page.wait_for_function("() => window.__auditInstant !== undefined", timeout=30_000)
         seen = []
         visited = ["sham,readout,mapping", "readout,mapping", "target,readout,mapping", "target,sham,readout,mapping"]
-        for name, components in zip(("target", "sham", "target", "sham"), visited):
+        for name, components in zip(("target", "sham", "target", "sham"), visited, strict=False):
             step = page.evaluate(INSTANT_TOGGLE, name)
             assert step["now"] == step["frame"] != step["before"], step   # changed before any reply
             # the rerun of this click has written its link, then nothing is pending

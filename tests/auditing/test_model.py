@@ -63,7 +63,9 @@ def test_scoring_many_rows_is_bitwise_the_gathered_definition():
 
 def test_no_features_gives_no_divide_by_zero_warning():
     import warnings
+
     import numpy as np
+
     from audit_core.auditing.model import OnlineEnsemble
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -7,7 +7,12 @@ import pytest
 
 from audit_core.auditing import paper_params, run_study
 from audit_core.auditing.plan import (
-    assumed_pool, decision_curves, default_budgets, no_failure_pool, plan_audit, quantile_with_interval,
+    assumed_pool,
+    decision_curves,
+    default_budgets,
+    no_failure_pool,
+    plan_audit,
+    quantile_with_interval,
 )
 from audit_core.errors import InputError
 from audit_core.sequential import AUDIT_PASSED, FAILURE_FOUND, INCONCLUSIVE
@@ -22,7 +27,7 @@ def pool():
 
 def test_assumed_pool_has_the_stated_structure(pool):
     assert pool.n == 240 and len(pool.stratum_names) == 3
-    acc = dict(zip(pool.stratum_names, pool.stratum_accuracy()))
+    acc = dict(zip(pool.stratum_names, pool.stratum_accuracy(), strict=False))
     assert acc["subgroup 1 (failing)"] == pytest.approx(0.55) and acc["subgroup 2"] == pytest.approx(0.95)
     lifted = no_failure_pool(pool, PARAMS.q, 0.9)
     assert lifted.stratum_accuracy().min() == pytest.approx(0.9)
@@ -41,7 +46,7 @@ def test_curves_equal_the_definition():
     for outcome in (FAILURE_FOUND, AUDIT_PASSED):
         for n in (1, 7, 30):
             row = curves[(curves["outcome"] == outcome) & (curves["n"] == n)].iloc[0]
-            brute = sum(1 for d, s in zip(decisions, stops) if d == outcome and s <= n) / 50
+            brute = sum(1 for d, s in zip(decisions, stops, strict=False) if d == outcome and s <= n) / 50
             assert row["probability"] == pytest.approx(brute) and row["low"] <= brute <= row["high"]
     assert (np.diff(curves[curves["outcome"] == FAILURE_FOUND]["probability"]) >= 0).all()
 

@@ -4,7 +4,13 @@ import numpy as np
 import pytest
 
 from audit_core.auditing import (
-    PAPER_ROWS, SDOH_PAPER_ROWS, STRATEGY_NAMES, AuditorConfig, build_pool, load_pool, run_audit,
+    PAPER_ROWS,
+    SDOH_PAPER_ROWS,
+    STRATEGY_NAMES,
+    AuditorConfig,
+    build_pool,
+    load_pool,
+    run_audit,
 )
 from audit_core.errors import InputError
 from audit_core.sequential import AuditParams, process_log_evalues

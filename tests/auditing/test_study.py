@@ -7,7 +7,13 @@ import pandas as pd
 import pytest
 
 from audit_core.auditing import (
-    PAPER_ROWS, AuditorConfig, load_pool, paper_params, replicate_seeds, run_paper_studies, run_study,
+    PAPER_ROWS,
+    AuditorConfig,
+    load_pool,
+    paper_params,
+    replicate_seeds,
+    run_paper_studies,
+    run_study,
     sampling_frequency_vs_accuracy,
 )
 from audit_core.errors import InputError
@@ -55,7 +61,7 @@ def test_parallel_equals_serial_and_same_seed_same_table(pools):
     again = run_study(pools["gpqa:small"], rows, 6, GPQA.replace(budget=60), seed=7, n_jobs=1)
     cols = ["row", "replicate", "decision", "stop", "n_annotated"]
     assert serial.results[cols].equals(parallel.results[cols]) and serial.results[cols].equals(again.results[cols])
-    assert all(a.tolist() == b.tolist() for a, b in zip(serial.results["cases"], parallel.results["cases"]))
+    assert all(a.tolist() == b.tolist() for a, b in zip(serial.results["cases"], parallel.results["cases"], strict=False))
     assert serial.summary.drop(columns="seconds_per_audit").equals(parallel.summary.drop(columns="seconds_per_audit"))
     assert calls[-1] == (18, 18) and len(calls) == 18
     other = run_study(pools["gpqa:small"], rows, 6, GPQA.replace(budget=60), seed=8, n_jobs=1)

@@ -132,7 +132,7 @@ def _twin_class(tmp_path):
     cells = ["c0", "c1", "c2"]
     rows = {"good": "aab", "twin": "aab", "bad": "abb", "other": "baa"}
     pc = build_policy_class({"cell": cells}, {"cell": ["c0"]}, {"rest": {"cell": ["c1", "c2"]}},
-                            {n: dict(zip(cells, r)) for n, r in rows.items()},
+                            {n: dict(zip(cells, r, strict=False)) for n, r in rows.items()},
                             tau={"good": 1, "twin": 0, "bad": 0, "other": 0}, source="twins")
     return _write(tmp_path, policy_class_to_json(pc))
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 import audit_core.cli as cli
-from audit_core.measure import ESTIMATES, COMPOSITION
+from audit_core.measure import COMPOSITION, ESTIMATES
 
 LOG = "data/example_response_log.csv"
 

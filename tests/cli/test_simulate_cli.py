@@ -95,6 +95,7 @@ def test_all_gpqa_settings(capsys):
 
 def test_json_is_byte_identical_across_runs_apart_from_timing(capsys):
     import json as _json
+
     from audit_core.cli import main as _main
     argv = ["simulate", "--pool", "gpqa:small", "--replicates", "2", "--jobs", "1", "--json"]
     texts = []

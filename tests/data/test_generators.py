@@ -8,7 +8,12 @@ import pytest
 
 from audit_core.data.bundled import BUNDLED
 from audit_core.data.generators import (
-    GPQA_ACCURACY, GPQA_LEVELS, SDOH_CATEGORIES, feature_columns, gpqa_style_pool, sdoh_style_pool,
+    GPQA_ACCURACY,
+    GPQA_LEVELS,
+    SDOH_CATEGORIES,
+    feature_columns,
+    gpqa_style_pool,
+    sdoh_style_pool,
 )
 from audit_core.data.loader import load_audit_csv
 from audit_core.sequential import AuditParams, replay
@@ -52,7 +57,7 @@ def test_gpqa_marginals():
             frame[["question_id", "domain", "level"] + list(feature_columns(frame))])  # same questions
         cell = pool.groupby(["domain", "level"])["p_correct"].agg(["min", "max"])
         for domain, values in table.items():
-            for level, p in zip(GPQA_LEVELS, values):
+            for level, p in zip(GPQA_LEVELS, values, strict=False):
                 assert cell.loc[(domain, level)].tolist() == [p, p]
         # one Bernoulli draw: the label mean sits within 4 SE of the mean accuracy
         p = pool["p_correct"].to_numpy()

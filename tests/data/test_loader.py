@@ -131,8 +131,9 @@ def test_bundled_datasets_load_with_their_roles():
 
 
 def test_engine_messages_name_roles_not_flags():
-    from audit_core.data.loader import load_audit_frame
     import pandas as pd
+
+    from audit_core.data.loader import load_audit_frame
     with pytest.raises(InputError) as info:
         load_audit_frame(pd.DataFrame({"id": ["1"], "value": ["x"]}), name="f.csv")
     assert "--" not in str(info.value)

@@ -59,7 +59,7 @@ def test_inspect_order_epochs_and_edits():
     run = load_audit_source(INSPECT / "run.eval", score="match")
     assert run.order == "annotation_time" and run.subgroups == ("subject", "level")
     stamps = [np.datetime64(s.replace("+00:00", "")) for s in run.frame["annotation_time"]]
-    assert all(a < b for a, b in zip(stamps, stamps[1:]))
+    assert all(a < b for a, b in zip(stamps, stamps[1:], strict=False))
     epochs = load_audit_source(INSPECT / "epochs.eval", score="match")
     assert any("each (sample, epoch) is one case" in n for n in epochs.notes) and epochs.n == 46
     edited = load_audit_source(INSPECT / "edited.eval", score="match", subgroups="metadata.subject")
@@ -235,7 +235,7 @@ def test_an_inspect_log_as_a_pool_has_every_output_and_the_scorers_hidden(log_na
     assert sorted(frame["id"]) == sorted(expected_ids)      # the errored sample (no output) is left out
     assert list(frame.columns[:4]) == ["id", "input", "target", "output"]
     assert table.roles["hidden"] == ["scorer.match", "scorer.graded"] and table.roles["score"] is None
-    by_id = {i: r for i, r in zip(expected_ids, rows)}
+    by_id = {i: r for i, r in zip(expected_ids, rows, strict=False)}
     for _, row in frame.iterrows():
         assert float(row["scorer.match"]) == VALUE_MEANING[by_id[row["id"]]["match"]]
         assert row["input"].startswith("Question ") and row["subject"] == by_id[row["id"]]["subject"]

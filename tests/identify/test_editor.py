@@ -9,7 +9,13 @@ import pytest
 from audit_core.errors import InputError
 from audit_core.identify import frozen_policy_class, identify, load_policy_class, minimum_supports
 from audit_core.identify.editor import (
-    BEHAVIOURS, BehaviourRule, compose_responses, decode_class, duplicate_policy, encode_class, with_policy,
+    BEHAVIOURS,
+    BehaviourRule,
+    compose_responses,
+    decode_class,
+    duplicate_policy,
+    encode_class,
+    with_policy,
     without_policy,
 )
 
@@ -20,7 +26,7 @@ FROZEN_NAME_OF = {"ideal": "ideal", "inertia": "target_inertia", "any-edit": "an
 
 def row_of(pc, name):
     i = list(pc.names).index(name)
-    return {c: pc.codebook[int(code)] for c, code in zip(pc.cells, pc.responses[i])}
+    return {c: pc.codebook[int(code)] for c, code in zip(pc.cells, pc.responses[i], strict=False)}
 
 
 @pytest.mark.parametrize("behaviour", list(BEHAVIOURS))

@@ -91,7 +91,7 @@ def _class_with_mixtures():
     return build_policy_class(
         axes, {"world": ["base"], "format": ["plain"]},
         {"edit": {"world": ["edit"]}, "format": {"format": ["json"]}},
-        {n: dict(zip(cells, r)) for n, r in rows.items()}, tau={"a": 1, "a_twin": 0, "b": 0, "c": 0},
+        {n: dict(zip(cells, r, strict=False)) for n, r in rows.items()}, tau={"a": 1, "a_twin": 0, "b": 0, "c": 0},
         mixtures={"m1": {"a": 0.5, "b": 0.5}, "m2": {"a_twin": 0.5, "b": 0.5}, "m3": {"a": 0.3, "b": 0.7}},
         source="mix",
     )

@@ -102,7 +102,7 @@ def test_split_cell_id_is_the_inverse_of_cell_id(pc):
     from audit_core.identify import cell_id, split_cell_id
     for c in pc.cells:
         parts = split_cell_id(c)
-        assert cell_id(parts) == c and dict(zip(pc.axes, parts)) == parse_cell_id(c, pc.axes)
+        assert cell_id(parts) == c and dict(zip(pc.axes, parts, strict=False)) == parse_cell_id(c, pc.axes)
     with pytest.raises(InputError, match="not a string"):
         split_cell_id(7)
     with pytest.raises(InputError, match="not a string"):
@@ -123,6 +123,7 @@ def test_layout_of_forty_axes_is_refused_before_it_is_built():
 
 def test_encoding_distinct_responses_is_linear():
     import time
+
     from audit_core.identify import build_policy_class
 
     def seconds(n: int) -> float:

@@ -31,8 +31,8 @@ def small_classes(draw):
     names = [f"p{i}" for i in range(n)]
     pc = build_policy_class(
         axes, {"w": ["w0"], "r": ["r0"]}, components,
-        {name: dict(zip(cells, row)) for name, row in zip(names, responses)},
-        tau=dict(zip(names, tau)), source="random",
+        {name: dict(zip(cells, row, strict=False)) for name, row in zip(names, responses, strict=False)},
+        tau=dict(zip(names, tau, strict=False)), source="random",
     )
     subset = draw(st.lists(st.sampled_from(list(components) or ["W"]), unique=True)) if components else []
     return pc, [c for c in subset if c in components]

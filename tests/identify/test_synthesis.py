@@ -86,7 +86,7 @@ def _tiny(rows, tau):
     cells = [f"c{i}" for i in range(len(next(iter(rows.values()))))]
     return build_policy_class(
         {"cell": cells}, {"cell": [cells[0]]}, {"rest": {"cell": cells[1:]}},
-        {n: dict(zip(cells, r)) for n, r in rows.items()}, tau=tau, source="tiny",
+        {n: dict(zip(cells, r, strict=False)) for n, r in rows.items()}, tau=tau, source="tiny",
     )
 
 
@@ -138,7 +138,7 @@ def _random_class(n_policies: int, n_cells: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     values = tuple(f"c{i}" for i in range(n_cells))
     answers = rng.integers(0, 3, size=(n_policies, n_cells))
-    policies = {f"p{i}": {v: "ABC"[a] for v, a in zip(values, row)} for i, row in enumerate(answers)}
+    policies = {f"p{i}": {v: "ABC"[a] for v, a in zip(values, row, strict=False)} for i, row in enumerate(answers)}
     tau = {f"p{i}": i % 2 for i in range(n_policies)}
     return build_policy_class({"cell": values}, {"cell": ("c0",)}, {"rest": {"cell": values[1:]}}, policies,
                               tau=tau, source="random")
@@ -146,6 +146,7 @@ def _random_class(n_policies: int, n_cells: int, seed: int = 0):
 
 def test_time_limit_covers_the_whole_call_reductions_included():
     import time
+
     from audit_core.identify import minimum_supports
     pc = _random_class(600, 200)
     started = time.perf_counter()

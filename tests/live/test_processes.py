@@ -9,8 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from audit_core.live import LiveAudit, connect
-from audit_core.live import store
+from audit_core.live import LiveAudit, connect, store
 from audit_core.sequential import AuditParams
 
 WORKER = Path(__file__).with_name("worker.py")

@@ -6,8 +6,7 @@ import pytest
 from audit_core.auditing import AUDITOR_FOR, load_pool, make_sampler, paper_params, run_audit
 from audit_core.data.loader import load_audit_csv
 from audit_core.errors import InputError
-from audit_core.live import LiveAudit, connect, export_csv
-from audit_core.live import store
+from audit_core.live import LiveAudit, connect, export_csv, store
 from audit_core.sequential import AuditParams, replay
 from tests.live.helpers import label_to_end, workspace
 
@@ -87,7 +86,7 @@ def test_the_pool_label_column_is_never_read(tmp_path, large):
     flipped = [original[0]] + [",".join(str(1 - int(v)) if j == at else v for j, v in enumerate(line.split(",")))
                                for line in original[1:]]
     (tmp_path / "flipped.csv").write_text("\n".join(flipped) + "\n")
-    answers = dict(zip(large.case_ids, large.labels))
+    answers = dict(zip(large.case_ids, large.labels, strict=False))
     runs = []
     for name, spec in (("a.sqlite", "data/gpqa_style_large.csv"), ("b.sqlite", str(tmp_path / "flipped.csv"))):
         audit = LiveAudit.create(connect(tmp_path / name), spec, "adaptive", "SR-LR-UI", seed=4, params=GPQA)

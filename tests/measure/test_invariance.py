@@ -48,7 +48,7 @@ def brute_force(rows, oracles):
         got = [answer.get((model, k, f"{w}:{m}:{ro}")) for m in MAPPINGS]
         if any(r is None for r in got):
             continue
-        labels = [label(m, r) for m, r in zip(MAPPINGS, got)]
+        labels = [label(m, r) for m, r in zip(MAPPINGS, got, strict=False)]
         valid = all(x is not None for x in labels)
         eq = valid and len(set(labels)) == 1
         out["equivariance"][0] += eq
@@ -75,7 +75,7 @@ def brute_force(rows, oracles):
         got = [answer.get((model, k, f"{w}:{m}:{ro}")) for w in WORLDS]
         if any(r is None for r in got):
             continue
-        correct = [r == letter(m, o) for r, o in zip(got, oracles[k])]
+        correct = [r == letter(m, o) for r, o in zip(got, oracles[k], strict=False)]
         d = f"{oracles[k][0]}{ARROW}{oracles[k][1]}"
         counts = per_direction.setdefault(d, [0, 0, 0])
         counts[0] += all(correct)
@@ -122,7 +122,7 @@ def test_counts_equal_brute_force_definitions(seed):
     assert got == expected
     bal = result.pooled.balanced
     assert bal.directions == tuple(sorted(per_direction, key=lambda d: [LABELS.index(x) for x in d.split(ARROW)]))
-    for d, sel, acc in zip(bal.directions, bal.selective, bal.base_accuracy):
+    for d, sel, acc in zip(bal.directions, bal.selective, bal.base_accuracy, strict=False):
         assert (sel.successes, acc.successes, sel.n, acc.n) == (per_direction[d][0], per_direction[d][1],
                                                                per_direction[d][2], per_direction[d][2])
     rates = [per_direction[d][0] / per_direction[d][2] for d in bal.directions if per_direction[d][2]]
@@ -156,7 +156,7 @@ def test_frozen_policies_show_their_behaviour():
 # ------------------------------------------------------------------------------ paper 000 values
 
 def _letters(labels):
-    return [letter(m, x) for m, x in zip(MAPPINGS, labels)]
+    return [letter(m, x) for m, x in zip(MAPPINGS, labels, strict=False)]
 
 
 # Per world: (scoring kind, number of valid generated cells) -> slots; 48 slots per world.
@@ -178,17 +178,17 @@ def mapping_log():
     rng = np.random.default_rng(0)
     rows = []
     units = [(m, f"k{k:02d}") for m in ("model-1", "model-2") for k in range(24)]
-    for w, oracle in zip(WORLDS, REFERENCE):
+    for w, oracle in zip(WORLDS, REFERENCE, strict=False):
         slots = [spec for spec, n in MAPPING_SLOTS[w].items() for _ in range(n)]
         assert len(slots) == 48
         other = next(x for x in LABELS if x != oracle)
-        for (model, k), j in zip(units, rng.permutation(48)):
+        for (model, k), j in zip(units, rng.permutation(48), strict=False):
             kind, n_valid = slots[j]
             scoring = {"eq": _letters([oracle] * 6), "fixed": ["A"] * 6,
                        "mixed": _letters([other] + [oracle] * 5),
                        "invalid": _letters([other] + [oracle] * 5)[:5] + ["INVALID"]}[kind]
             generated = scoring[:n_valid] + ["INVALID"] * (6 - n_valid)
-            for m, s, g in zip(MAPPINGS, scoring, generated):
+            for m, s, g in zip(MAPPINGS, scoring, generated, strict=False):
                 rows += [(model, k, f"{w}:{m}:scoring", s), (model, k, f"{w}:{m}:generated", g)]
     return csv_log(rows, {k: REFERENCE for _, k in units})
 
@@ -235,8 +235,8 @@ def paired_log(clusters, outcomes, seed):
         b, t = direction
         wrong = next(x for x in LABELS if x not in direction)
         answers = {"selective": (b, t, b), "inert": (b, b, b), "wrong": (wrong, t, wrong)}
-        for (model, k, m, ro), j in zip(slots, rng.permutation(len(slots))):
-            for w, label in zip(WORLDS, answers[kinds[j]]):
+        for (model, k, m, ro), j in zip(slots, rng.permutation(len(slots)), strict=False):
+            for w, label in zip(WORLDS, answers[kinds[j]], strict=False):
                 rows.append((model, k, f"{w}:{m}:{ro}", letter(m, label)))
         oracles.update({k: (b, t, b) for k in names})
     return csv_log(rows, oracles)

@@ -4,10 +4,15 @@ import numpy as np
 import pytest
 
 from audit_core.errors import InputError
-from audit_core.identify import frozen_policy_class, estimand_values
+from audit_core.identify import estimand_values, frozen_policy_class
 from audit_core.measure import (
-    COMPOSITION, ENGINE_ESTIMANDS, bootstrap_intervals, cluster_bootstrap_weights, engine_estimands,
-    load_response_log, measure,
+    COMPOSITION,
+    ENGINE_ESTIMANDS,
+    bootstrap_intervals,
+    cluster_bootstrap_weights,
+    engine_estimands,
+    load_response_log,
+    measure,
 )
 from audit_core.sequential import wilson_interval
 from tests.measure.helpers import REFERENCE_ORACLE, frozen_units, log_bytes

@@ -2,8 +2,8 @@
 memory and time follow the rows, and the sparse aggregation equals the dense definition."""
 
 import time
-import warnings
 import tracemalloc
+import warnings
 
 import numpy as np
 import pandas as pd

@@ -50,7 +50,7 @@ def paper_like():
             for mapping, readout in contexts:
                 answers = patterns[order[slot]]
                 slot += 1
-                for world, label in zip(("base", "target", "sham"), answers):
+                for world, label in zip(("base", "target", "sham"), answers, strict=False):
                     response = X if label == X else letter(mapping, label)
                     lines.append(f"{model},k{k:02d},{world}:{mapping}:{readout},{response},{oracle[world]}")
     return measure(load_response_log("\n".join(lines).encode()), n_boot=500, seed=0)

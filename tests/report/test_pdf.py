@@ -17,7 +17,7 @@ from audit_core.report.safety import typst_string
 
 HOSTILE = ("#let x = 1", "$x^2$", "*bold*", "_emph_", "@ref", "<label>", "back\\slash", "close]",
            '"><img src=x onerror=alert(1)>', "group one = baseline", '#"quote" \\" end')
-FIXED = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
+FIXED = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
 VERSIONS = {"python": "3.x", "numpy": "n", "typst": "t"}
 
 

@@ -12,8 +12,18 @@ import pandas as pd
 import pytest
 
 from audit_core.report import (
-    Report, ReportChart, ReportSection, ReportTable, escape_markdown, json_safe, markdown_zip,
-    neutralise_cell, render_html, render_json, render_markdown, safe_csv_bytes,
+    Report,
+    ReportChart,
+    ReportSection,
+    ReportTable,
+    escape_markdown,
+    json_safe,
+    markdown_zip,
+    neutralise_cell,
+    render_html,
+    render_json,
+    render_markdown,
+    safe_csv_bytes,
 )
 from audit_core.views import charts
 
@@ -140,7 +150,7 @@ def test_spread_labels_keeps_labels_apart_and_in_order():
         placed = spread_labels(values, gap, low)
         assert min(placed) >= low - 1e-12
         ordered = sorted(placed)
-        assert all(b - a >= gap - 1e-9 for a, b in zip(ordered, ordered[1:]))
+        assert all(b - a >= gap - 1e-9 for a, b in zip(ordered, ordered[1:], strict=False))
         for i in range(len(values)):  # a higher line never gets a lower label
             for j in range(len(values)):
                 if values[i] > values[j]:
@@ -151,9 +161,9 @@ def test_spread_labels_keeps_labels_apart_and_in_order():
 def test_trajectory_end_and_stop_labels_do_not_collide():
     from audit_core.data.bundled import BUNDLED
     from audit_core.data.loader import load_audit_csv
+    from audit_core.sequential import MODEL_PROCESSES, AuditParams, replay
     from audit_core.views import sequential as views
     from audit_core.views.charts import LABEL_GAP_PX, TRAJECTORY_HEIGHT
-    from audit_core.sequential import MODEL_PROCESSES, AuditParams, replay
     data = load_audit_csv(BUNDLED["sdoh"].path)
     result = replay(data.scores, AuditParams.sdoh(), subgroups=data.subgroup_frame)
     spec = views.trajectory_spec(result, MODEL_PROCESSES, "sdoh")
@@ -165,24 +175,23 @@ def test_trajectory_end_and_stop_labels_do_not_collide():
     values = [r["log10_e"] for r in traj] + [np.log10(20)]
     gap = (max(values) - min(values)) * LABEL_GAP_PX / TRAJECTORY_HEIGHT
     ys = sorted(r["label_y"] for r in ends)
-    assert all(b - a >= gap * 0.999 for a, b in zip(ys, ys[1:]))
+    assert all(b - a >= gap * 0.999 for a, b in zip(ys, ys[1:], strict=False))
     # four model processes stop within the first 70 cases: their labels are stacked, one per line
     assert len(stops) == sum(s is not None for s in result.stops.values())
     early = sorted(r["label_y"] for r in stops if r["step"] < 100)
-    assert len(early) >= 2 and all(b - a >= gap * 0.999 for a, b in zip(early, early[1:]))
+    assert len(early) >= 2 and all(b - a >= gap * 0.999 for a, b in zip(early, early[1:], strict=False))
     assert {r["stop_label"] for r in stops} == {f"{p} t = {s}" for p, s in result.stops.items() if s}
 
 
 def test_point_labels_overlap_neither_each_other_nor_points():
-    from audit_core.views.charts import (POINT_LABEL_CHAR_PX, POINT_LABEL_LINE_PX, POINT_LABEL_PLOT,
-                                          place_point_labels)
+    from audit_core.views.charts import POINT_LABEL_CHAR_PX, POINT_LABEL_LINE_PX, POINT_LABEL_PLOT, place_point_labels
     rng = np.random.default_rng(3)
     x, y = rng.uniform(0, 1, 30), rng.uniform(0, 1, 30)
     texts = [f"subgroup {i}" for i in range(30)]
     spots = place_point_labels(x, y, texts, (0, 1), (0, 1), x, y)
     width, height = POINT_LABEL_PLOT
     boxes = []
-    for xv, text, spot in zip(x, texts, spots):
+    for xv, text, spot in zip(x, texts, spots, strict=False):
         if spot is None:
             continue
         label_y, side = spot
@@ -194,7 +203,7 @@ def test_point_labels_overlap_neither_each_other_nor_points():
     assert 5 <= len(boxes) < 30  # crowded: some labels are dropped, the rest placed
     overlap = lambda a, b: a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]  # noqa: E731
     assert not any(overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
-    dots = [(xv * width - 7, (1 - yv) * height - 7, xv * width + 7, (1 - yv) * height + 7) for xv, yv in zip(x, y)]
+    dots = [(xv * width - 7, (1 - yv) * height - 7, xv * width + 7, (1 - yv) * height + 7) for xv, yv in zip(x, y, strict=False)]
     assert not any(overlap(a, d) for a in boxes for d in dots)
 
 
@@ -205,7 +214,7 @@ def test_author_and_commentary_reach_every_format_as_plain_text():
     from audit_core.report.pdf import typst_source
     hostile = 'See *this* #set text(red) $x$ <script>alert(1)</script>'
     section = ReportSection("k", "Section", "src", summary=("one line",)).with_commentary(hostile)
-    report = Report("T", (section,), created=dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc), author="A. <b>Author</b>")
+    report = Report("T", (section,), created=dt.datetime(2026, 1, 1, tzinfo=dt.UTC), author="A. <b>Author</b>")
     html = render_html(report)
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "A. &lt;b&gt;Author&lt;/b&gt;" in html
     markdown = render_markdown(report)

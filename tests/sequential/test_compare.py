@@ -10,7 +10,12 @@ from audit_core.data.loader import load_audit_frame
 from audit_core.errors import InputError
 from audit_core.sequential import AuditParams, replay
 from audit_core.sequential.compare import (
-    NEWCOMBE, PAIRED_T, compare_runs, newcombe_paired_interval, paired_difference, paired_t_interval,
+    NEWCOMBE,
+    PAIRED_T,
+    compare_runs,
+    newcombe_paired_interval,
+    paired_difference,
+    paired_t_interval,
 )
 
 
@@ -42,7 +47,7 @@ def test_decisions_are_each_run_replayed_alone():
     a, b = (rng.random(200) < 0.95).astype(int), (rng.random(200) < 0.5).astype(int)
     params = AuditParams.gpqa()
     result = compare_runs(_run(ids, a), _run(ids, b), params)
-    for run_scores, decision in zip((a, b), result.decisions):
+    for run_scores, decision in zip((a, b), result.decisions, strict=False):
         alone = replay(run_scores.astype(float), params)
         assert decision.decision == alone.decision and decision.stop == alone.dual.stop
     assert result.decisions[1].decision == "failure mode found"

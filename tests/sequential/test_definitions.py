@@ -4,12 +4,19 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from audit_core.errors import InputError
 from audit_core.sequential import (
-    AUDITOR_PROCESSES, PROCESS_NAMES, AuditParams, EWAForecaster, ewaf_forecasts, log_evalues,
-    make_process, process_log_evalues,
+    AUDITOR_PROCESSES,
+    PROCESS_NAMES,
+    AuditParams,
+    EWAForecaster,
+    ewaf_forecasts,
+    log_evalues,
+    make_process,
+    process_log_evalues,
 )
 from audit_core.sequential.weights import changepoint_log_weights
 
@@ -28,7 +35,7 @@ def direct_forecasts(y, grid, q, eta):
         log_u = [eta * sum(math.log(p(y[i], g) / p(y[i], q)) for i in range(k)) for g in grid]
         top = max(log_u)
         u = [math.exp(v - top) for v in log_u]
-        out.append(sum(ui * g for ui, g in zip(u, grid)) / sum(u))
+        out.append(sum(ui * g for ui, g in zip(u, grid, strict=False)) / sum(u))
     return np.array(out)
 
 
@@ -47,7 +54,7 @@ def brute_force(name, y, params):
         gammas = direct_forecasts(y, grid, q, params.eta)
     else:
         gammas = np.full(len(y), params.q - params.delta if below else params.q + params.delta_aud)
-    log_l = np.array([math.log(p(v, g) / p(v, q)) for v, g in zip(y, gammas)])
+    log_l = np.array([math.log(p(v, g) / p(v, q)) for v, g in zip(y, gammas, strict=False)])
     n = len(y)
     out = np.empty(n)
     for t in range(1, n + 1):
@@ -121,7 +128,7 @@ def test_alternative_override_streaming_matches_vectorised_and_is_clipped():
     vectorised = log_evalues(y, params, alternatives=alternatives)
     for name in PROCESS_NAMES:
         process = make_process(name, params)
-        streamed = np.array([process.update(v, None if np.isnan(a) else a) for v, a in zip(y, alternatives)])
+        streamed = np.array([process.update(v, None if np.isnan(a) else a) for v, a in zip(y, alternatives, strict=False)])
         assert np.max(np.abs(streamed - vectorised[name])) < TOL, name
     # An override on the wrong side of q is clipped to q: a factor of exactly 1.
     process = make_process("LR-UI", params)

@@ -9,9 +9,19 @@ import pytest
 
 from audit_core.errors import InputError
 from audit_core.sequential import (
-    AUDIT_PASSED, FAILURE_FOUND, INCONCLUSIVE, PROCESS_NAMES, AuditParams, DualTest, Proportion,
-    confidence_sequence, dual_decision,
-    first_crossing, log_evalues, replay, wilson_interval,
+    AUDIT_PASSED,
+    FAILURE_FOUND,
+    INCONCLUSIVE,
+    PROCESS_NAMES,
+    AuditParams,
+    DualTest,
+    Proportion,
+    confidence_sequence,
+    dual_decision,
+    first_crossing,
+    log_evalues,
+    replay,
+    wilson_interval,
 )
 
 

@@ -12,8 +12,19 @@ import pytest
 
 from audit_core.errors import InputError
 from audit_core.sequential import (
-    AuditParams, DualTest, EWAForecaster, clip_alternative, dual_decision, ewaf_forecasts, first_crossing,
-    log_evalues, log_likelihood_ratio, lr_ui_log_evalues, make_process, process_log_evalues, replay,
+    AuditParams,
+    DualTest,
+    EWAForecaster,
+    clip_alternative,
+    dual_decision,
+    ewaf_forecasts,
+    first_crossing,
+    log_evalues,
+    log_likelihood_ratio,
+    lr_ui_log_evalues,
+    make_process,
+    process_log_evalues,
+    replay,
     wilson_interval,
 )
 

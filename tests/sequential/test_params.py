@@ -70,7 +70,9 @@ def test_alternatives_outside_the_clip_interval_are_refused(change, field):
 
 
 def test_clipping_never_crosses_q():
-    from hypothesis import given, settings, strategies as st
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
     from audit_core.sequential import clip_alternative
     from audit_core.sequential.likelihood import CLIP
 

@@ -11,8 +11,13 @@ import numpy as np
 import pytest
 
 from audit_core.sequential import (
-    AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParams, DualTest, log_evalues,
-    make_process, wilson_interval,
+    AUDITOR_PROCESSES,
+    MODEL_PROCESSES,
+    AuditParams,
+    DualTest,
+    log_evalues,
+    make_process,
+    wilson_interval,
 )
 from audit_core.sequential.dual import AUDIT_PASSED, FAILURE_FOUND
 

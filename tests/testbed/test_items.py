@@ -45,7 +45,7 @@ def test_items_follow_the_frozen_cells(clusters):
         for i in items:
             parts = parse_cell_id(i.cell, pc.axes)
             assert (i.world, i.mapping, i.readout) == (parts["world"], parts["mapping"], parts["readout"])
-            assert i.oracle == dict(zip(("base", "target", "sham"), c.labels))[i.world]
+            assert i.oracle == dict(zip(("base", "target", "sham"), c.labels, strict=False))[i.world]
             assert i.correct == letter(i.mapping, i.oracle)
             assert dict(i.options)[i.correct] == i.oracle and sorted(dict(i.options).values()) == sorted(LABELS)
             assert (i.edit is None) == (i.world == "base")

@@ -32,7 +32,7 @@ def least_model_by_enumeration(theory, literals):
     under every rule (the full literal set is one, so the intersection is over a non-empty family)."""
     least = set(literals)
     for bits in itertools.product((0, 1), repeat=len(literals)):
-        model = {x for x, b in zip(literals, bits) if b}
+        model = {x for x, b in zip(literals, bits, strict=False) if b}
         if not set(theory.facts) <= model:
             continue
         if all(r.head in model or not set(r.body) <= model for r in theory.rules):

@@ -3,8 +3,8 @@
 import pytest
 
 from audit_core.measure import COMPOSITION, load_response_log, measure
-from audit_core.views import measure as views
 from audit_core.report.document import Report, render_html
+from audit_core.views import measure as views
 
 
 @pytest.fixture(scope="module")
