@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from audit_core.analyses.common import plural
+from audit_core.analyses.common import Verdict, plural
+from audit_core.analyses.display import Displayed
 from audit_core.auditing import AUDITOR_FOR, BUNDLED_POOLS
 from audit_core.errors import InputError
 from audit_core.live import (
@@ -40,7 +41,7 @@ from audit_core.live.export import DEFAULT_SCORE_COLUMN
 from audit_core.live.session import DEFAULT_ANNOTATOR
 from audit_core.presets import DEFAULT_MODEL_PROCESS  # noqa: F401 (the page's default)
 from audit_core.report import ReportChart, ReportSection, ReportTable, safe_csv_bytes
-from audit_core.sequential import MODEL_PROCESSES
+from audit_core.sequential import FAILURE_FOUND, MODEL_PROCESSES
 from audit_core.views.charts import chart_spec, trajectory_chart
 
 LIVE_POOLS = tuple(BUNDLED_POOLS)
@@ -91,7 +92,7 @@ class LiveAuditView:
 
 
 @dataclass(frozen=True, repr=False)
-class LiveAction:
+class LiveAction(Displayed):
     """What one action on a live audit did, and where the audit stands after it.
 
     ``audit``: its settings (``LiveAudit.to_dict()``); ``status`` after the action; ``cases``:
@@ -123,6 +124,13 @@ class LiveAction:
             kind = "undone" if self.undone else ("skipped" if isinstance(self.record, SkipRecord) else "labelled")
             payload[kind] = record
         return payload
+
+    @property
+    def verdict(self) -> Verdict:
+        """Where the audit stands, in one line (shown first in a notebook)."""
+        status = self.status
+        tone = "neutral" if not status.stopped else ("bad" if status.decision == FAILURE_FOUND else "good")
+        return Verdict(tone, f"Audit {self.audit['audit_id']}: {_verdict(status)}.")
 
     def __repr__(self) -> str:
         return f"LiveAction(audit {self.audit['audit_id']}, {self.status!r})"

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from audit_core.analyses.common import Verdict
+from audit_core.analyses.display import Displayed
 from audit_core.analyses.sources import Source
 from audit_core.measure import ALL_MODELS, Measurement, measure
 from audit_core.measure.invariance import Invariance, measure_invariance
@@ -22,8 +23,8 @@ from audit_core.views import measure as views
 INTERVALS = views.INTERVALS
 
 
-@dataclass(frozen=True)
-class LogMeasurement:
+@dataclass(frozen=True, repr=False)
+class LogMeasurement(Displayed):
     """A measured response log.
 
     Attributes
@@ -49,6 +50,17 @@ class LogMeasurement:
     composition_chart: dict = field(repr=False)
     section: ReportSection = field(repr=False)
     verdict: Verdict
+
+    _key_table = "estimates_table"
+    _key_chart = "estimates_chart"
+
+    def to_dict(self) -> dict:
+        """The document ``measure --json`` prints: the engine's measurement and, when the log's layout
+        has a mapping axis, the invariance results."""
+        payload = self.result.to_dict()
+        if self.invariance is not None:  # paper 000 results 3-5 need a mapping axis
+            payload["invariance"] = self.invariance.to_dict()
+        return payload
 
 
 def _rate(estimate) -> str:

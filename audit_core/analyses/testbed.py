@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from audit_core.analyses.common import Verdict, plural
+from audit_core.analyses.display import Displayed
 from audit_core.errors import InputError
 from audit_core.report.document import ReportSection, ReportTable
 from audit_core.testbed import (
@@ -38,8 +39,8 @@ PREVIEW_ROWS = 200
 ALL_DIRECTIONS = tuple(direction_name(d) for d in DIRECTIONS)  # the six base → target directions  # items shown on the page; the downloads hold all of them
 
 
-@dataclass(frozen=True)
-class TestbedItems:
+@dataclass(frozen=True, repr=False)
+class TestbedItems(Displayed):
     """Generated items: ``clusters``, ``items``, the ``jsonl`` and ``inspect_jsonl`` texts (one
     item or Inspect AI sample per line), summary and preview tables, section and verdict."""
 
@@ -53,6 +54,17 @@ class TestbedItems:
     preview_table: pd.DataFrame = field(repr=False)
     section: ReportSection = field(repr=False)
     verdict: Verdict
+
+    _key_table = "summary_table"
+
+    def to_dict(self) -> dict:
+        """What ``testbed generate --json`` prints about the items (the command adds the files it wrote)."""
+        clusters = self.clusters
+        return {"clusters": len(clusters), "items": len(self.items), "seed": self.seed,
+                "params": self.params.validated().to_dict(),
+                "directions": dict(Counter(direction_name(c.direction) for c in clusters)),
+                "target_edits": dict(Counter(c.target_edit.kind for c in clusters)),
+                "sham_edits": dict(Counter(c.sham_edit.kind for c in clusters))}
 
 
 def _jsonl(records) -> str:
@@ -87,8 +99,8 @@ def generate_testbed(n_clusters: int, seed: int = 0, directions: Sequence[str] |
                         summary_table=summary, preview_table=preview, section=section, verdict=verdict)
 
 
-@dataclass(frozen=True)
-class TestbedCheck:
+@dataclass(frozen=True, repr=False)
+class TestbedCheck(Displayed):
     """An items file re-derived: the engine's :class:`~audit_core.testbed.CheckReport`, a table of
     the first mismatches, verdict."""
 
@@ -96,6 +108,12 @@ class TestbedCheck:
     report: CheckReport
     mismatch_table: pd.DataFrame = field(repr=False)
     verdict: Verdict
+
+    _key_table = "mismatch_table"
+
+    def to_dict(self) -> dict:
+        """The document ``testbed check --json`` prints."""
+        return {"items_file": self.name, **self.report.to_dict()}
 
 
 def check_testbed(data: bytes | str | Path, name: str = "items.jsonl") -> TestbedCheck:
