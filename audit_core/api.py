@@ -265,7 +265,7 @@ def measure_log(log: Any = "example", *, policies: Any = None, bootstrap: int = 
     log : a response-log CSV (path, bytes or data frame with ``model, cluster, cell, response`` and
         ``oracle``) or ``"example"``, the bundled synthetic log.
     policies : the policy class whose axes define the cells (default the frozen 36 cells).
-    bootstrap, seed : cluster-bootstrap replicates and seed; confidence : interval level.
+    bootstrap, seed : cluster-bootstrap replicates (0: Wilson intervals only) and seed; confidence : interval level.
 
     Returns ``LogMeasurement``: ``estimates_table``, ``composition_table``, ``estimates_chart``,
     ``verdict``; ``to_dict()`` is ``measure --json``.
@@ -279,7 +279,6 @@ def measure_log(log: Any = "example", *, policies: Any = None, bootstrap: int = 
     from audit_core import analyses
     if not 0.0 < confidence < 1.0:
         raise InputError(f"confidence: must lie strictly between 0 and 1, got {confidence}")
-    _at_least_one("bootstrap", bootstrap)
     layout = _policy(policies) if policies is not None else None
     if _is_source(log):
         source = log
@@ -562,7 +561,19 @@ def audit_new(pool: Any, *, strategy: str = "adaptive", process: str = "SR-LR-UI
               m: int | None = None, budget: int | None = None, n_init: int | None = None) -> LiveAction:
     """Start a live audit in the workspace database ``db`` (default ``$AUDIT_HOME/audits.sqlite``)
     on a bundled pool key, a CSV or an Inspect AI log path. Every event (proposal, label, skip,
-    undo) is stored in SQLite as it happens, so nothing is lost. ``.audit["audit_id"]`` names it."""
+    undo) is stored in SQLite as it happens, so nothing is lost.
+
+    Returns a ``LiveAction``; ``.audit["audit_id"]`` names the audit for the other ``audit_*`` calls.
+
+    Example
+    -------
+    >>> import audit_core, tempfile, pathlib
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "audits.sqlite"
+    >>> audit = audit_core.audit_new("sdoh", seed=7, db=db).audit["audit_id"]
+    >>> case = audit_core.audit_next(audit, annotator="ana", db=db).cases[0].case_id
+    >>> audit_core.audit_label(audit, case, 1, annotator="ana", db=db).status.n
+    1
+    """
     from audit_core.analyses import live
     from audit_core.auditing import AuditorConfig
     suspects = _names(suspect)
@@ -578,7 +589,11 @@ def audit_new(pool: Any, *, strategy: str = "adaptive", process: str = "SR-LR-UI
 
 
 def audit_next(audit: int, *, batch: int = 1, annotator: str | None = None, db: str | Path | None = None) -> LiveAction:
-    """The annotator's pending cases, else ``batch`` new ones chosen by the audit's strategy."""
+    """The annotator's pending cases, else ``batch`` new ones chosen by the audit's strategy.
+
+    Returns a ``LiveAction`` whose ``cases`` are the claimed cases (``case_id``, subgroup, text,
+    why it was chosen) and ``status`` where the audit stands; ``to_dict()`` is ``audit next --json``.
+    """
     from audit_core.analyses import live
     _at_least_one("batch", batch)
     return live.claim_cases(audit, _annotator(annotator), batch=batch, db=db)
@@ -586,38 +601,55 @@ def audit_next(audit: int, *, batch: int = 1, annotator: str | None = None, db: 
 
 def audit_label(audit: int, case_id: str, score: float, *, annotator: str | None = None,
                 db: str | Path | None = None) -> LiveAction:
-    """Record a label (1 correct, 0 incorrect, or a graded score in [0, 1]); both e-processes update."""
+    """Record a label of a claimed case (1 correct, 0 incorrect, or a graded score in [0, 1]); both
+    e-processes update at once and the label is in the database before this returns.
+
+    Returns a ``LiveAction`` (``record`` the label, ``status`` after it, ``upcoming`` the next case);
+    ``to_dict()`` is ``audit label --json``.
+    """
     from audit_core.analyses import live
     return live.record_label(audit, str(case_id), score, _annotator(annotator), db=db)
 
 
 def audit_skip(audit: int, case_id: str, reason: str, *, annotator: str | None = None,
                db: str | Path | None = None) -> LiveAction:
-    """Skip a proposed case with a reason: no label, nothing learned by the strategy."""
+    """Skip a proposed case with a reason: no label, nothing learned by the strategy, nothing counted
+    by the e-processes (the guarantee covers the pool only if skips do not depend on the answer).
+
+    Returns a ``LiveAction``; ``to_dict()`` is ``audit skip --json``.
+    """
     from audit_core.analyses import live
     return live.skip_case(audit, str(case_id), reason, _annotator(annotator), db=db)
 
 
 def audit_undo(audit: int, *, annotator: str | None = None, db: str | Path | None = None) -> LiveAction:
-    """Undo the last label or skip (only before the next case is proposed)."""
+    """Undo the last label or skip (only before the next case is proposed); the case is pending again.
+
+    Returns a ``LiveAction`` whose ``record`` is what was undone; ``to_dict()`` is ``audit undo --json``.
+    """
     from audit_core.analyses import live
     return live.undo_last_label(audit, _annotator(annotator), db=db)
 
 
 def audit_status(audit: int, *, db: str | Path | None = None) -> LiveAction:
-    """Where the audit stands: n, log E of both processes, decision and stop."""
+    """Where the audit stands: ``status`` has n, log E of both processes, the decision and its step.
+
+    Returns a ``LiveAction``; ``{**status.to_dict(), "audit": audit}`` is ``audit status --json``.
+    """
     from audit_core.analyses import live
     return live.live_audit_status(audit, db=db)
 
 
 def audit_list(*, db: str | Path | None = None) -> pd.DataFrame:
-    """The audits of the workspace, one row each."""
+    """The audits of the workspace ``db``: returns a data frame with one row per audit (id, pool,
+    strategy, process, seed, labels, skipped, created)."""
     from audit_core.analyses import live
     return live.live_audit_list(db)
 
 
 def audit_export(audit: int, out: str | Path, *, db: str | Path | None = None):
-    """Write the labelled cases as a recorded-run CSV (what :func:`replay` reads)."""
+    """Write the labelled cases of audit ``audit`` to ``out`` as a recorded-run CSV (what
+    :func:`replay` reads); returns the export's summary (path, number of cases)."""
     from audit_core.analyses import live
     return live.export_live_file(audit, out, db=db)
 
@@ -654,6 +686,9 @@ def write_report(out: str | Path, *results: Any, title: str = "Evaluation audit 
     PDF (typst), self-contained HTML, Markdown (``.md``, or ``.zip`` with chart images) or JSON,
     chosen by the suffix unless ``format`` is given.
 
+    Returns a ``WrittenReport`` (path, format, size, section titles, creation time); ``to_dict()``
+    is ``report --json``.
+
     Example
     -------
     >>> import audit_core
@@ -664,7 +699,8 @@ def write_report(out: str | Path, *results: Any, title: str = "Evaluation audit 
     out = Path(out)
     fmt = format or REPORT_FORMATS.get(out.suffix.lower())
     if fmt not in set(REPORT_FORMATS.values()):
-        raise InputError(f"{out}: unknown format {fmt or out.suffix!r}; use .html, .md, .zip, .json or .pdf")
+        raise InputError(f"out: {out}: unknown suffix {out.suffix!r}; use .html, .md, .zip, .json or .pdf "
+                         "(or give the format)")
     sections = []
     for result in results:
         section = getattr(result, "section", None)
@@ -672,7 +708,7 @@ def write_report(out: str | Path, *results: Any, title: str = "Evaluation audit 
             raise InputError(f"write_report: {type(result).__name__} has no report section")
         sections.append(section)
     if out.parent and not out.parent.exists():
-        raise InputError(f"{out}: the folder {out.parent} does not exist")
+        raise InputError(f"out: {out}: the folder {out.parent} does not exist")
     report = Report(title, tuple(sections))
     try:
         if fmt == "html":
@@ -688,6 +724,6 @@ def write_report(out: str | Path, *results: Any, title: str = "Evaluation audit 
             out.write_text(render_json(report), encoding="utf-8")
         size = out.stat().st_size
     except OSError as exc:
-        raise InputError(f"{out}: cannot write the report ({exc.strerror or type(exc).__name__})") from None
+        raise InputError(f"out: {out}: cannot write the report ({exc.strerror or type(exc).__name__})") from None
     return WrittenReport(out=str(out), format=fmt, bytes=size, sections=tuple(s.title for s in sections),
                          created_utc=report.created.isoformat())

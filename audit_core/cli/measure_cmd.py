@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from audit_core import analyses
+from audit_core import api
 from audit_core.cli import emit
 from audit_core.cli.identify_cmd import policy_source
 
@@ -29,11 +29,8 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     layout = policy_source(args.policies) if args.policies else None
-    log = analyses.response_log_source(args.log, policy=layout)
-    view = analyses.measure_log(log, n_boot=args.bootstrap, seed=args.seed, confidence=args.confidence)
-    payload = view.result.to_dict()
-    if view.invariance is not None:  # paper 000 results 3-5 need a mapping axis
-        payload["invariance"] = view.invariance.to_dict()
+    payload = api.measure_log(args.log, policies=layout, bootstrap=args.bootstrap, seed=args.seed,
+                              confidence=args.confidence).to_dict()
     if not args.json and not args.units:
         payload = {**payload, "units": []}
     emit(payload, args.json, render_text)

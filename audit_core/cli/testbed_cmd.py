@@ -9,13 +9,12 @@ hold, 1 on any mismatch, 2 on a malformed file.
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
-from audit_core import analyses
+from audit_core import api
 from audit_core.cli import emit
 from audit_core.errors import InputError
-from audit_core.testbed import DEFAULT_VOCABULARY, GeneratorParams, direction_name
+from audit_core.testbed import DEFAULT_VOCABULARY, GeneratorParams
 
 # The engine names the role of a bad value; the CLI adds the flag that set it.
 FLAG_OF = {"direction": "--directions", "number of clusters": "--clusters", "seed": "--seed", "generator depth": "--depth",
@@ -64,24 +63,14 @@ def _list(text: str | None, flag: str) -> list[str] | None:
 
 def run_generate(args) -> int:
     try:
-        view = analyses.generate_testbed(args.clusters, args.seed, _list(args.directions, "--directions"),
-                                         args.depth, args.distractors, _list(args.vocabulary, "--vocabulary"))
+        view = api.generate_testbed(args.clusters, seed=args.seed, directions=_list(args.directions, "--directions"),
+                                    depth=args.depth, distractors=args.distractors,
+                                    vocabulary=_list(args.vocabulary, "--vocabulary"), out=args.out,
+                                    inspect=args.inspect)
     except InputError as exc:
         flag = next((f for prefix, f in FLAG_OF.items() if str(exc).startswith(prefix)), None)
         raise InputError(f"{flag}: {exc}" if flag else str(exc)) from None
-    try:
-        Path(args.out).write_text(view.jsonl, encoding="utf-8")
-        if args.inspect:
-            Path(args.inspect).write_text(view.inspect_jsonl, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"--out/--inspect: cannot write ({exc})") from None
-    clusters = view.clusters
-    payload = {"clusters": len(clusters), "items": len(view.items), "seed": args.seed,
-               "params": view.params.validated().to_dict(), "out": args.out, "inspect": args.inspect,
-               "directions": dict(Counter(direction_name(c.direction) for c in clusters)),
-               "target_edits": dict(Counter(c.target_edit.kind for c in clusters)),
-               "sham_edits": dict(Counter(c.sham_edit.kind for c in clusters))}
-    emit(payload, args.json, _render_generate)
+    emit({**view.to_dict(), "out": args.out, "inspect": args.inspect}, args.json, _render_generate)
     return 0
 
 
@@ -97,9 +86,9 @@ def _render_generate(payload: dict) -> str:
 
 
 def run_check(args) -> int:
-    report = analyses.check_testbed(Path(args.items)).report
-    emit({"items_file": args.items, **report.to_dict()}, args.json, _render_check)
-    return 0 if report.ok else 1
+    view = api.check_testbed(Path(args.items))
+    emit(view.to_dict(), args.json, _render_check)
+    return 0 if view.report.ok else 1
 
 
 def _render_check(payload: dict) -> str:
