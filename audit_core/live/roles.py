@@ -118,9 +118,13 @@ def require(who: Identity | str, action: str) -> Identity:
     """``who`` as an Identity, or PermissionDenied when its role does not allow ``action``."""
     who = as_identity(who)
     if not allows(who.role, action):
-        raise PermissionDenied(f"{who.name} is a {who.role}: a {who.role} may not {_WHAT[action]} "
+        raise PermissionDenied(f"{who.name} is {_a(who.role)}: {_a(who.role)} may not {_WHAT[action]} "
                                f"(that needs the {ACTIONS[action]} role; the operator assigns roles)")
     return who
+
+
+def _a(role: str) -> str:
+    return f"{'an' if role[0] in 'aeiou' else 'a'} {role}"
 
 
 def require_undo(who: Identity | str, labeller: str) -> Identity:

@@ -45,7 +45,9 @@ def test_a_full_audit_through_the_command_line(tmp_path, capsys):
     assert listed["audits"][0]["labels"] == 53
     out = tmp_path / "run.csv"
     exported = _json(capsys, ["audit", "export", "--audit", audit_id, "--out", str(out)] + db)
-    assert exported["n"] == 53 and out.read_bytes() == open("data/recorded_run.csv", "rb").read()
+    lines = out.read_text(encoding="utf-8").splitlines()   # the recorded run, plus who labelled
+    assert exported["n"] == 53 and {line.rsplit(",", 2)[1:] == ["ann", "false"] for line in lines[1:]} == {True}
+    assert "".join(line.rsplit(",", 2)[0] + "\n" for line in lines).encode() == open("data/recorded_run.csv", "rb").read()
     replayed = _json(capsys, ["replay", str(out), "--style", "sdoh"])
     assert replayed["decision"]["decision"] == status["decision"] and replayed["decision"]["stop"] == 53
 
