@@ -95,6 +95,7 @@ class LiveAuditView:
     every label received (step, case, score, annotator, signed in, time, phase, log E after it);
     ``skips``: every case skipped without a label (case, reason, annotator, signed in, time,
     phase); ``by_annotator``: who labelled and skipped how many cases (:func:`annotator_counts`);
+    ``undoable``: the label or skip an undo would cancel now (None when none can be undone);
     ``trajectory``: Vega-Lite spec of log10 E of both processes against 1/alpha (None before the
     first counted label); ``section``: the Report page's section; ``verdict``: one line.
     """
@@ -107,6 +108,7 @@ class LiveAuditView:
     labels: pd.DataFrame
     skips: pd.DataFrame
     by_annotator: pd.DataFrame
+    undoable: LabelRecord | SkipRecord | None
     trajectory: dict | None
     section: ReportSection
     verdict: str
@@ -458,7 +460,8 @@ def _view(audit: LiveAudit, annotator: Identity | str | None, claim: bool) -> Li
     return LiveAuditView(audit=settings, status=status, current=tuple(current),
                          case_tables=tuple(_case_table(audit, p.row) for p in current),
                          reasons=tuple(PHASE_REASONS.get(p.phase, p.phase) for p in current), labels=table,
-                         skips=skipped, by_annotator=by_annotator, trajectory=spec, section=section, verdict=verdict)
+                         skips=skipped, by_annotator=by_annotator,
+                         undoable=audit.last_resolved(), trajectory=spec, section=section, verdict=verdict)
 
 
 def _who_line(by_annotator: pd.DataFrame) -> str:

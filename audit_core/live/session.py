@@ -347,6 +347,11 @@ class LiveAudit:
         """Every effective skip in the order received."""
         return tuple(self._current().skipped.values())
 
+    def last_resolved(self) -> LabelRecord | SkipRecord | None:
+        """The label or skip an undo would cancel now (None when nothing can be undone)."""
+        state = self._current()
+        return state.resolved[-1] if state.can_undo and state.resolved else None
+
     def pending(self, annotator: Identity | str | None = None) -> tuple[LiveProposal, ...]:
         annotator = None if annotator is None else as_identity(annotator).name
         state = self._current()
