@@ -236,7 +236,8 @@ audit_id = choose_audit(who)
 if not sign_in:
     who = typed_name()
 elif who is not None:
-    st.caption(f"Signed in as **{_shared.plain(who.name)}** ({who.role}): every label records this identity.")
+    st.caption(f"Signed in as **{_shared.plain(who.name)}** ({who.role})"
+               + (": every label records this identity." if _may(who, "label") else "."))
 if audit_id is None:
     st.caption("Start or resume an audit above.")
 elif who is None and not sign_in:
