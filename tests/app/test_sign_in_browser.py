@@ -34,7 +34,8 @@ import pytest
 from audit_core.live import LiveAudit, connect, store
 from tests.app.test_browser import ROOT, _healthy, browser, free_port  # noqa: F401  (browser is a fixture)
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser,   # the provider package and Authlib warn about their own deprecations
+              pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 OWNER, ANN, BOB, VIC, DORA = ("owner@example.org", "ann@example.org", "bob@example.org", "vic@example.org",
                               "dora@example.org")
 
