@@ -206,3 +206,59 @@ def test_labels_record_verified_for_a_sign_in_and_self_declared_for_a_name(audit
     (second,) = audit.next(ann)
     audit.label(second.case_id, 0, ann)
     assert [(r.annotator, r.verified) for r in audit.labels()] == [("typed name", False), ("ann@x.org", True)]
+
+
+# -- the use-case layer (what the page and the command line call) ----------------------------------
+
+def test_export_replay_handoff_and_event_log_are_owners_only(tmp_path):
+    from audit_core.analyses import live
+
+    db = tmp_path / "w.sqlite"
+    audit_id = live.start_live_audit("gpqa:large", "stratified", "LR", db=db, n_init=2,
+                                     who=person("o@x.org", "owner")).audit["audit_id"]
+    ann = person("ann@x.org", "annotator")
+    (case,) = live.claim_cases(audit_id, ann, db=db).cases
+    live.record_label(audit_id, case.case_id, 1, ann, db=db)
+    for call in (lambda who: live.export_live_csv(audit_id, db=db, who=who),
+                 lambda who: live.replay_handoff(audit_id, db=db, who=who),
+                 lambda who: live.export_live_file(audit_id, tmp_path / "x.csv", db=db, who=who),
+                 lambda who: live.live_event_log(audit_id, who, db=db)):
+        with pytest.raises(PermissionDenied, match="annotator may not"):
+            call(ann)
+        assert call(person("o@x.org", "owner")) is not None
+    log = live.live_event_log(audit_id, person("o@x.org", "owner"), db=db)
+    assert log[["kind", "annotator", "signed in", "identity", "issuer"]].values.tolist() == [
+        ["proposed", "ann@x.org", True, "signed-in", ISS], ["labelled", "ann@x.org", True, "signed-in", ISS]]
+    csv = live.export_live_csv(audit_id, db=db, who=person("o@x.org", "owner")).decode().splitlines()
+    assert csv[0].endswith(",annotator,annotator_verified") and csv[1].endswith(",ann@x.org,true")
+
+
+def test_a_viewers_view_claims_nothing_and_who_labelled_counts_people(tmp_path):
+    from audit_core.analyses import live
+
+    db = tmp_path / "w.sqlite"
+    audit_id = live.start_live_audit("gpqa:large", "stratified", "LR", db=db, n_init=2).audit["audit_id"]
+    view = live.live_audit_view(audit_id, person("v@x.org", "viewer"), claim=True, db=db)
+    assert view.current == () and view.status.pending == ()
+    for who in (person("ann@x.org", "annotator"), person("ann@x.org", "annotator"), "typed"):
+        (case,) = live.claim_cases(audit_id, who, db=db).cases
+        live.record_label(audit_id, case.case_id, 1, who, db=db)
+    view = live.live_audit_view(audit_id, db=db)
+    assert view.by_annotator.values.tolist() == [["ann@x.org", True, 2, 0], ["typed", False, 1, 0]]
+    assert "2 people labelled or skipped cases: 1 signed in, the other names self-declared." in view.section.summary
+    assert [t.caption for t in view.section.tables][:2] == ["Labels in the order received", "Who labelled how many cases"]
+
+
+def test_the_who_labelled_table_renders_in_the_report_with_names_escaped(tmp_path):
+    from audit_core.analyses import live
+    from audit_core.report.document import table_html, table_markdown
+    from audit_core.report.pdf import table_typst
+
+    db = tmp_path / "w.sqlite"
+    audit_id = live.start_live_audit("gpqa:large", "stratified", "LR", db=db, n_init=2).audit["audit_id"]
+    name = "<b>*Eve*</b> #x"
+    (case,) = live.claim_cases(audit_id, name, db=db).cases
+    live.record_label(audit_id, case.case_id, 1, name, db=db)
+    (table,) = [t for t in live.live_audit_view(audit_id, db=db).section.tables if t.caption.startswith("Who")]
+    assert "<b>" not in table_html(table.frame) and "&lt;b&gt;" in table_html(table.frame)
+    assert "*Eve*" not in table_markdown(table.frame) and "Eve" in table_typst(table.frame)
