@@ -159,3 +159,16 @@ def test_without_an_auth_section_the_page_is_single_user_and_names_are_self_decl
     (label,) = _engine().labels()
     assert (label.annotator, label.verified) == ("Ada", False)
     assert store.read_events(_engine().conn, 1)[-1].source == "declared"
+
+
+def test_without_sign_in_on_a_reachable_address_the_sidebar_says_anyone_can_label():
+    from streamlit import config
+
+    before = config.get_option("server.address")
+    config.set_option("server.address", "0.0.0.0")
+    try:
+        at = _sidebar(None, auth=False)
+    finally:
+        config.set_option("server.address", before)
+    assert [w.value for w in at.warning] and "anyone who can reach it can label" in at.warning[0].value
+    assert "Single-user mode" not in _texts(at)
