@@ -210,7 +210,8 @@ def start_live_audit(pool: str, strategy: str = "adaptive", process: str = "SR-L
                      content: bytes | None = None, db=None, **settings) -> LiveAction:
     """Create an audit of a bundled pool key, a CSV or Inspect AI log path, or uploaded bytes
     (``content``). ``settings``: :meth:`LiveAudit.create`'s (``style``, ``roles``, ``truth``,
-    ``config``, parameter overrides such as ``q``, ``alpha``, ``m``, ``budget``)."""
+    ``config``, ``who``: the creator, refused unless an owner; parameter overrides such as ``q``,
+    ``alpha``, ``m``, ``budget``)."""
     audit = LiveAudit.create(connect(db), pool, strategy=strategy, process=process, seed=int(seed), content=content,
                              **settings)
     return LiveAction(audit=audit.to_dict(), status=audit.status())
