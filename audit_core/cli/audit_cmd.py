@@ -17,6 +17,11 @@ for a reason (unreadable, out of scope, ...); it is kept and listed, and undone 
 ``--pool`` takes a CSV or an Inspect AI log (``.eval`` / ``.json``: one case per model output).
 Every action goes through :mod:`audit_core.analyses.live`, as the Live audit page does. Exit 0
 success, 2 bad input (a case id not in the pool, already labelled or not proposed, a bad score, ...).
+
+Who acts (issue 23): events record the operating-system user running the command (marked
+``os-user``), or the name given by ``--annotator`` / ``$AUDIT_ANNOTATOR`` (marked ``declared``);
+neither is verified, and the command line has every right (whoever runs it can write the
+workspace file anyway). Only a sign-in on the dashboard records a verified identity.
 """
 
 from __future__ import annotations
@@ -50,8 +55,14 @@ def _common(parser, audit: bool = True) -> None:
 
 
 def _annotator(parser) -> None:
-    parser.add_argument("--annotator", default=os.environ.get("AUDIT_ANNOTATOR") or live.DEFAULT_ANNOTATOR,
-                        metavar="NAME", help="who labels (default $AUDIT_ANNOTATOR, else 'annotator')")
+    parser.add_argument("--annotator", default=os.environ.get("AUDIT_ANNOTATOR") or None, metavar="NAME",
+                        help="who labels, recorded as self-declared (default $AUDIT_ANNOTATOR, else the "
+                             "operating-system user)")
+
+
+def _who(args) -> live.Identity:
+    """The identity events record: a given name (self-declared), else the OS user."""
+    return live.declared(args.annotator) if args.annotator else live.os_user()
 
 
 def register(subparsers) -> None:
@@ -160,11 +171,12 @@ def _case_lines(cases: list[dict], heading: str) -> list[str]:
 
 
 def run_next(args) -> int:
-    payload = live.claim_cases(args.audit, args.annotator, batch=args.batch, db=args.db).to_dict()
+    who = _who(args)
+    payload = live.claim_cases(args.audit, who, batch=args.batch, db=args.db).to_dict()
 
     def text(p: dict) -> str:
         if p["cases"]:
-            lines = _case_lines(p["cases"], f"proposed to {args.annotator}:")
+            lines = _case_lines(p["cases"], f"proposed to {who.name}:")
             if len(p["cases"]) > 1:   # one line to paste: inspect eval TASK --sample-id ID,ID,...
                 ids = dict.fromkeys(c["case_id"].split("#")[0] for c in p["cases"])
                 lines.append(f"sample ids: {','.join(ids)}")
@@ -184,19 +196,19 @@ def _resolved_text(p: dict) -> str:
 
 
 def run_label(args) -> int:
-    action = live.record_label(args.audit, args.case_id, args.score, args.annotator, db=args.db)
+    action = live.record_label(args.audit, args.case_id, args.score, _who(args), db=args.db)
     emit(action.to_dict(), args.json, _resolved_text)
     return 0
 
 
 def run_skip(args) -> int:
-    action = live.skip_case(args.audit, args.case_id, args.reason, args.annotator, db=args.db)
+    action = live.skip_case(args.audit, args.case_id, args.reason, _who(args), db=args.db)
     emit(action.to_dict(), args.json, _resolved_text)
     return 0
 
 
 def run_undo(args) -> int:
-    payload = live.undo_last_label(args.audit, args.annotator, db=args.db).to_dict()
+    payload = live.undo_last_label(args.audit, _who(args), db=args.db).to_dict()
 
     def text(p: dict) -> str:
         record = p["undone"]
