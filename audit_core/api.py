@@ -548,9 +548,13 @@ def combine(runs: Sequence[Any], *, level: float = 0.05, side: str = "model", at
 
 # ------------------------------------------------------------------------------ live audits
 
-def _annotator(annotator: str | None) -> str:
+def _annotator(annotator: Any) -> Any:
+    """Who acts, as the command line records it: a name given here is self-declared, none means the
+    operating-system user; a signed-in identity (``live.Identity``) passes as it is."""
     from audit_core.analyses import live
-    return annotator or live.DEFAULT_ANNOTATOR
+    if annotator is None:
+        return live.os_user()
+    return live.declared(annotator) if isinstance(annotator, str) else annotator
 
 
 def audit_new(pool: Any, *, strategy: str = "adaptive", process: str = "SR-LR-UI", seed: int = 0,
@@ -588,7 +592,7 @@ def audit_new(pool: Any, *, strategy: str = "adaptive", process: str = "SR-LR-UI
                                  truth=truth_column, q=q, alpha=alpha, m=m, budget=budget, n_init=n_init)
 
 
-def audit_next(audit: int, *, batch: int = 1, annotator: str | None = None, db: str | Path | None = None) -> LiveAction:
+def audit_next(audit: int, *, batch: int = 1, annotator: Any = None, db: str | Path | None = None) -> LiveAction:
     """The annotator's pending cases, else ``batch`` new ones chosen by the audit's strategy.
 
     Returns a ``LiveAction`` whose ``cases`` are the claimed cases (``case_id``, subgroup, text,
@@ -599,7 +603,7 @@ def audit_next(audit: int, *, batch: int = 1, annotator: str | None = None, db: 
     return live.claim_cases(audit, _annotator(annotator), batch=batch, db=db)
 
 
-def audit_label(audit: int, case_id: str, score: float, *, annotator: str | None = None,
+def audit_label(audit: int, case_id: str, score: float, *, annotator: Any = None,
                 db: str | Path | None = None) -> LiveAction:
     """Record a label of a claimed case (1 correct, 0 incorrect, or a graded score in [0, 1]); both
     e-processes update at once and the label is in the database before this returns.
@@ -611,7 +615,7 @@ def audit_label(audit: int, case_id: str, score: float, *, annotator: str | None
     return live.record_label(audit, str(case_id), score, _annotator(annotator), db=db)
 
 
-def audit_skip(audit: int, case_id: str, reason: str, *, annotator: str | None = None,
+def audit_skip(audit: int, case_id: str, reason: str, *, annotator: Any = None,
                db: str | Path | None = None) -> LiveAction:
     """Skip a proposed case with a reason: no label, nothing learned by the strategy, nothing counted
     by the e-processes (the guarantee covers the pool only if skips do not depend on the answer).
@@ -622,7 +626,7 @@ def audit_skip(audit: int, case_id: str, reason: str, *, annotator: str | None =
     return live.skip_case(audit, str(case_id), reason, _annotator(annotator), db=db)
 
 
-def audit_undo(audit: int, *, annotator: str | None = None, db: str | Path | None = None) -> LiveAction:
+def audit_undo(audit: int, *, annotator: Any = None, db: str | Path | None = None) -> LiveAction:
     """Undo the last label or skip (only before the next case is proposed); the case is pending again.
 
     Returns a ``LiveAction`` whose ``record`` is what was undone; ``to_dict()`` is ``audit undo --json``.

@@ -77,7 +77,7 @@ def _attribute_calls(function: ast.FunctionDef, owner: str) -> set[str]:
 
 
 API_COMMANDS = ("identify_cmd", "measure_cmd", "replay_cmd", "simulate_cmd", "report_cmd", "compare_cmd",
-                "combine_cmd", "plan_cmd", "testbed_cmd")
+                "combine_cmd", "plan_cmd", "testbed_cmd", "audit_cmd")
 
 
 @pytest.mark.parametrize("name", API_COMMANDS)
