@@ -129,24 +129,30 @@ def _inspect_response(sample: dict, letters: set[str]) -> tuple[str, str | None]
     return NON_ANSWER, text
 
 
-def inspect_rows(header: dict, samples: list[dict], name: str) -> _Rows:
-    """Rows of a read Inspect log (module docstring)."""
+def inspect_rows(header: dict, samples, name: str) -> _Rows:
+    """Rows of a read Inspect log (module docstring); ``samples`` may be an iterator."""
     rows = _Rows(name, "Inspect AI")
-    if not samples:
-        raise InputError(f"{name}: the Inspect log has no samples")
     spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
     model = str(spec.get("model") or "").strip() or Path(name).stem
-    epochs = sorted({int(s.get("epoch", 1) or 1) for s in samples})
-    for sample in samples:
+    epochs = []
+    for sample in samples:  # an iterator over a .eval archive: one parsed sample at a time
         meta = _metadata(sample, "metadata", name, f"sample {sample.get('id')!r}")
         _tag(meta, rows)
-        who = model if len(epochs) == 1 else f"{model} [epoch {int(sample.get('epoch', 1) or 1)}]"
         response, raw = _inspect_response(sample, _letters_of(meta, len(sample.get("choices") or [])))
         errored = bool(sample.get("error")) and not raw
-        rows.rows.append((who, meta["cluster"], meta["cell"], _count(rows, who, response, raw, errored), meta["oracle"]))
+        epochs.append(int(sample.get("epoch", 1) or 1))
+        rows.rows.append((model, meta["cluster"], meta["cell"], response, meta["oracle"], raw, errored))
+    if not rows.rows:
+        raise InputError(f"{name}: the Inspect log has no samples")
+    several = len(set(epochs)) > 1
+    final = []
+    for (who, cluster, cell, response, oracle, raw, errored), epoch in zip(rows.rows, epochs, strict=True):
+        who = f"{who} [epoch {epoch}]" if several else who
+        final.append((who, cluster, cell, _count(rows, who, response, raw, errored), oracle))
+    rows.rows = final
     task = spec.get("task", "?")
-    rows.notes.append(f"{name}: Inspect AI log of task {task!r}, model {model!r}, {len(samples)} sample(s)"
-                      + (f", {len(epochs)} epochs (one model per epoch)" if len(epochs) > 1 else ""))
+    rows.notes.append(f"{name}: Inspect AI log of task {task!r}, model {model!r}, {len(final)} sample(s)"
+                      + (f", {len(set(epochs))} epochs (one model per epoch)" if several else ""))
     return rows
 
 
@@ -239,7 +245,7 @@ def _lmeval_runs(directory: Path) -> list[tuple[str, list, dict | None, list]]:
 
 def _read_one(item, name: str | None) -> list[_Rows] | bytes:
     """The rows of one evaluation log (a list, one per lm-eval run), or the bytes of a CSV."""
-    from audit_core.data.inspect_log import read_eval_archive, read_json_log
+    from audit_core.data.inspect_log import iter_eval_archive, read_json_log
     from audit_core.data.sources import CSV, INSPECT_EVAL, LMEVAL_SAMPLES, detect_kind
     if isinstance(item, (str, os.PathLike)) and Path(item).is_dir():
         out = []
@@ -254,7 +260,7 @@ def _read_one(item, name: str | None) -> list[_Rows] | bytes:
         return raw
     if kind == LMEVAL_SAMPLES:
         return [lmeval_rows([(display, parsed)], None, display, Path(display).parent.name or "lm-eval model")]
-    header, samples = read_eval_archive(raw, display) if kind == INSPECT_EVAL else read_json_log(parsed, display)
+    header, samples = iter_eval_archive(raw, display) if kind == INSPECT_EVAL else read_json_log(parsed, display)
     return [inspect_rows(header, samples, display)]
 
 
