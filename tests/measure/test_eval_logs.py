@@ -17,7 +17,7 @@ import pytest
 from audit_core import analyses
 from audit_core.errors import InputError
 from audit_core.measure import measure
-from audit_core.testbed.tasks import testbed_tag
+from audit_core.testbed import tasks
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "testbed"
@@ -110,14 +110,19 @@ def test_inspect_target_inertia_is_all_target_inertia():
     assert composition == {**{k: 0 for k in composition}, "target inertia": 24 * 12}
 
 
-@pytest.mark.parametrize("name", ["lmeval_mixture", "lmeval_ideal"])
-def test_lmeval_round_trip_gives_the_rates_the_policy_implies(name):
-    log = load(FIXTURES / name).value
-    assert log.models == (f"policy-lm/{name.removeprefix('lmeval_')}",)
+def test_lmeval_round_trip_gives_the_rates_the_mixture_implies():
+    log = load(FIXTURES / "lmeval_mixture").value
+    assert log.models == ("policy-lm/mixture",)
     assert len(log.clusters) == 24 and log.observed.all()
-    expected = implied_counts(DESIGN["logs"][name])
+    design = DESIGN["logs"]["lmeval_mixture"]
+    expected = implied_counts(design)
     got = measured_counts(log)
     assert {k: got[k] for k in expected} == expected
+    # Unit by unit: each cluster's estimands are those of the policy that answered it.
+    for unit in measure(log, n_boot=0).units:
+        implied = implied_counts({unit.cluster: design[unit.cluster]})
+        assert (unit.static_correctness, unit.local_response, unit.tau_full) == tuple(
+            implied[k][0] for k in ("static_correctness", "local_response", "tau_full"))
 
 
 def test_lmeval_samples_files_read_like_their_folder():
@@ -140,7 +145,7 @@ def test_fixture_logs_hold_the_items_the_generator_makes_today():
     # The tags in the logs are those of the clusters regenerated now: same seed, same problems.
     t = DESIGN["testbed"]
     view = analyses.generate_testbed(t["clusters"], t["seed"], depth=t["depth"], distractors=t["distractors"])
-    tags = testbed_tag(t["seed"], view.clusters)
+    tags = tasks.testbed_tag(t["seed"], view.clusters)
     from audit_core.measure.eval_logs import _read_one
     (rows,) = _read_one(str(FIXTURES / "inspect_ideal.eval"), None)
     assert rows.tags == {c: (v["seed"], v["cluster_key"]) for c, v in tags.items()}
