@@ -7,7 +7,8 @@ members, each Zstandard-compressed (zip method 93) in a ZIP64 archive (more than
 as inspect-ai writes it). The fixture's 864 samples are repeated under new cluster names
 (each copy keeps its testbed tag, with a cluster fingerprint of its own) up to ``--samples``.
 
-Timed in one process, each with its peak traced memory (tracemalloc):
+Each reader runs in a fresh process (time after the imports; peak resident memory, and what
+reading added to the imported interpreter):
 
 * measure: ``analyses.response_log_source(path)`` + ``measure`` (no bootstrap): the rows read
   one sample at a time, then the response-log checks and the estimates;
@@ -23,10 +24,10 @@ import argparse
 import io
 import json
 import struct
+import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 import zipfile
 import zlib
 from pathlib import Path
@@ -93,24 +94,41 @@ def synthetic_log(path: Path, n_samples: int) -> int:
     return len(samples)
 
 
-def timed(fn):
-    tracemalloc.start()
-    start = time.perf_counter()
-    value = fn()
-    seconds = time.perf_counter() - start
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return value, seconds, peak / 2**20
+CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+from audit_core import analyses
+from audit_core.data.sources import load_audit_source
+from audit_core.measure import measure
+path, which = {path!r}, {which!r}
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
+if which == "measure":
+    log = analyses.response_log_source(path).value
+    result = measure(log, n_boot=0)
+    tau = result.pooled.estimate("tau_full")
+    detail = {{"observed": int(log.observed.sum()), "units": log.n_units, "tau": [tau.successes, tau.n]}}
+else:
+    data = load_audit_source(path, score="testbed", subgroups=())
+    detail = {{"observed": len(data.scores)}}
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({{"seconds": seconds, "peak_mb": peak / 1024, "baseline_mb": before / 1024, **detail}}))
+"""
+
+
+def timed(path: Path, which: str) -> dict:
+    """Time and peak resident memory of one reader in a fresh process (imports excluded from the
+    time; ``peak_mb - baseline_mb`` is what the reading added to the imported interpreter)."""
+    code = CHILD.format(root=str(ROOT), path=str(path), which=which)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=100_000)
     args = parser.parse_args()
-    from audit_core import analyses
-    from audit_core.data.sources import load_audit_source
-    from audit_core.measure import measure
-
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.eval"
         start = time.perf_counter()
@@ -118,24 +136,23 @@ def main() -> None:
         made = time.perf_counter() - start
         size_mb = path.stat().st_size / 2**20
 
-        def run_measure():
-            log = analyses.response_log_source(str(path)).value
-            return log, measure(log, n_boot=0)
-
-        (log, result), m_seconds, m_peak = timed(run_measure)
-        data, r_seconds, r_peak = timed(lambda: load_audit_source(str(path), score="testbed", subgroups=()))
-    assert int(log.observed.sum()) == args.samples and len(data.scores) == args.samples
-    tau = result.pooled.estimate("tau_full")
+        m = timed(path, "measure")
+        r = timed(path, "replay")
+    assert m["observed"] == args.samples and r["observed"] == args.samples
+    m_add, r_add = m["peak_mb"] - m["baseline_mb"], r["peak_mb"] - r["baseline_mb"]
     print(f"synthetic .eval log: {args.samples} samples ({per_copy} per copy of the fixture), {size_mb:.1f} MB, "
           f"written in {made:.1f} s")
-    print(f"measure (read + checks + estimates): {m_seconds:.2f} s, peak {m_peak:.0f} MB; "
-          f"{log.n_units} units, τ_full {tau.successes}/{tau.n}")
-    print(f"replay reader on the same log:       {r_seconds:.2f} s, peak {r_peak:.0f} MB")
-    print(f"ratio measure / replay reader: time {m_seconds / r_seconds:.2f}, peak memory {m_peak / r_peak:.2f}")
-    print(json.dumps({"samples": args.samples, "file_mb": round(size_mb, 1), "measure_s": round(m_seconds, 3),
-                      "measure_peak_mb": round(m_peak, 1), "replay_reader_s": round(r_seconds, 3),
-                      "replay_reader_peak_mb": round(r_peak, 1), "time_ratio": round(m_seconds / r_seconds, 3),
-                      "memory_ratio": round(m_peak / r_peak, 3)}))
+    print(f"measure (read + checks + estimates): {m['seconds']:.2f} s, peak RSS {m['peak_mb']:.0f} MB "
+          f"(+{m_add:.0f} MB over the imports); {m['units']} units, τ_full {m['tau'][0]}/{m['tau'][1]}")
+    print(f"replay reader on the same log:       {r['seconds']:.2f} s, peak RSS {r['peak_mb']:.0f} MB "
+          f"(+{r_add:.0f} MB over the imports)")
+    print(f"ratio measure / replay reader: time {m['seconds'] / r['seconds']:.2f}, "
+          f"added memory {m_add / max(r_add, 1e-9):.2f}")
+    print(json.dumps({"samples": args.samples, "file_mb": round(size_mb, 1), "measure_s": round(m["seconds"], 3),
+                      "measure_peak_mb": round(m["peak_mb"], 1), "measure_added_mb": round(m_add, 1),
+                      "replay_reader_s": round(r["seconds"], 3), "replay_reader_peak_mb": round(r["peak_mb"], 1),
+                      "replay_reader_added_mb": round(r_add, 1), "time_ratio": round(m["seconds"] / r["seconds"], 3),
+                      "added_memory_ratio": round(m_add / max(r_add, 1e-9), 3)}))
 
 
 if __name__ == "__main__":

@@ -215,14 +215,16 @@ def _last_edit(sample: dict, scorer: str) -> str | None:
     return max(stamps)[1] if stamps else None
 
 
-def _metadata_columns(samples: list[dict]) -> dict[str, str]:
-    """column name -> metadata key; keys clashing with the reader's own columns get 'metadata.'."""
+def _metadata_columns(samples: list[dict], taken: tuple[str, ...] = ()) -> dict[str, str]:
+    """column name -> metadata key; keys clashing with the reader's own columns (and ``taken``,
+    e.g. the score column: a metadata key named like the scorer must not overwrite the score) get
+    'metadata.'."""
     keys: list[str] = []
     for sample in samples:
         for key in sample.get("metadata") or {}:
             if key not in keys:
                 keys.append(key)
-    return {(f"metadata.{k}" if k in _RESERVED else str(k)): k for k in keys}
+    return {(f"metadata.{k}" if k in _RESERVED or k in taken else str(k)): k for k in keys}
 
 
 def _metadata_text(value) -> str:
@@ -250,7 +252,7 @@ def inspect_frame(header: dict, samples: list[dict], score: str | None, name: st
     column = scorer if key is None else f"{scorer}.{key}"
     epochs = {s.get("epoch", 1) for s in samples}
     several = len(epochs) > 1
-    meta = _metadata_columns(samples)
+    meta = _metadata_columns(samples, taken=(column, "edited"))
     rows, missing = [], []
     for sample in samples:
         value = _sample_value(sample, scorer, key, name)

@@ -70,7 +70,7 @@ def _metadata(record: dict, part: str, name: str, what: str) -> dict:
     missing = [k for k in NEEDED if not isinstance(meta.get(k), str) or not meta.get(k)]
     if missing:
         raise InputError(
-            f"{name}: {what} has no testbed {part} ({', '.join(missing)} missing): this is not a log of "
+            f"{name}: {what} has no testbed fields in its {part} ({', '.join(missing)} missing): this is not a log of "
             "testbed items. Run the task the testbed writes for its items (Inspect AI task file or lm-eval "
             "task folder), whose samples carry cluster, cell and oracle")
     return meta
@@ -319,8 +319,8 @@ def load_eval_logs(items: list, names: list[str | None], policy_class: PolicyCla
         if isinstance(read, bytes):
             display = name or str(item)
             raise InputError(f"{display}: a response-log CSV cannot be measured together with evaluation logs "
-                             "(mixed layouts: one row per cell vs one sample per item); convert nothing, give "
-                             "either the CSV alone or the evaluation logs alone")
+                             "(mixed layouts: one row per cell vs one sample per item); measure the CSV alone "
+                             "or the evaluation logs alone")
         parts += read
     _check_testbeds(parts)
     notes = [n for p in parts for n in p.notes] + _answer_notes(parts)

@@ -227,3 +227,11 @@ def test_a_log_covering_part_of_the_cells_says_tau_is_not_identified_there(tmp_p
     assert (f"where it is not identified (6 cells of 36 covered; {ident.n_collisions} colliding pair"
             in view.support_verdict.text)
     assert "τ_full is not measured" in view.support_verdict.text
+
+
+def test_replay_reader_keeps_a_score_whose_scorer_is_named_like_a_metadata_key():
+    # The testbed task's scorer and its metadata key are both 'testbed': the metadata column used
+    # to overwrite the score column (every value the tag's JSON, "not a finite number").
+    from audit_core.data.sources import load_audit_source
+    data = load_audit_source(str(FIXTURES / "inspect_target_inertia.eval"), score="testbed", subgroups=())
+    assert len(data.scores) == 864 and int(data.scores.sum()) == 24 * sum(correct_cells("target_inertia").values())
