@@ -235,3 +235,11 @@ def test_replay_reader_keeps_a_score_whose_scorer_is_named_like_a_metadata_key()
     from audit_core.data.sources import load_audit_source
     data = load_audit_source(str(FIXTURES / "inspect_target_inertia.eval"), score="testbed", subgroups=())
     assert len(data.scores) == 864 and int(data.scores.sum()) == 24 * sum(correct_cells("target_inertia").values())
+
+
+def test_inspect_json_log_measures_like_its_eval_log():
+    from_json = load(FIXTURES / "inspect_partial.json").value
+    from_eval = load(FIXTURES / "inspect_partial.eval").value
+    assert from_json.models == from_eval.models == ("mockllm/partial",)
+    assert measured_counts(from_json) == measured_counts(from_eval)
+    assert [n for n in from_json.notes if "INVALID" in n] == [n for n in from_eval.notes if "INVALID" in n]
