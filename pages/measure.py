@@ -37,11 +37,12 @@ with up_col:
     if choice == UPLOAD:
         source = _shared.upload_source(
             "response_log", "Response log: CSV, Inspect AI log or lm-eval samples",
-            ["csv", "tsv", "txt", "eval", "json", "jsonl"],
+            ["csv", "tsv", "txt", "eval", "json", "jsonl", "zip"],
             help="A CSV with columns model, cluster, cell (world:mapping:readout), response (INVALID = no "
                  "answer) and the oracle (a column 'oracle', or oracle_base, oracle_target, oracle_sham); or "
                  "the log of the testbed's task run in Inspect AI (.eval / .json) or lm-eval "
-                 "(a samples_*.jsonl file): model, cluster, cell and the chosen letter are read from it.")
+                 "(a samples_*.jsonl file, or the output folder as a .zip): model, cluster, cell and the "
+                 "chosen letter are read from it.")
         if source is None:
             st.info("No valid log uploaded yet: showing the bundled synthetic example.")
     else:

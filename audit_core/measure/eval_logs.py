@@ -10,6 +10,7 @@ read with the project's own readers (:mod:`audit_core.data.inspect_log`, :mod:`a
 
 Mapping:
 
+* an lm-eval output folder may come as one zip archive (the Measure page takes one file).
 * model: Inspect's ``eval.model``; lm-eval's ``model_name`` (else ``config.model`` with its
   ``pretrained=`` argument) from ``results_*.json``, else the folder name. Several Inspect epochs
   are several models ``<model> [epoch k]``.
@@ -28,6 +29,7 @@ none of whose answers is an option letter (it answered in text).
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -260,8 +262,38 @@ def _read_one(item, name: str | None) -> list[_Rows] | bytes:
         return raw
     if kind == LMEVAL_SAMPLES:
         return [lmeval_rows([(display, parsed)], None, display, Path(display).parent.name or "lm-eval model")]
+    if kind == INSPECT_EVAL and (zipped := _zipped_lmeval_runs(raw, display)):
+        return zipped
     header, samples = iter_eval_archive(raw, display) if kind == INSPECT_EVAL else read_json_log(parsed, display)
     return [inspect_rows(header, samples, display)]
+
+
+def _zipped_lmeval_runs(raw: bytes, name: str) -> list[_Rows]:
+    """lm-eval output folder(s) uploaded as one zip archive (a page takes one file): one run per
+    folder holding ``samples_*.jsonl`` members; [] when the archive holds none (an Inspect log)."""
+    import io
+    import zipfile
+
+    from audit_core.data.lmeval import RESULTS_FILE, SAMPLES_FILE
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(raw))
+        names = [n for n in archive.namelist() if not n.endswith("/")]
+    except zipfile.BadZipFile:
+        return []  # the Inspect reader gives the message
+    samples = [n for n in names if SAMPLES_FILE.match(Path(n).name)]
+    if not samples:
+        return []
+    runs = []
+    try:
+        for folder in sorted({str(Path(n).parent) for n in samples}):
+            files = [(f"{name}/{n}", archive.read(n).decode("utf-8")) for n in samples if str(Path(n).parent) == folder]
+            found = [n for n in names if str(Path(n).parent) == folder and RESULTS_FILE.match(Path(n).name)]
+            results = json.loads(archive.read(sorted(found)[-1])) if found else None
+            runs.append(lmeval_rows(files, results, f"{name}/{folder}" if folder != "." else name,
+                                    Path(folder).name if folder != "." else Path(name).stem))
+    except (UnicodeDecodeError, json.JSONDecodeError, zipfile.BadZipFile, NotImplementedError) as exc:
+        raise InputError(f"{name}: a zip of lm-eval output that cannot be read ({exc})") from None
+    return runs
 
 
 def _check_testbeds(parts: list[_Rows]) -> None:

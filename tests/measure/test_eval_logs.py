@@ -243,3 +243,11 @@ def test_inspect_json_log_measures_like_its_eval_log():
     assert from_json.models == from_eval.models == ("mockllm/partial",)
     assert measured_counts(from_json) == measured_counts(from_eval)
     assert [n for n in from_json.notes if "INVALID" in n] == [n for n in from_eval.notes if "INVALID" in n]
+
+
+def test_lmeval_output_folder_as_one_zip(tmp_path):
+    import shutil
+    archive = shutil.make_archive(str(tmp_path / "out"), "zip", root_dir=FIXTURES, base_dir="lmeval_mixture")
+    zipped = analyses.response_log_source(Path(archive).read_bytes(), name="out.zip").value
+    assert zipped.models == ("policy-lm/mixture",)
+    assert measured_counts(zipped) == measured_counts(load(FIXTURES / "lmeval_mixture").value)
