@@ -251,3 +251,13 @@ def test_lmeval_output_folder_as_one_zip(tmp_path):
     zipped = analyses.response_log_source(Path(archive).read_bytes(), name="out.zip").value
     assert zipped.models == ("policy-lm/mixture",)
     assert measured_counts(zipped) == measured_counts(load(FIXTURES / "lmeval_mixture").value)
+
+
+def test_each_epoch_of_an_inspect_log_is_a_model():
+    log = load(FIXTURES / "inspect_epochs.eval").value
+    assert log.models == ("mockllm/epochs [epoch 1]", "mockllm/epochs [epoch 2]")
+    expected = implied_counts(DESIGN["logs"]["inspect_epochs.eval"])
+    for model in log.models:
+        got = measured_counts(log, model)
+        assert {k: got[k] for k in expected} == expected
+    assert any("2 epochs (one model per epoch)" in n for n in log.notes)
