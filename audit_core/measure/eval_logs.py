@@ -362,7 +362,8 @@ def load_eval_logs(items: list, names: list[str | None], policy_class: PolicyCla
     _check_layout(frame, layout, display)
     seeds = sorted({str(k[0]) for p in parts for k in p.tags.values() if k[0] is not None})
     if seeds:
-        notes.append(f"items of testbed seed {', '.join(seeds)} ({len({c for p in parts for c in p.tags})} clusters)")
+        n = len({c for p in parts for c in p.tags})
+        notes.append(f"items of testbed seed {', '.join(seeds)} ({n} cluster{'' if n == 1 else 's'})")
     return response_log_from_frame(frame, display, policy_class, notes)
 
 
