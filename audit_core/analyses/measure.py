@@ -82,7 +82,9 @@ def covered_cells(log) -> tuple[str, ...]:
 
 
 def _support_verdict(ident: Identification, n_cells: int, tau) -> Verdict:
-    measured = ("τ_full is not measured (no unit has all cells)" if tau is None or tau.rate is None
+    """The measured τ_full next to whether the covered support identifies it (Theorem 1: it does
+    iff no two policies of different τ answer every covered cell alike)."""
+    measured = (f"τ_full is not measured (no unit has all {n_cells} cells)" if tau is None or tau.rate is None
                 else f"measured τ_full = {tau.rate:.2f} ({tau.successes}/{tau.n} complete units)")
     where = f"{plural(len(ident.cells), 'cell')} of {n_cells}"
     if ident.identified:
@@ -91,8 +93,8 @@ def _support_verdict(ident: Identification, n_cells: int, tau) -> Verdict:
     return Verdict("bad", f"{measured} on a support where it is not identified ({where} covered; "
                           f"{plural(ident.n_collisions, 'colliding pair')} of policies that answer every covered "
                           "cell alike but differ in τ_full).",
-                   caveat="On this support a policy with τ_full = 1 and one with τ_full = 0 leave the same log; "
-                          "the testbed's full 36-cell items identify it.")
+                   caveat="On this support two policies with different τ_full leave the same log, so no log of it "
+                          "can tell them apart; the Protocol explorer and Minimal supports show which cells to add.")
 
 
 def measure_log(source: Source, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
