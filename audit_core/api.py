@@ -215,12 +215,17 @@ def synthesize(policies: Any = None, *, estimand: str = "tau_full", cost: Mappin
 def generate_testbed(clusters: int, *, seed: int = 0, directions: str | Sequence[str] | None = None,
                      depth: int | None = None, distractors: int | None = None,
                      vocabulary: str | Sequence[str] | None = None, out: str | Path | None = None,
-                     inspect: str | Path | None = None) -> TestbedItems:
+                     inspect: str | Path | None = None, inspect_task: str | Path | None = None,
+                     lmeval_task: str | Path | None = None) -> TestbedItems:
     """Solver-grounded testbed items: ``clusters`` seeded signed-Horn clusters, one item per cell (36
     per cluster), each label re-derived by the three-valued solver.
 
-    ``out`` writes the items (JSON lines), ``inspect`` the same items as Inspect AI samples.
-    Returns ``TestbedItems`` (``items``, ``jsonl``, ``inspect_jsonl``, ``summary_table``, ``verdict``).
+    ``out`` writes the items (JSON lines), ``inspect`` the same items as Inspect AI samples;
+    ``inspect_task`` (a ``.py`` file) an Inspect AI task runnable as ``inspect eval task.py --model ...``
+    with its samples beside it, ``lmeval_task`` (a folder) an lm-eval task folder for
+    ``lm_eval --tasks testbed --include_path DIR --log_samples``; ``measure_log`` reads the logs they write.
+    Returns ``TestbedItems`` (``items``, ``jsonl``, ``inspect_jsonl``, ``summary_table``, ``verdict``,
+    ``task_files`` written).
 
     Example
     -------
@@ -240,7 +245,22 @@ def generate_testbed(clusters: int, *, seed: int = 0, directions: str | Sequence
                 Path(path).write_text(text, encoding="utf-8")
             except OSError as exc:
                 raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    return view
+    from dataclasses import replace
+
+    from audit_core.testbed.tasks import write_files
+    if inspect_task is not None and not str(inspect_task).endswith(".py"):
+        raise InputError(f"inspect_task: give a Python file name ending in .py, got {str(inspect_task)!r}")
+    written: list[str] = []
+    for name, target, folder, files in (
+            ("inspect_task", inspect_task, Path(str(inspect_task or ".")).parent, view.inspect_task),
+            ("lmeval_task", lmeval_task, Path(str(lmeval_task or ".")), view.lmeval_task)):
+        if target is None:
+            continue
+        try:
+            written += [str(p) for p in write_files(files(str(target)), folder)]
+        except OSError as exc:
+            raise InputError(f"{name}: cannot write ({exc.strerror or exc})") from None
+    return replace(view, task_files=tuple(written)) if written else view
 
 
 def check_testbed(items: str | Path | bytes) -> TestbedCheck:

@@ -34,6 +34,7 @@ from audit_core.testbed import (
     parse_direction,
     read_items,
 )
+from audit_core.testbed.tasks import inspect_task_files, lmeval_task_files, testbed_tag
 
 PREVIEW_ROWS = 200
 ALL_DIRECTIONS = tuple(direction_name(d) for d in DIRECTIONS)  # the six base → target directions  # items shown on the page; the downloads hold all of them
@@ -54,6 +55,7 @@ class TestbedItems(Displayed):
     preview_table: pd.DataFrame = field(repr=False)
     section: ReportSection = field(repr=False)
     verdict: Verdict
+    task_files: tuple[str, ...] = field(default=(), repr=False)  # runnable task files written for it
 
     _key_table = "summary_table"
 
@@ -65,6 +67,19 @@ class TestbedItems(Displayed):
                 "directions": dict(Counter(direction_name(c.direction) for c in clusters)),
                 "target_edits": dict(Counter(c.target_edit.kind for c in clusters)),
                 "sham_edits": dict(Counter(c.sham_edit.kind for c in clusters))}
+
+    @property
+    def tags(self) -> dict:
+        """cluster name -> testbed tag (seed and cluster fingerprint) carried by runnable tasks."""
+        return testbed_tag(self.seed, self.clusters)
+
+    def inspect_task(self, task_path: str | Path) -> dict[str, str]:
+        """{file name: text} of the Inspect AI task file and its samples file."""
+        return inspect_task_files(self.items, self.tags, self.seed, task_path)
+
+    def lmeval_task(self, folder: str | Path) -> dict[str, str]:
+        """{file name: text} of the lm-eval task folder (YAML and data per readout)."""
+        return lmeval_task_files(self.items, self.tags, folder)
 
 
 def _jsonl(records) -> str:

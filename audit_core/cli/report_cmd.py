@@ -29,8 +29,9 @@ def register(subparsers) -> None:
     p.add_argument("--synthesize", action="store_true", help="add the minimal identifying supports")
     p.add_argument("--cost", metavar="KEY=N,...", help="synthesis cost per axis value or cell, e.g. generated=1,scoring=3")
     p.add_argument("--measure", metavar="LOG|example",
-                   help="response log CSV (model, cluster, cell, response + oracle), or 'example' for the "
-                        "bundled synthetic log; cells follow --policies when given")
+                   help="response log CSV (model, cluster, cell, response + oracle), an Inspect AI log or "
+                        "lm-eval output of the testbed's tasks, or 'example' for the bundled synthetic log; "
+                        "cells follow --policies when given")
     p.add_argument("--bootstrap", type=int, default=2000, metavar="B",
                    help="cluster-bootstrap replicates of --measure (default 2000; 0 = Wilson intervals only)")
     p.add_argument("--replay", metavar="FILE|KEY", help="labelled CSV, Inspect AI log, lm-eval samples file or folder, "

@@ -82,7 +82,8 @@ def test_measure_plan_compare_combine_testbed_equal_the_cli(capsys, tmp_path):
     items = tmp_path / "items.jsonl"
     generated = audit_core.generate_testbed(3, seed=5, out=items)
     cli = cli_json(capsys, "testbed", "generate", "--clusters", "3", "--seed", "5", "--out", str(tmp_path / "x.jsonl"))
-    assert same({**generated.to_dict(), "out": str(tmp_path / "x.jsonl"), "inspect": None}, cli)
+    assert same({**generated.to_dict(), "out": str(tmp_path / "x.jsonl"), "inspect": None, "inspect_task": None,
+                 "lmeval_task": None, "task_files": []}, cli)
     assert items.read_text() == (tmp_path / "x.jsonl").read_text()
     assert same(audit_core.check_testbed(str(items)).to_dict(), cli_json(capsys, "testbed", "check", str(items)))
 
