@@ -136,3 +136,21 @@ def test_time_uniform_coverage_under_a_subgroup_switching_sampler():
         misses += missed
     se = math.sqrt(ALPHA * (1 - ALPHA) / runs)
     assert np.all(misses / runs <= ALPHA + 3 * se), misses / runs
+
+
+def test_empty_intersection_is_frozen_at_the_point_where_the_bounds_met():
+    """Defect found by an independent check: after the running intersection became empty (only on
+    a miss), ``upper`` rose with ``lower`` (281 increases in this run). An empty intersection is now
+    shown as the point where the bounds met, frozen from that step on, and ``empty_from`` says when."""
+    x = (np.random.default_rng([5, 37]).random(5_000) < 0.5).astype(float)
+    cs = confidence_sequence(x, 0.1)
+    assert np.all(np.diff(cs.lower) >= 0) and np.all(np.diff(cs.upper) <= 0)
+    assert np.all(cs.lower <= cs.upper)
+    assert cs.empty_from is not None  # this seed is a miss: the intersection empties
+    k = cs.empty_from - 1
+    assert np.all(cs.lower[k:] == cs.lower[k]) and np.all(cs.upper[k:] == cs.lower[k])
+    # before it emptied, the bounds are the plain running intersection (a prefix of no miss)
+    assert cs.lower[k - 1] <= cs.lower[k] <= cs.upper[k - 1]
+    covered = confidence_sequence(x[:k], 0.1)
+    assert covered.empty_from is None
+    assert np.array_equal(covered.lower, cs.lower[:k]) and np.array_equal(covered.upper, cs.upper[:k])
