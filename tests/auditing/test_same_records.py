@@ -1,8 +1,9 @@
 """The faster online ensemble gives the same studies: same records, case by case.
 
 The reference below is the ensemble's update and prediction as they were written before the
-in-place / single-pass versions (numpy's mean and std, gathered copies for every update); a
-seeded study run with it patched in must give exactly the records of the current code."""
+in-place / single-pass / cached versions (every case scored by every member at every step,
+numpy's mean and std, gathered copies for every update); a seeded study run with it patched in
+must give exactly the records of the current code."""
 
 from __future__ import annotations
 
@@ -29,7 +30,11 @@ def reference_update(self, index, y, weights):
 
 
 def reference_predict(self, rows=None):
-    members = self.predict_members(rows)
+    if rows is None or 8 * len(rows) >= self.phi.shape[1]:
+        full = self.prior + np.einsum("knd,kd->kn", self.phi, self.theta)
+        members = full if rows is None else full[:, rows]
+    else:
+        members = self.prior + np.einsum("knd,kd->kn", self.phi[:, rows, :], self.theta)
     return members.mean(axis=0), members.std(axis=0)
 
 
