@@ -111,6 +111,7 @@ def test_time_uniform_coverage_graded_scores(a, b):
     assert rate <= ALPHA + 3 * se, (a, b, rate)
 
 
+@pytest.mark.slow
 def test_time_uniform_coverage_under_a_subgroup_switching_sampler():
     """An adaptive sampler draws next from the subgroup whose current upper bound is lowest (the
     auditor chasing a failure mode); each subgroup's sequence over its own arrivals still covers
