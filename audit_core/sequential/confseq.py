@@ -4,7 +4,7 @@
 
 * **0/1 scores: the beta-binomial mixture** (Robbins' conjugate mixture; Howard, Ramdas, McAuliffe
   and Sekhon, "Time-uniform, nonparametric, nonasymptotic confidence sequences", Ann. Statist.
-  49(2), 2021, section 3.2 and Proposition 5's beta-binomial boundary). With S_t = sum_{i<=t} X_i,
+  49(2), 2021: the conjugate beta-binomial mixture boundary). With S_t = sum_{i<=t} X_i,
   F_t = t - S_t and a Beta(a, b) mixing distribution (a = b = 1 here),
 
       M_t(p) = B(a + S_t, b + F_t) / B(a, b) / (p^S_t (1 - p)^F_t)
@@ -34,9 +34,9 @@
   lambda_t and v_t's centre use only X_1..X_{t-1} (predictable), so each side is a nonnegative
   supermartingale bound (Ville at alpha/2 per side). It adapts to the variance, which the mixture
   above does not (a graded score of small variance gets a narrow PrPl-EB interval).
-* ``method="betting"``: the hedged-capital betting sequence of the same paper (Theorem 3, their
-  section 4 with the PrPl bets lambda_t above truncated at c/m resp. c/(1-m), c = 1/2, theta =
-  1/2): K_t^+(m) = prod (1 + lambda_i^+(m)(X_i - m)), K_t^-(m) = prod (1 - lambda_i^-(m)(X_i - m)),
+* ``method="hedged betting"``: the hedged-capital betting sequence of the same paper (its hedged
+  capital process, with the PrPl bets lambda_t above truncated at c/m resp. c/(1-m), c = 1/2,
+  theta = 1/2): K_t^+(m) = prod (1 + lambda_i^+(m)(X_i - m)), K_t^-(m) = prod (1 - lambda_i^-(m)(X_i - m)),
   C_t = {m : max(K_t^+(m), K_t^-(m)) / 2 < 1/alpha}, evaluated on a grid of m (each K^+ factor is
   nonincreasing in m, so the set is an interval; grid ends are rounded outwards). O(n x grid), so
   it is offered for comparison (bench/bench_confseq.py), not chosen automatically: on Beta(2, 5)
@@ -290,7 +290,7 @@ def _beta_binomial(x: np.ndarray, alpha: float, binary: bool) -> tuple[np.ndarra
 
 
 def _betting(x: np.ndarray, alpha: float, grid_size: int = 1000) -> tuple[np.ndarray, np.ndarray]:
-    """Per-step hedged-capital intervals on a grid of m (module doc, Waudby-Smith & Ramdas Thm 3)."""
+    """Per-step hedged-capital intervals on a grid of m (module doc, Waudby-Smith & Ramdas, hedged capital)."""
     n = len(x)
     t = np.arange(1, n + 1, dtype=float)
     mu_hat = (0.5 + np.cumsum(x)) / (t + 1.0)
