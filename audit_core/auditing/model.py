@@ -71,14 +71,22 @@ class OnlineEnsemble:
         active = weights > 0
         if not active.any():
             return
-        phi = self.phi[active, index, :]                       # (k, D)
-        cov = self.cov[active]                                  # (k, D, D)
+        every = bool(active.all())
+        # With every member active (views, no gathering) or a subset (gathered copies, written
+        # back): the same arithmetic, so the same numbers; the in-place forms save temporaries.
+        phi = self.phi[:, index, :] if every else self.phi[active, index, :]       # (k, D)
+        cov = self.cov if every else self.cov[active]                                # (k, D, D)
         cov_phi = np.einsum("kij,kj->ki", cov, phi)             # P phi
-        denom = 1.0 / weights[active] + np.einsum("ki,ki->k", phi, cov_phi)
+        denom = 1.0 / (weights if every else weights[active]) + np.einsum("ki,ki->k", phi, cov_phi)
         gain = cov_phi / denom[:, None]
-        resid = (y - self.prior) - np.einsum("ki,ki->k", phi, self.theta[active])
-        self.theta[active] += gain * resid[:, None]
-        self.cov[active] = cov - gain[:, :, None] * cov_phi[:, None, :]
+        theta = self.theta if every else self.theta[active]
+        resid = (y - self.prior) - np.einsum("ki,ki->k", phi, theta)
+        cov -= gain[:, :, None] * cov_phi[:, None, :]
+        if every:
+            self.theta += gain * resid[:, None]
+        else:
+            self.theta[active] = theta + gain * resid[:, None]
+            self.cov[active] = cov
 
     def predict_members(self, rows: np.ndarray | None = None) -> np.ndarray:
         """(K, n_rows) predicted accuracies (not clipped)."""
@@ -92,7 +100,13 @@ class OnlineEnsemble:
     def predict(self, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Ensemble mean and standard deviation of the predicted accuracy of ``rows``."""
         members = self.predict_members(rows)
-        return members.mean(axis=0), members.std(axis=0)
+        # numpy's mean and std (population) spelled out so the mean is summed once: std adds the
+        # same rows in the same order, divides by K and takes the root, so the same numbers.
+        k = members.shape[0]
+        mean = members.sum(axis=0) / k
+        spread = members - mean
+        np.multiply(spread, spread, out=spread)
+        return mean, np.sqrt(spread.sum(axis=0) / k)
 
 
 class RefitEnsemble(OnlineEnsemble):
@@ -197,4 +211,10 @@ class NeuralEnsemble:
 
     def predict(self, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         members = self.predict_members(rows)
-        return members.mean(axis=0), members.std(axis=0)
+        # numpy's mean and std (population) spelled out so the mean is summed once: std adds the
+        # same rows in the same order, divides by K and takes the root, so the same numbers.
+        k = members.shape[0]
+        mean = members.sum(axis=0) / k
+        spread = members - mean
+        np.multiply(spread, spread, out=spread)
+        return mean, np.sqrt(spread.sum(axis=0) / k)
