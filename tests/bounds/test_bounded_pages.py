@@ -25,3 +25,11 @@ def test_planner_refuses_three_million_cases_with_the_limit():
     assert not at.exception
     assert len(at.error) == 1 and f"{MAX_PLAN_CASES:,}" in at.error[0].value, [e.value for e in at.error]
     assert "whole numbers" not in at.error[0].value  # before: InputError fell into the ValueError branch
+
+
+def test_explorer_link_of_twelve_components_by_512_policies_explains_without_the_lattice():
+    from audit_core.identify import MAX_LATTICE_WORK
+    from tests.bounds.bigclass import big_class, link_text
+    at = app("pages/explorer.py", **{"class": link_text(big_class(12, 512))})
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any(f"{MAX_LATTICE_WORK:,}" in i.value for i in at.info), [i.value for i in at.info]
