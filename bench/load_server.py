@@ -334,9 +334,14 @@ async def measure_workbench(name: str, root: Path, args, counts: list[int], resu
         if args.skip_upload:
             return
         rows = int(args.upload_mb * 2**20 / 16)  # ~16 bytes per row of csv_run
-        done = await asyncio.wait_for(asyncio.gather(
-            *(upload_session(server, i, rows, args.timeout) for i in range(args.upload_sessions))),
-            timeout=args.deadline)
+        gate = asyncio.Semaphore(args.upload_concurrency)  # bounded: a shared machine's memory
+
+        async def one(i: int):
+            async with gate:
+                return await upload_session(server, i, rows, args.timeout)
+
+        done = await asyncio.wait_for(asyncio.gather(*(one(i) for i in range(args.upload_sessions))),
+                                      timeout=args.deadline)
         results[f"{name}: {args.upload_sessions} uploads of {args.upload_mb:g} MB to Replay"] = summary(
             [d[3] for d in done])
         results[f"{name}: server RSS after {args.upload_sessions} uploads"] = f"{server.rss_mb():.0f} MB"
@@ -391,6 +396,7 @@ if __name__ == "__main__":
     parser.add_argument("--toggles", type=int, default=15, help="toggle clicks measured (default 15)")
     parser.add_argument("--upload-sessions", type=int, default=20)
     parser.add_argument("--upload-mb", type=float, default=10.0)
+    parser.add_argument("--upload-concurrency", type=int, default=4, help="uploads in flight at once (default 4)")
     parser.add_argument("--skip-upload", action="store_true")
     parser.add_argument("--baseline", metavar="DIR", help="another checkout (e.g. the main branch) measured first "
                                                             "in the same run, as 'before'")
