@@ -419,7 +419,10 @@ def chart_spec(chart: alt.TopLevelMixin) -> dict:
     """Styled Vega-Lite spec that fills its container's width (the report fixes the width),
     its data sets named by position (:func:`positional_dataset_names`), its long text values
     shortened (:func:`shorten_labels`)."""
-    spec = style(chart).to_dict()
+    # Altair's schema validation (jsonschema over the whole Vega-Lite schema) was half the cost of
+    # building a chart, paid on every cache miss of every session; the specs come from this module's
+    # fixed builders, and tests/bounds/test_chart_specs_valid.py validates what they produce.
+    spec = style(chart).to_dict(validate=False)
     spec.setdefault("width", "container")
     # Fit the width only: the height stays the plot's own, so titles and rotated labels add to it.
     spec["autosize"] = {"type": "fit-x", "contains": "padding"}
