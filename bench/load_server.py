@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import signal
@@ -387,6 +388,7 @@ async def main(args: argparse.Namespace) -> int:
     width = max(map(len, results))
     for key, value in results.items():
         print(f"{key:<{width}}  {value}")
+    print(json.dumps({"load_average": os.getloadavg(), **results}))
     return 0
 
 
