@@ -80,11 +80,11 @@ if run:
 
         st.session_state[RESULT_KEY] = _cache.plan_study(pool, strategy, process, params, replicates, seed, progress)
         bar.empty()
+    except InputError as exc:  # before ValueError, its base class: the engine's message names the limit
+        _shared.show_input_error(exc, "these settings", "The last plan stays below.")
     except ValueError:
         st.error("Could not use the assumed subgroup sizes: give whole numbers separated by commas. "
                  "The last plan stays below.")
-    except InputError as exc:
-        _shared.show_input_error(exc, "these settings", "The last plan stays below.")
 
 _shared.write_link(LINK)
 view = st.session_state.get(RESULT_KEY)

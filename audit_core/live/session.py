@@ -45,7 +45,15 @@ from audit_core.auditing.strategies import (
 from audit_core.auditing.study import paper_params
 from audit_core.errors import InputError
 from audit_core.live import store
-from audit_core.live.pool import build_live_pool, pool_source, resolve_roles, sha256
+from audit_core.live.pool import (
+    MAX_WORKSPACE_POOL_BYTES,
+    build_live_pool,
+    check_pool_bytes,
+    check_pool_cases,
+    pool_source,
+    resolve_roles,
+    sha256,
+)
 from audit_core.live.roles import Identity, as_identity, require, require_undo
 from audit_core.sequential import AuditParams, DualTest
 
@@ -247,10 +255,18 @@ class LiveAudit:
             raise InputError("live audits: only scenario 'pool' without the prediction alternative (its "
                              "bets are not in the recorded-run format, so a replay could not repeat them)")
         params = params or paper_params(resolved["style"], **overrides)
+        check_pool_bytes(name, len(data))  # an Inspect log's table of outputs, too
         live_pool, _ = build_live_pool(data, name, resolved)
+        check_pool_cases(name, live_pool.n)
         make_sampler(strategy, live_pool, params, seed, config, process)   # fail now on bad suspects etc.
         with store.write_transaction(conn):
-            pool_id = store.store_pool(conn, name, data, sha256(data))
+            digest = sha256(data)
+            stored = store.stored_pool_bytes(conn)
+            if not store.has_pool(conn, digest) and stored + len(data) > MAX_WORKSPACE_POOL_BYTES:
+                raise InputError(f"pool {name}: the workspace already stores {stored / 2**20:.1f} MB of pools; "
+                                 f"together they may take at most {MAX_WORKSPACE_POOL_BYTES // 2**20} MB "
+                                 f"(ask whoever runs the server to archive old audits)")
+            pool_id = store.store_pool(conn, name, data, digest)
             audit_id = store.insert_audit(conn, pool_id, pool, resolved, params.to_dict(), strategy, process,
                                           int(seed), config.to_dict())
         return cls(conn, audit_id)

@@ -226,6 +226,15 @@ def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERS
     return conn
 
 
+def has_pool(conn: sqlite3.Connection, sha256: str) -> bool:
+    return conn.execute("SELECT 1 FROM pools WHERE sha256 = ?", (sha256,)).fetchone() is not None
+
+
+def stored_pool_bytes(conn: sqlite3.Connection) -> int:
+    """Bytes of every pool the workspace stores (the quota of a shared workspace)."""
+    return int(conn.execute("SELECT COALESCE(SUM(LENGTH(content)), 0) FROM pools").fetchone()[0])
+
+
 def store_pool(conn: sqlite3.Connection, name: str, content: bytes, sha256: str) -> int:
     row = conn.execute("SELECT id FROM pools WHERE sha256 = ?", (sha256,)).fetchone()
     if row:
