@@ -82,7 +82,7 @@ def run(args) -> int:
     payload = {"level": args.level, "side": args.side, "at": args.at,
                "runs": [{"name": n, "log_e": (None if not math.isfinite(e) else e), "own_decision": d,
                          **{m: r.rejected[i] for m, r in results.items()}}
-                        for i, (n, e, d) in enumerate(zip(names, log_e, decisions, strict=False))],
+                        for i, (n, e, d) in enumerate(zip(names, log_e, decisions, strict=True))],
                "methods": {m: r.to_dict() for m, r in results.items()}}
     emit(payload, args.json, render_text)
     return 0

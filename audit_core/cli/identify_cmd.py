@@ -120,10 +120,10 @@ def _lattice_text(d: dict) -> str:
         lines.append(f"  {'+'.join(n['components']) or 'base':<40} {n['cells']:>5} {n['n_classes']:>7} "
                      f"{n['n_collisions']:>10}  {'yes' if n['identified'] else 'no'}")
     lines.append("Leave one out (from full support)")
-    for l in d["leave_one_out"]:
-        lines.append(f"  -{l['removed']:<20} {l['n_collisions']:>3} collision(s): "
-                     + ("; ".join(f"{a} ≡ {b}" for a, b in l["witnesses"]) or "none"))
-        lines.append(f"      {l['corollary']}")
+    for loo in d["leave_one_out"]:
+        lines.append(f"  -{loo['removed']:<20} {loo['n_collisions']:>3} collision(s): "
+                     + ("; ".join(f"{a} ≡ {b}" for a, b in loo["witnesses"]) or "none"))
+        lines.append(f"      {loo['corollary']}")
     return "\n".join(lines)
 
 

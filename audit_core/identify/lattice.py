@@ -97,7 +97,7 @@ class Lattice:
         return {
             "estimand": self.estimand,
             "supports": [n.to_dict() for n in self.supports],
-            "leave_one_out": [l.to_dict() for l in self.leave_one_out],
+            "leave_one_out": [loo.to_dict() for loo in self.leave_one_out],
         }
 
 

@@ -49,7 +49,7 @@ class EWAForecaster:
     def _weighted_mean(self) -> float:
         top = max(self._log_weights)
         weights = [math.exp(lw - top) for lw in self._log_weights]
-        mean = sum(w * g for w, g in zip(weights, self.grid, strict=False)) / sum(weights)
+        mean = sum(w * g for w, g in zip(weights, self.grid, strict=True)) / sum(weights)
         low, high = self._bounds
         return min(max(mean, low), high)
 
@@ -65,7 +65,7 @@ class EWAForecaster:
         """:meth:`observe` for a score already checked by the caller (the streaming processes)."""
         eta = self.eta
         self._log_weights = [lw + eta * (y * a + (1.0 - y) * c)
-                             for lw, (a, c) in zip(self._log_weights, self._coefficients, strict=False)]
+                             for lw, (a, c) in zip(self._log_weights, self._coefficients, strict=True)]
         self._prediction = self._weighted_mean()
 
     @property
@@ -98,7 +98,7 @@ def ewaf_forecasts(scores, grid, q: float, side: str, eta: float) -> np.ndarray:
         np.maximum(top, lw, out=top)
     numerator = np.zeros_like(y)
     denominator = np.zeros_like(y)
-    for g, lw in zip(grid, log_w, strict=False):
+    for g, lw in zip(grid, log_w, strict=True):
         w = np.exp(lw - top)
         numerator += w * g
         denominator += w

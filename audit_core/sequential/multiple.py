@@ -64,7 +64,7 @@ class MultipleTestResult:
 
     @property
     def rejected_names(self) -> tuple[str, ...]:
-        return tuple(n for n, r in zip(self.names, self.rejected, strict=False) if r)
+        return tuple(n for n, r in zip(self.names, self.rejected, strict=True) if r)
 
     def to_dict(self) -> dict:
         finite = lambda v: None if not math.isfinite(v) else float(v)  # noqa: E731
@@ -72,7 +72,7 @@ class MultipleTestResult:
                 "n_hypotheses": len(self.names), "n_rejected": self.n_rejected,
                 "log_threshold": finite(self.log_threshold), "threshold": finite(self.threshold),
                 "hypotheses": [{"name": n, "log_e": finite(e), "rejected": r}
-                               for n, e, r in zip(self.names, self.log_e, self.rejected, strict=False)]}
+                               for n, e, r in zip(self.names, self.log_e, self.rejected, strict=True)]}
 
     def __repr__(self) -> str:
         return (f"MultipleTestResult({self.method}, level={self.level}, "

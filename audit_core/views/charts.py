@@ -244,10 +244,10 @@ def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: f
         # label that it would run into (less than ~15% of the x axis to its left).
         stops = stops.sort_values(["step", "log10_e"], kind="stable").reset_index(drop=True)
         label_y: list[float] = []
-        for i, (step, value) in enumerate(zip(stops["step"], stops["log10_e"], strict=False)):
+        for i, (step, value) in enumerate(zip(stops["step"], stops["log10_e"], strict=True)):
             below = [label_y[j] + gap for j in range(i) if step - stops["step"][j] < 0.15 * last_step]
             label_y.append(max([float(value), *below]))
-        stops = stops.assign(stop_label=[f"{p} t = {t}" for p, t in zip(stops["process"], stops["step"], strict=False)],
+        stops = stops.assign(stop_label=[f"{p} t = {t}" for p, t in zip(stops["process"], stops["step"], strict=True)],
                              label_y=label_y)
         layers.append(alt.Chart(stops).mark_point(shape="diamond", size=300, filled=True, stroke="black",
                                                   strokeWidth=1.2).encode(
@@ -354,13 +354,13 @@ def place_point_labels(x, y, texts, x_domain, y_domain, obstacles_x=(), obstacle
     width, height = plot
     (x0, x1), (y0, y1) = x_domain, y_domain
     x_span, y_span = (x1 - x0) or 1.0, (y1 - y0) or 1.0
-    centres = [((xv - x0) / x_span * width, (y1 - yv) / y_span * height) for xv, yv in zip(x, y, strict=False)]
+    centres = [((xv - x0) / x_span * width, (y1 - yv) / y_span * height) for xv, yv in zip(x, y, strict=True)]
     # Every point is an obstacle too (a 7-px radius), so no label covers another point.
     placed_boxes: list[tuple[float, float, float, float]] = [
         (cx - 7, cy - 7, cx + 7, cy + 7) for cx, cy in (
-            ((xv - x0) / x_span * width, (y1 - yv) / y_span * height) for xv, yv in zip(obstacles_x, obstacles_y, strict=False))]
+            ((xv - x0) / x_span * width, (y1 - yv) / y_span * height) for xv, yv in zip(obstacles_x, obstacles_y, strict=True))]
     out: list[tuple[float, str] | None] = []
-    for (px, py), yv, text in zip(centres, y, texts, strict=False):
+    for (px, py), yv, text in zip(centres, y, texts, strict=True):
         w = POINT_LABEL_CHAR_PX * len(str(text))
         side = "right" if px + 8 + w <= width else "left"
         left = px + 8 if side == "right" else px - 8 - w
@@ -401,7 +401,7 @@ def frequency_accuracy_chart(table: pd.DataFrame, title: str = "Sampling frequen
     spots = place_point_labels(candidates["accuracy"].astype(float), candidates[y_field].astype(float),
                                candidates["subgroup"], x_domain, y_domain, acc, freq)
     rows = [{"accuracy": a, "label_y": spot[0], "side": spot[1], "subgroup": str(g)}
-            for a, g, spot in zip(candidates["accuracy"], candidates["subgroup"], spots, strict=False) if spot is not None]
+            for a, g, spot in zip(candidates["accuracy"], candidates["subgroup"], spots, strict=True) if spot is not None]
     labelled = pd.DataFrame(rows, columns=["accuracy", "label_y", "side", "subgroup"])
     layers = [points]
     for side, align, dx in (("right", "left", 8), ("left", "right", -8)):
