@@ -24,12 +24,10 @@ from __future__ import annotations
 import argparse
 import os
 
-from audit_core.analyses import live
-from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
+from audit_core import analyses
 from audit_core.cli import emit
 from audit_core.errors import InputError
-from audit_core.sequential import MODEL_PROCESSES
-from audit_core.sequential.params import STYLES
+from audit_core.presets import DEFAULT_ANNOTATOR, MODEL_PROCESSES, STRATEGY_NAMES, STYLES
 
 
 def _positive(text: str) -> int:
@@ -50,7 +48,7 @@ def _common(parser, audit: bool = True) -> None:
 
 
 def _annotator(parser) -> None:
-    parser.add_argument("--annotator", default=os.environ.get("AUDIT_ANNOTATOR") or live.DEFAULT_ANNOTATOR,
+    parser.add_argument("--annotator", default=os.environ.get("AUDIT_ANNOTATOR") or DEFAULT_ANNOTATOR,
                         metavar="NAME", help="who labels (default $AUDIT_ANNOTATOR, else 'annotator')")
 
 
@@ -118,9 +116,11 @@ def run_new(args) -> int:
     features = [c.strip() for c in args.features.split(",") if c.strip()] if args.features else None
     roles = {"score": args.score, "subgroups": subgroups, "features": features, "id": args.id, "text": args.text,
              "suspects": list(args.suspect) if args.suspect else None}
+    from audit_core.auditing import AuditorConfig  # the auditor's engine: loaded when an audit starts
+
     config = AuditorConfig(suspects=tuple(args.suspect)) if args.suspect else None
     try:
-        action = live.start_live_audit(args.pool, args.strategy, args.process, args.seed, db=args.db,
+        action = analyses.live.start_live_audit(args.pool, args.strategy, args.process, args.seed, db=args.db,
                                        style=args.style, config=config, roles=roles, truth=args.truth_column,
                                        q=args.q, alpha=args.alpha, m=args.m, budget=args.budget,
                                        n_init=args.n_init)
@@ -160,7 +160,7 @@ def _case_lines(cases: list[dict], heading: str) -> list[str]:
 
 
 def run_next(args) -> int:
-    payload = live.claim_cases(args.audit, args.annotator, batch=args.batch, db=args.db).to_dict()
+    payload = analyses.live.claim_cases(args.audit, args.annotator, batch=args.batch, db=args.db).to_dict()
 
     def text(p: dict) -> str:
         if p["cases"]:
@@ -184,19 +184,19 @@ def _resolved_text(p: dict) -> str:
 
 
 def run_label(args) -> int:
-    action = live.record_label(args.audit, args.case_id, args.score, args.annotator, db=args.db)
+    action = analyses.live.record_label(args.audit, args.case_id, args.score, args.annotator, db=args.db)
     emit(action.to_dict(), args.json, _resolved_text)
     return 0
 
 
 def run_skip(args) -> int:
-    action = live.skip_case(args.audit, args.case_id, args.reason, args.annotator, db=args.db)
+    action = analyses.live.skip_case(args.audit, args.case_id, args.reason, args.annotator, db=args.db)
     emit(action.to_dict(), args.json, _resolved_text)
     return 0
 
 
 def run_undo(args) -> int:
-    payload = live.undo_last_label(args.audit, args.annotator, db=args.db).to_dict()
+    payload = analyses.live.undo_last_label(args.audit, args.annotator, db=args.db).to_dict()
 
     def text(p: dict) -> str:
         record = p["undone"]
@@ -208,13 +208,13 @@ def run_undo(args) -> int:
 
 
 def run_status(args) -> int:
-    action = live.live_audit_status(args.audit, db=args.db)
+    action = analyses.live.live_audit_status(args.audit, db=args.db)
     emit({**action.status.to_dict(), "audit": action.audit}, args.json, lambda p: "\n".join(_status_lines(p)))
     return 0
 
 
 def run_list(args) -> int:
-    audits = live.live_audit_list(db=args.db).to_dict("records")
+    audits = analyses.live.live_audit_list(db=args.db).to_dict("records")
 
     def text(rows: dict) -> str:
         if not rows["audits"]:
@@ -228,6 +228,6 @@ def run_list(args) -> int:
 
 
 def run_export(args) -> int:
-    result = live.export_live_file(args.audit, args.out, db=args.db)
+    result = analyses.live.export_live_file(args.audit, args.out, db=args.db)
     emit(result.to_dict(), args.json, lambda p: f"wrote {p['n']} labelled cases to {p['path']}")
     return 0

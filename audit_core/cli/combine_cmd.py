@@ -11,16 +11,28 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from audit_core import analyses
 from audit_core.cli import emit
 from audit_core.errors import InputError
-from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
-from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParams
-from audit_core.sequential.multiple import E_BH, E_BONFERRONI, METHODS, SIDES, TIMES
-from audit_core.sequential.params import STYLES
+from audit_core.presets import (
+    AUDITOR_PROCESSES,
+    DEFAULT_AUDITOR_PROCESS,
+    DEFAULT_MODEL_PROCESS,
+    E_BH,
+    E_BONFERRONI,
+    MODEL_PROCESSES,
+    MULTIPLE_METHODS,
+    MULTIPLE_SIDES,
+    MULTIPLE_TIMES,
+    STYLES,
+)
 
-METHOD_CHOICES = {"e-bh": (E_BH,), "e-bonferroni": (E_BONFERRONI,), "both": METHODS}
+if TYPE_CHECKING:
+    from audit_core.sequential import AuditParams
+
+METHOD_CHOICES = {"e-bh": (E_BH,), "e-bonferroni": (E_BONFERRONI,), "both": MULTIPLE_METHODS}
 
 
 def register(subparsers) -> None:
@@ -29,9 +41,9 @@ def register(subparsers) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN", help="replay --json output (.json) or labelled audit CSV")
     p.add_argument("--level", type=float, default=0.05, help="FDR / FWER level (default 0.05)")
     p.add_argument("--method", choices=sorted(METHOD_CHOICES), default="both", help="procedure (default both)")
-    p.add_argument("--side", choices=SIDES, default="model",
+    p.add_argument("--side", choices=MULTIPLE_SIDES, default="model",
                    help="model: find failures (default); auditor: certify passes")
-    p.add_argument("--at", choices=TIMES, default="end", help="e-value after the last case (default) or at the dual stop")
+    p.add_argument("--at", choices=MULTIPLE_TIMES, default="end", help="e-value after the last case (default) or at the dual stop")
     p.add_argument("--style", choices=STYLES, default="gpqa", help="parameters for CSV runs (default gpqa)")
     p.add_argument("--q", type=float, help="performance threshold q for CSV runs")
     p.add_argument("--alpha", type=float, help="per-audit level alpha for CSV runs")
@@ -54,7 +66,7 @@ def _load_run(path: str, args, params: AuditParams | None) -> tuple[dict, AuditP
             raise InputError(f"run {path}: not a JSON document ({exc})") from None
         return payload, params
     if params is None:
-        params = AuditParams.for_style(args.style, q=args.q, alpha=args.alpha, m=args.m)
+        params = analyses.AuditParams.for_style(args.style, q=args.q, alpha=args.alpha, m=args.m)
     view = analyses.replay_run(analyses.run_source(path, check=False), score=args.score, subgroups=(), params=params,
                                model_process=args.model_process, auditor_process=args.auditor_process)
     return view.result.to_dict(), params

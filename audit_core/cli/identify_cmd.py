@@ -10,12 +10,16 @@ differs on no cell; the supports printed are only the labelled fallback for the 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from audit_core import analyses
-from audit_core.analyses import Source
 from audit_core.cli import emit, flag
 from audit_core.errors import InputError
-from audit_core.identify import ESTIMANDS, PolicyClass
+from audit_core.identify.estimands import ESTIMANDS
+
+if TYPE_CHECKING:
+    from audit_core.analyses import Source
+    from audit_core.identify import PolicyClass
 
 
 def policy_source(path: str | None) -> Source:

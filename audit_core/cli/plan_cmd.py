@@ -17,12 +17,17 @@ import math
 import sys
 
 from audit_core import analyses
-from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
 from audit_core.auditing.backends import BACKENDS
 from audit_core.cli import emit, flag
 from audit_core.errors import InputError
-from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, STYLES, paper_params
-from audit_core.sequential import MODEL_PROCESSES
+from audit_core.presets import (
+    DEFAULT_MODEL_PROCESS,
+    DEFAULT_STYLE,
+    MODEL_PROCESSES,
+    STRATEGY_NAMES,
+    STYLES,
+    paper_params,
+)
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -79,6 +84,8 @@ def stderr_progress(args):
 
 
 def run(args) -> int:
+    from audit_core.auditing import AuditorConfig  # the auditor's engine: loaded when the command runs
+
     if (args.pool is None) == (args.subgroups is None):
         raise InputError("plan: give either --pool or --subgroups")
     if args.replicates < 1:

@@ -12,13 +12,24 @@ style's values of DESIGN.md section 3 (``--style gpqa`` unless given); any can b
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from audit_core import analyses
 from audit_core.cli import emit
 from audit_core.errors import InputError
-from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, STYLES
-from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, PROCESS_NAMES, AuditParams
-from audit_core.sequential.params import WEIGHT_SCHEMES
+from audit_core.presets import (
+    AUDITOR_PROCESSES,
+    DEFAULT_AUDITOR_PROCESS,
+    DEFAULT_MODEL_PROCESS,
+    DEFAULT_STYLE,
+    MODEL_PROCESSES,
+    PROCESS_NAMES,
+    STYLES,
+    WEIGHT_SCHEMES,
+)
+
+if TYPE_CHECKING:
+    from audit_core.sequential import AuditParams
 
 _MAX_SUBGROUP_ROWS = 20
 
@@ -63,7 +74,7 @@ def register(subparsers) -> None:
 
 def _params(args) -> AuditParams:
     try:
-        return AuditParams.for_style(
+        return analyses.AuditParams.for_style(
             args.style, q=args.q, alpha=args.alpha, m=args.m, delta=args.delta, delta_aud=args.delta_aud,
             eta=args.eta, weights=args.weights, grid_mod=args.grid_mod, grid_aud=args.grid_aud,
         )

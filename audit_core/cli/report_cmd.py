@@ -16,7 +16,6 @@ from audit_core.cli import emit
 from audit_core.cli.identify_cmd import parse_cost, policy_source
 from audit_core.errors import InputError
 from audit_core.presets import BUNDLED_POOLS, EXAMPLE_RESPONSE_LOG, paper_params, paper_rows
-from audit_core.sequential import AuditParams
 
 FORMATS = {".html": "html", ".htm": "html", ".md": "md", ".zip": "zip", ".json": "json", ".pdf": "pdf"}
 
@@ -76,7 +75,7 @@ def _sections(args) -> list:
     if args.replay:
         run = analyses.run_source(args.replay, check=False)
         subgroups = [c.strip() for item in args.subgroup for c in item.split(",")] if args.subgroup else None
-        params = AuditParams.for_style(args.style or run.value.style)
+        params = analyses.AuditParams.for_style(args.style or run.value.style)
         sections.append(analyses.replay_run(run, score=args.score, subgroups=subgroups, order=args.order,
                                             params=params).section)
     if args.combine:
@@ -85,7 +84,7 @@ def _sections(args) -> list:
         runs = []
         for run in args.combine:
             source = analyses.run_source(run, check=False)
-            replayed = analyses.replay_run(source, subgroups=(), params=AuditParams.for_style(args.style or source.value.style))
+            replayed = analyses.replay_run(source, subgroups=(), params=analyses.AuditParams.for_style(args.style or source.value.style))
             runs.append((run, replayed.result))
         sections.append(analyses.combine_audits(runs, args.level).section)
     if args.simulate:

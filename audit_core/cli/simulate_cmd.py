@@ -14,9 +14,9 @@ budget 400, 20 initial cases (``AuditParams.gpqa()`` / ``.sdoh()``).
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from audit_core import analyses
-from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
 from audit_core.cli import emit, flag
 from audit_core.cli.plan_cmd import add_backend_options
 from audit_core.errors import InputError
@@ -25,10 +25,14 @@ from audit_core.presets import (
     DEFAULT_MODEL_PROCESS,
     DEFAULT_STYLE,
     GPQA_STUDY_POOLS,
+    MODEL_PROCESSES,
+    STRATEGY_NAMES,
     paper_params,
     paper_rows,
 )
-from audit_core.sequential import MODEL_PROCESSES, AuditParams
+
+if TYPE_CHECKING:
+    from audit_core.sequential import AuditParams
 
 ALL_GPQA = ALL_GPQA_POOLS
 
@@ -115,6 +119,8 @@ def _study_payload(pool, args, strategies, processes, config, progress) -> dict:
 
 
 def run(args) -> int:
+    from audit_core.auditing import AuditorConfig  # the auditor's engine: loaded when the command runs
+
     strategies = _names(args.strategy, STRATEGY_NAMES, "strategy")
     processes = _names(args.process, MODEL_PROCESSES, "process")
     if args.replicates < 1:

@@ -42,14 +42,13 @@ from audit_core.auditing.strategies import (
     check_row,
     make_sampler,
 )
-from audit_core.auditing.study import paper_params
 from audit_core.errors import InputError
 from audit_core.live import store
 from audit_core.live.pool import build_live_pool, pool_source, resolve_roles, sha256
+from audit_core.presets import DEFAULT_ANNOTATOR, paper_params  # noqa: F401 (DEFAULT_ANNOTATOR re-exported)
 from audit_core.sequential import AuditParams, DualTest
 
 LIVE_STRATEGIES = tuple(s for s in STRATEGY_NAMES if s != "oracle")  # the oracle needs the truth
-DEFAULT_ANNOTATOR = "annotator"
 
 
 def _finite(value: float) -> float | None:
@@ -222,7 +221,7 @@ class LiveAudit:
                content: bytes | None = None, **overrides) -> LiveAudit:
         """Store a new audit of ``pool`` (bundled key or CSV path; ``content``: uploaded bytes).
 
-        ``params`` default to :func:`~audit_core.auditing.study.paper_params` of ``style`` (the
+        ``params`` default to :func:`~audit_core.presets.paper_params` of ``style`` (the
         bundled pool's, else ``gpqa``) with ``overrides``; ``roles``: column roles (``score``,
         ``subgroups``, ``id``, ``text``, ``features``, ``suspects``; auto-detected if absent);
         ``truth``: a column the strategy may read as the truth (oracle, tests).

@@ -27,10 +27,9 @@ from typing import Any
 import numpy as np
 
 from audit_core.errors import InputError
+from audit_core.presets import E_BH, E_BONFERRONI, MULTIPLE_METHODS, MULTIPLE_SIDES, MULTIPLE_TIMES
 
-E_BH = "e-BH"
-E_BONFERRONI = "e-Bonferroni"
-METHODS = (E_BH, E_BONFERRONI)
+METHODS = MULTIPLE_METHODS
 GUARANTEES = {E_BH: "FDR <= level under arbitrary dependence (Wang & Ramdas 2022, Thm 2)",
               E_BONFERRONI: "FWER <= level under arbitrary dependence (Markov + union bound)"}
 
@@ -131,8 +130,8 @@ def combine(log_e: Sequence[float], level: float = 0.05, names: Sequence[str] | 
     return {m: run[m](log_e, level, names) for m in methods}
 
 
-SIDES = ("model", "auditor")
-TIMES = ("end", "stop")
+SIDES = MULTIPLE_SIDES
+TIMES = MULTIPLE_TIMES
 
 
 def audit_e_value(replay_result: Any, side: str = "model", at: str = "end") -> float:
