@@ -38,13 +38,14 @@ _EXPORTS = {
         "run_source",
     ),
     "testbed": ("ALL_DIRECTIONS", "TestbedCheck", "TestbedItems", "check_testbed", "generate_testbed"),
-    "audit_core.auditing": ("STRATEGY_NAMES",),
-    "audit_core.identify": ("ESTIMANDS",),
+    # Re-exports, each from the lightest module that defines it (a page's choices load no engine).
+    "audit_core.data.bundled": ("BUNDLED",),
+    "audit_core.identify.estimands": ("ESTIMANDS",),
     "audit_core.presets": (
-        "BUNDLED", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "NULL_POOL",
-        "STYLES", "paper_params", "paper_rows",
+        "AUDITOR_PROCESSES", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN",
+        "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES", "paper_params", "paper_rows",
     ),
-    "audit_core.sequential": ("AUDITOR_PROCESSES", "MODEL_PROCESSES", "AuditParams"),
+    "audit_core.sequential.params": ("AuditParams",),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
