@@ -42,8 +42,6 @@ from fractions import Fraction
 
 import numpy as np
 from ortools.sat.python import cp_model
-from scipy.optimize import linprog
-from scipy.sparse import csr_matrix
 
 from audit_core.errors import InputError
 from audit_core.identify.cells import parse_cell_id
@@ -516,6 +514,11 @@ def _lp_bound(sets: np.ndarray, cost: np.ndarray, rows: np.ndarray, deadline: fl
     rounds add the sets the fractional optimum leaves under-covered. Returns the best bound, the
     rows used and whether the bound is the full LP's (no set violated at the end).
     """
+    # Imported here, when a search first needs the bound: loading audit_core.identify (identify,
+    # lattice, the classes) does not pay for scipy.optimize.
+    from scipy.optimize import linprog
+    from scipy.sparse import csr_matrix
+
     best, full = 0.0, False
     dense = sets.astype(np.float32)
     while _left(deadline) > 0.05:

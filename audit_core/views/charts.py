@@ -415,10 +415,17 @@ def frequency_accuracy_chart(table: pd.DataFrame, title: str = "Sampling frequen
     return alt.layer(*layers).properties(title=alt.TitleParams(title, subtitle=subtitle or None), height=380)
 
 
+# Checking a spec against the Vega-Lite JSON schema is about a third of building a chart (jsonschema,
+# on every chart of every first page run). The specs come from the fixed templates of this module,
+# so the tests check them (tests/views/test_chart_schema.py turns this on for every use case's
+# charts) and the pages do not.
+VALIDATE_SPECS = False
+
+
 def chart_spec(chart: alt.TopLevelMixin) -> dict:
     """Styled Vega-Lite spec that fills its container's width (the report fixes the width),
     its data sets named by position (:func:`positional_dataset_names`)."""
-    spec = style(chart).to_dict()
+    spec = style(chart).to_dict(validate=VALIDATE_SPECS)
     spec.setdefault("width", "container")
     # Fit the width only: the height stays the plot's own, so titles and rotated labels add to it.
     spec["autosize"] = {"type": "fit-x", "contains": "padding"}
