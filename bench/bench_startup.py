@@ -36,6 +36,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
+# What a user's shell has: compiled modules are cached (__pycache__), so the timed calls read .pyc
+# files as every call after the first does (some environments set PYTHONDONTWRITEBYTECODE).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 PAGES = ("minimal-supports", "testbed-items", "measure-logs", "replay-run", "simulation", "live-audit",
          "audit-planner", "compare-runs", "audit-report")
@@ -63,7 +66,7 @@ def checkout(rev: str, folder: Path) -> Path:
 
 
 def cli_rows(trees: dict[str, Path], work: Path, runs: int) -> list[dict]:
-    env = dict(os.environ)
+    env = ENV
     setups = {}
     for name, tree in trees.items():
         db = work / f"{name}.sqlite"
@@ -137,7 +140,7 @@ def _settled(page, timeout_ms: int = 180_000) -> None:
 def app_run(tree: Path, script: str, browser, pages: tuple[str, ...], home: Path) -> dict:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "AUDIT_HOME": str(home)}
+    env = {**ENV, "AUDIT_HOME": str(home)}
     start = time.perf_counter()
     server = subprocess.Popen([PY, "-m", "streamlit", "run", script, "--server.headless", "true",
                                "--server.port", str(port), "--server.address", "127.0.0.1",
