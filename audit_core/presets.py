@@ -8,16 +8,47 @@
 * The paper's seven method rows (:func:`paper_rows`).
 * Bundled data: which keys are simulation pools, which pool has no failure mode, which recorded
   run the Replay page opens on (the datasets themselves: :data:`audit_core.data.bundled.BUNDLED`).
+* The names the engine offers (styles, weight schemes, the six processes, the sampling
+  strategies, the multiple-testing methods): defined here, imported by the engine modules that
+  implement them, so that the command line builds its parsers (``--help``) without loading numpy.
+
+This module imports nothing heavy at module level (tests/architecture/test_import_cost.py).
 """
 
 from __future__ import annotations
 
-from audit_core.data.bundled import BUNDLED
+from typing import TYPE_CHECKING
+
 from audit_core.errors import InputError
-from audit_core.sequential.params import STYLES, AuditParams
-from audit_core.sequential.processes import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
+
+if TYPE_CHECKING:
+    from audit_core.sequential.params import AuditParams
 
 DEFAULT_STYLE = "gpqa"
+STYLES = ("gpqa", "sdoh")  # parameter styles: AuditParams.gpqa() / AuditParams.sdoh()
+WEIGHT_SCHEMES = ("uniform", "harmonic")  # changepoint weights of the SR processes
+
+# The six e-processes (audit_core.sequential.processes.PROCESS_SPECS, same order): four for the
+# model's null, two for the auditor's.
+MODEL_PROCESSES = ("LR", "LR-UI", "SR-LR", "SR-LR-UI")
+AUDITOR_PROCESSES = ("AUD-LR", "AUD-LR-UI")
+PROCESS_NAMES = MODEL_PROCESSES + AUDITOR_PROCESSES
+# The dual test's default pair: the most powerful of each side in paper 001's studies.
+DEFAULT_MODEL_PROCESS = "SR-LR-UI"
+DEFAULT_AUDITOR_PROCESS = "AUD-LR-UI"
+
+# Sampling strategies (audit_core.auditing.strategies).
+STRATEGY_NAMES = ("stratified", "pre-learned", "oracle", "informed", "adaptive")
+
+# Multiple testing over several audits (audit_core.sequential.multiple): methods, null side, time.
+E_BH = "e-BH"
+E_BONFERRONI = "e-Bonferroni"
+MULTIPLE_METHODS = (E_BH, E_BONFERRONI)
+MULTIPLE_SIDES = ("model", "auditor")
+MULTIPLE_TIMES = ("end", "stop")
+
+# Who a live label is recorded for when no annotator is named.
+DEFAULT_ANNOTATOR = "annotator"
 
 # The paper's seven rows (Figure 2): LR with three fixed strategies, then the four model-null
 # processes with the adaptive auditor. The SDoH study replaces the oracle by the informed prior.
@@ -57,6 +88,8 @@ def paper_params(style: str | None, **overrides) -> AuditParams:
     A ``q`` other than the style's moves both forecaster grids by the same shift (δ and δ' are
     kept), dropping grid points that would cross q, unless grids are given explicitly.
     """
+    from audit_core.sequential.params import AuditParams  # numpy: loaded when parameters are built
+
     style = style or DEFAULT_STYLE
     if style == "gpqa" and overrides.get("n_init") is None:
         overrides["n_init"] = GPQA_STUDY_N_INIT
@@ -76,13 +109,17 @@ def paper_params(style: str | None, **overrides) -> AuditParams:
 
 def style_of(bundled_key: str | None) -> str:
     """The parameter style of a bundled dataset (the default style for anything else)."""
+    from audit_core.data.bundled import BUNDLED  # numpy and pandas (the generators): loaded on use
+
     dataset = BUNDLED.get(bundled_key) if bundled_key else None
     return dataset.style if dataset else DEFAULT_STYLE
 
 
 __all__ = [
-    "ALL_GPQA_POOLS", "AUDITOR_FOR", "BUNDLED", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS",
+    "ALL_GPQA_POOLS", "AUDITOR_FOR", "AUDITOR_PROCESSES", "BUNDLED_POOLS", "DEFAULT_ANNOTATOR", "DEFAULT_AUDITOR_PROCESS",
     "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "DEFAULT_STYLE", "EXAMPLE_RESPONSE_LOG",
     "GPQA_STUDY_N_INIT", "GPQA_STUDY_POOLS", "NULL_POOL", "PAPER_ROWS", "SDOH_PAPER_ROWS", "STYLES",
+    "MODEL_PROCESSES", "PROCESS_NAMES", "STRATEGY_NAMES", "WEIGHT_SCHEMES", "E_BH", "E_BONFERRONI",
+    "MULTIPLE_METHODS", "MULTIPLE_SIDES", "MULTIPLE_TIMES",
     "paper_params", "paper_rows", "style_of",
 ]

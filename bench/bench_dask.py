@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from audit_core.auditing import load_pool, paper_params, run_study
+from audit_core.auditing import load_pool, paper_params, run_study  # noqa: E402 (after the sys.path line: this checkout's package)
 
 ROWS = (("stratified", "LR"), ("oracle", "LR"))
 

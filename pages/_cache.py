@@ -105,9 +105,10 @@ def replay_run(run_key: str, score: str, subgroups: tuple[str, ...] | None, orde
                model_process: str, auditor_process: str, score_mapping: tuple[tuple[str, float], ...],
                _run: Source, _params):
     # The page names the roles: () = no subgroups (None: a log's reader detects them), False = file order (None: a log's own order).
+    # with_views: the charts and tables are built lazily; build them before the copy is cached.
     return analyses.replay_run(_run, score=score, subgroups=subgroups, order=order, params=_params,
                                model_process=model_process, auditor_process=auditor_process,
-                               score_mapping=dict(score_mapping) or None)
+                               score_mapping=dict(score_mapping) or None).with_views()
 
 
 @st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)

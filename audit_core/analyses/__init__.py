@@ -17,58 +17,37 @@ CLI commands print them; nothing is assembled twice.
 * :mod:`.live`: live audits (start, claim, label, undo, export) for the Live audit page.
 """
 
-from audit_core.analyses.combine import CombinedAudits, combine_audits
-from audit_core.analyses.common import Verdict
-from audit_core.analyses.compare import RunsComparison, compare_runs
-from audit_core.analyses.identify import (
-    BEHAVIOURS,
-    BehaviourRule,
-    SupportExploration,
-    SupportSearch,
-    add_policy,
-    check_supports,
-    class_file,
-    class_from_link,
-    class_link,
-    composable,
-    copy_policy,
-    explore_support,
-    identify_support,
-    lattice_overview,
-    policy_row,
-    remove_policy,
-    rename_axes,
-    support_lattice,
-)
-from audit_core.analyses.measure import LogMeasurement, measure_log
-from audit_core.analyses.plan import PlannedAudit, assumed_pool_source, plan_study
-from audit_core.analyses.replay import ACCEPTED_SCORES, RunReplay, replay_run, score_labels, typed_run
-from audit_core.analyses.simulate import StudySimulation, simulate_study
-from audit_core.analyses.sources import (
-    RunTable,
-    Source,
-    content_key,
-    file_bytes,
-    policy_source,
-    pool_source,
-    response_log_source,
-    run_source,
-)
-from audit_core.analyses.testbed import ALL_DIRECTIONS, TestbedCheck, TestbedItems, check_testbed, generate_testbed
-from audit_core.auditing import STRATEGY_NAMES
-from audit_core.identify import ESTIMANDS
-from audit_core.presets import (
-    BUNDLED,
-    BUNDLED_POOLS,
-    DEFAULT_AUDITOR_PROCESS,
-    DEFAULT_MODEL_PROCESS,
-    DEFAULT_RUN,
-    NULL_POOL,
-    STYLES,
-    paper_params,
-    paper_rows,
-)
-from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParams
+from audit_core._lazy import lazy_exports
+
+# submodule -> the names it defines; each submodule is imported when one of its names is first used
+_EXPORTS = {
+    "combine": ("CombinedAudits", "combine_audits"),
+    "common": ("Verdict",),
+    "compare": ("RunsComparison", "compare_runs"),
+    "identify": (
+        "BEHAVIOURS", "BehaviourRule", "SupportExploration", "SupportSearch", "add_policy", "check_supports",
+        "class_file", "class_from_link", "class_link", "composable", "copy_policy", "explore_support",
+        "identify_support", "lattice_overview", "policy_row", "remove_policy", "rename_axes", "support_lattice",
+    ),
+    "measure": ("LogMeasurement", "measure_log"),
+    "plan": ("PlannedAudit", "assumed_pool_source", "plan_study"),
+    "replay": ("ACCEPTED_SCORES", "RunReplay", "replay_run", "score_labels", "typed_run"),
+    "simulate": ("StudySimulation", "simulate_study"),
+    "sources": (
+        "RunTable", "Source", "content_key", "file_bytes", "policy_source", "pool_source", "response_log_source",
+        "run_source",
+    ),
+    "testbed": ("ALL_DIRECTIONS", "TestbedCheck", "TestbedItems", "check_testbed", "generate_testbed"),
+    # Re-exports, each from the lightest module that defines it (a page's choices load no engine).
+    "audit_core.data.bundled": ("BUNDLED",),
+    "audit_core.identify.estimands": ("ESTIMANDS",),
+    "audit_core.presets": (
+        "AUDITOR_PROCESSES", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN",
+        "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES", "paper_params", "paper_rows",
+    ),
+    "audit_core.sequential.params": ("AuditParams",),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 # The choices a page offers (estimands, processes, styles, bundled data, paper presets) are
 # re-exported here, so pages import the use-case layer and nothing below it.

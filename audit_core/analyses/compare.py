@@ -79,7 +79,7 @@ def compare_runs(source_a: Source, source_b: Source, score: str | None = None,
         names = (names[0] + " (A)", names[1] + " (B)")
     params = params or AuditParams.for_style(source_a.value.style)
     result = _compare_runs(runs[0], runs[1], params, names, confidence, model_process, auditor_process)
-    notes = tuple(f"{n}: {note}" for n, data in zip(names, runs, strict=False) for note in data.notes)
+    notes = tuple(f"{n}: {note}" for n, data in zip(names, runs, strict=True) for note in data.notes)
     result = _with_notes(result, notes)
     verdict = _verdict(result)
     chart = views.comparison_chart(result)

@@ -13,6 +13,7 @@ User-supplied text (file names, subgroup names, verdicts quoting them) is escape
 from __future__ import annotations
 
 from dataclasses import fields
+from functools import cached_property
 from typing import Any, ClassVar
 
 import pandas as pd
@@ -46,11 +47,17 @@ class Displayed:
     _key_chart: ClassVar[str] = ""
 
     # ------------------------------------------------------------------ data
+    def _member_names(self) -> list[str]:
+        """Fields, and the tables and charts a result builds on first use (properties)."""
+        built = [n for n in dir(type(self)) if n.endswith(("_table", "_chart"))
+                 and isinstance(getattr(type(self), n, None), (property, cached_property))]
+        return [f.name for f in fields(self)] + built
+
     @property
     def tables(self) -> dict[str, pd.DataFrame]:
-        """Every display table of the result, by field name (copies: editing one changes nothing here)."""
-        return {f.name: getattr(self, f.name).copy() for f in fields(self)
-                if isinstance(getattr(self, f.name), pd.DataFrame)}
+        """Every display table of the result, by name (copies: editing one changes nothing here)."""
+        members = ((n, getattr(self, n)) for n in self._member_names())
+        return {n: v.copy() for n, v in members if isinstance(v, pd.DataFrame)}
 
     def to_frame(self) -> pd.DataFrame:
         """The key table as a pandas DataFrame (a copy)."""
@@ -60,8 +67,8 @@ class Displayed:
     @property
     def charts(self) -> dict[str, dict]:
         """Every Vega-Lite spec of the result, by field name (``*_chart`` fields that are set)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)
-                if f.name.endswith("chart") and isinstance(getattr(self, f.name), dict)}
+        members = ((n, getattr(self, n)) for n in self._member_names() if n.endswith("chart"))
+        return {n: v for n, v in members if isinstance(v, dict)}
 
     def chart(self, name: str | None = None):
         """The key chart (or the chart field ``name``, e.g. ``"subgroup_chart"``) as an Altair chart,

@@ -208,7 +208,7 @@ def explore_support(policy: Source, components: Sequence[str] | None = None, est
         except LatticeTooLarge as exc:  # the support itself is still explained, without the lattice
             lat, lattice_note = None, str(exc)
     tau_values = estimand_values(pc, estimand)
-    tau = dict(zip(pc.names, tau_values.astype(int).tolist(), strict=False))
+    tau = dict(zip(pc.names, tau_values.astype(int).tolist(), strict=True))
     label = f"custom {len(custom)}-cell support" if custom else views.support_name(components)
     inside, repair = _suggestions(pc, estimand, ident) if suggest else (None, None)
     added = () if repair is None else tuple(c for c in repair.supports[0] if c not in set(ident.cells))
@@ -360,7 +360,7 @@ def policy_row(policy: Source, name: str) -> dict[str, str]:
     """The responses of one policy, cell by cell (to edit as a row)."""
     pc = policy.value
     i = list(pc.names).index(name)
-    return {c: pc.codebook[int(code)] for c, code in zip(pc.cells, pc.responses[i], strict=False)}
+    return {c: pc.codebook[int(code)] for c, code in zip(pc.cells, pc.responses[i], strict=True)}
 
 
 def class_link(policy: Source) -> str | None:

@@ -65,7 +65,6 @@ from audit_core.live.store import read_events
 from audit_core.presets import DEFAULT_MODEL_PROCESS  # noqa: F401 (the page's default)
 from audit_core.report import ReportChart, ReportSection, ReportTable, safe_csv_bytes
 from audit_core.sequential import FAILURE_FOUND, MODEL_PROCESSES
-from audit_core.views.charts import chart_spec, trajectory_chart
 
 LIVE_POOLS = tuple(BUNDLED_POOLS)
 LABEL_CHOICES = (("correct", 1.0), ("incorrect", 0.0), ("partial", 0.5))
@@ -372,6 +371,9 @@ def _labels_table(labels: tuple[LabelRecord, ...]) -> pd.DataFrame:
 
 
 def _trajectory(audit: LiveAudit, labels: tuple[LabelRecord, ...], status: LiveStatus) -> dict | None:
+    # Altair is loaded here, for the page's chart: the CLI's label/status/next calls draw none.
+    from audit_core.views.charts import chart_spec, trajectory_chart
+
     counted = [r for r in labels if r.counted]
     rows = []
     for name, test, attr in ((audit.process, "model's null", "log_e_model"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import pandas as pd
 
@@ -23,7 +24,6 @@ from audit_core.errors import InputError
 from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
 from audit_core.report.document import ReportSection
 from audit_core.sequential import AUDIT_PASSED, FAILURE_FOUND, MODEL_PROCESSES, AuditParams, Replay, replay
-from audit_core.views import sequential as views
 
 __all__ = ["ACCEPTED_SCORES", "RunReplay", "replay_run", "score_labels", "typed_run"]
 
@@ -47,21 +47,17 @@ class RunReplay(Displayed):
     data : the typed run (:class:`~audit_core.data.loader.AuditData`; notes in ``data.notes``).
     result : the engine's :class:`~audit_core.sequential.Replay`.
     roles : the score, subgroup and order columns used.
-    decision_table, subgroup_table : display tables.
-    trajectory_chart, subgroup_chart, frequency_chart : Vega-Lite specs.
-    section; verdict.
+    verdict.
+    decision_table, subgroup_table : display tables; trajectory_chart, subgroup_chart,
+    frequency_chart : Vega-Lite specs; section. These are built from ``result`` on first use, once:
+    the command line prints ``result`` and never loads the chart library (``with_views`` builds
+    them all, e.g. before a copy is cached).
     """
 
     source: Source
     roles: ColumnRoles
     data: AuditData = field(repr=False)
     result: Replay = field(repr=False)
-    decision_table: pd.DataFrame = field(repr=False)
-    subgroup_table: pd.DataFrame = field(repr=False)
-    trajectory_chart: dict = field(repr=False)
-    subgroup_chart: dict = field(repr=False)
-    frequency_chart: dict = field(repr=False)
-    section: ReportSection = field(repr=False)
     verdict: Verdict
 
     _key_table = "subgroup_table"
@@ -75,6 +71,48 @@ class RunReplay(Displayed):
                 "columns": {"score": data.score, "order": data.order, "subgroups": list(data.subgroups),
                             "id": data.id},
                 "notes": list(data.notes)}
+    @cached_property
+    def _specs(self) -> tuple[dict, dict, dict]:
+        from audit_core.views import sequential as views  # Altair: loaded when a view is first asked for
+
+        return views.replay_specs(self.result, MODEL_PROCESSES, self.source.name)
+
+    @property
+    def trajectory_chart(self) -> dict:
+        return self._specs[0]
+
+    @property
+    def subgroup_chart(self) -> dict:
+        return self._specs[1]
+
+    @property
+    def frequency_chart(self) -> dict:
+        return self._specs[2]
+
+    @cached_property
+    def decision_table(self) -> pd.DataFrame:
+        from audit_core.views import sequential as views
+
+        return views.decision_table(self.result, MODEL_PROCESSES)
+
+    @cached_property
+    def subgroup_table(self) -> pd.DataFrame:
+        from audit_core.views import sequential as views
+
+        return views.subgroup_view(self.result)[0]
+
+    @cached_property
+    def section(self) -> ReportSection:
+        from audit_core.views import sequential as views
+
+        return views.replay_section(self.result, MODEL_PROCESSES, self.source.name, self.source.description,
+                                    self.roles.to_dict(), self.data.notes, self._specs, verdict=self.verdict.text)
+
+    def with_views(self) -> RunReplay:
+        """This replay with every table, chart and the section built (returns itself)."""
+        for name in ("_specs", "decision_table", "subgroup_table", "section"):
+            getattr(self, name)
+        return self
 
 
 def _weakest(result: Replay) -> str:
@@ -159,12 +197,4 @@ def _replayed(source: Source, data: AuditData, params: AuditParams, model_proces
     result = replay(data.scores, params, subgroups=data.subgroup_frame, model_process=model_process,
                     auditor_process=auditor_process)
     used = ColumnRoles(data.score, tuple(data.subgroups), data.order)
-    verdict = _verdict(result)
-    trajectory, subgroup_chart, frequency = views.replay_specs(result, MODEL_PROCESSES, source.name)
-    shown, _ = views.subgroup_view(result)
-    section = views.replay_section(result, MODEL_PROCESSES, source.name, source.description, used.to_dict(),
-                                   data.notes, (trajectory, subgroup_chart, frequency), verdict=verdict.text)
-    return RunReplay(source=source, roles=used, data=data, result=result,
-                     decision_table=views.decision_table(result, MODEL_PROCESSES), subgroup_table=shown,
-                     trajectory_chart=trajectory, subgroup_chart=subgroup_chart, frequency_chart=frequency,
-                     section=section, verdict=verdict)
+    return RunReplay(source=source, roles=used, data=data, result=result, verdict=_verdict(result))

@@ -9,37 +9,23 @@
   analysis of the SDoH study.
 """
 
-from audit_core.auditing.model import NeuralEnsemble, OnlineEnsemble, RefitEnsemble
-from audit_core.auditing.pool import BUNDLED_POOLS, Pool, build_pool, load_pool
-from audit_core.auditing.strategies import (
-    AUDITOR_FOR,
-    LEARNERS,
-    PAPER_ROWS,
-    SAMPLERS,
-    SCENARIOS,
-    SDOH_PAPER_ROWS,
-    STRATEGY_NAMES,
-    AuditorConfig,
-    AuditRun,
-    Proposal,
-    Sampler,
-    draw_labels,
-    make_sampler,
-    paper_rows,
-    run_audit,
-    simulated_label,
-)
-from audit_core.auditing.study import (
-    GPQA_STUDY_N_INIT,
-    GPQA_STUDY_POOLS,
-    Study,
-    paper_params,
-    replicate_seeds,
-    run_paper_studies,
-    run_study,
-    sampling_frequency_vs_accuracy,
-    summarise,
-)
+from audit_core._lazy import lazy_exports
+
+# submodule -> the names it defines; each submodule is imported when one of its names is first used
+_EXPORTS = {
+    "model": ("NeuralEnsemble", "OnlineEnsemble", "RefitEnsemble"),
+    "pool": ("BUNDLED_POOLS", "Pool", "build_pool", "load_pool"),
+    "strategies": (
+        "AUDITOR_FOR", "LEARNERS", "PAPER_ROWS", "SAMPLERS", "SCENARIOS", "SDOH_PAPER_ROWS", "STRATEGY_NAMES",
+        "AuditorConfig", "AuditRun", "Proposal", "Sampler", "draw_labels", "make_sampler", "paper_rows", "run_audit",
+        "simulated_label",
+    ),
+    "study": (
+        "GPQA_STUDY_N_INIT", "GPQA_STUDY_POOLS", "Study", "paper_params", "replicate_seeds", "run_paper_studies",
+        "run_study", "sampling_frequency_vs_accuracy", "summarise",
+    ),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "AUDITOR_FOR", "AuditRun", "GPQA_STUDY_N_INIT", "GPQA_STUDY_POOLS", "paper_params", "run_paper_studies", "AuditorConfig", "BUNDLED_POOLS", "LEARNERS", "NeuralEnsemble", "OnlineEnsemble", "PAPER_ROWS", "Pool",

@@ -142,7 +142,7 @@ class AuditPlan:
         records = lambda f: [{k: clean(v) for k, v in r.items()} for r in f.to_dict(orient="records")]  # noqa: E731
         return {"pool": self.pool_name, "strategy": self.strategy, "process": self.process,
                 "params": self.params.to_dict(), "replicates": self.replicates, "seed": self.seed,
-                "p_pass_no_failure": dict(zip(("estimate", "low", "high"), self.p_pass_no_failure, strict=False)),
+                "p_pass_no_failure": dict(zip(("estimate", "low", "high"), self.p_pass_no_failure, strict=True)),
                 "labels_needed": records(self.labels_needed), "budget_table": records(self.budget_table),
                 "curves": records(self.curves), "mc_error": self.mc_error,
                 "mc_note": f"rates are shares of {self.replicates} seeded audits with 95% Wilson intervals "

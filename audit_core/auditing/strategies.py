@@ -40,10 +40,15 @@ import numpy as np
 from audit_core.auditing.model import NeuralEnsemble, OnlineEnsemble, RefitEnsemble
 from audit_core.auditing.pool import Pool
 from audit_core.errors import InputError
-from audit_core.presets import AUDITOR_FOR, PAPER_ROWS, SDOH_PAPER_ROWS, paper_rows  # noqa: F401 (re-exported)
+from audit_core.presets import (  # noqa: F401 (re-exported)
+    AUDITOR_FOR,
+    PAPER_ROWS,
+    SDOH_PAPER_ROWS,
+    STRATEGY_NAMES,
+    paper_rows,
+)
 from audit_core.sequential import MODEL_PROCESSES, AuditParams, DualTest
 
-STRATEGY_NAMES = ("stratified", "pre-learned", "oracle", "informed", "adaptive")
 SCENARIOS = ("pool", "bank")
 LEARNERS = ("online", "refit", "neural")
 

@@ -28,14 +28,12 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
 from audit_core import api
-from audit_core.analyses import live
-from audit_core.auditing import STRATEGY_NAMES
 from audit_core.cli import emit
 from audit_core.errors import InputError
-from audit_core.sequential import MODEL_PROCESSES
-from audit_core.sequential.params import STYLES
+from audit_core.presets import MODEL_PROCESSES, STRATEGY_NAMES, STYLES
 
 
 def _positive(text: str) -> int:
@@ -54,6 +52,9 @@ def _common(parser, audit: bool = True) -> None:
         parser.add_argument("--audit", type=int, required=True, metavar="ID", help="audit id (see `audit list`)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
+if TYPE_CHECKING:
+    from audit_core.live.roles import Identity
+
 
 def _annotator(parser) -> None:
     parser.add_argument("--annotator", default=os.environ.get("AUDIT_ANNOTATOR") or None, metavar="NAME",
@@ -61,9 +62,11 @@ def _annotator(parser) -> None:
                              "operating-system user)")
 
 
-def _who(args) -> live.Identity:
+def _who(args) -> Identity:
     """The identity events record: a given name (self-declared), else the OS user."""
-    return live.declared(args.annotator) if args.annotator else live.os_user()
+    from audit_core.live.roles import declared, os_user
+
+    return declared(args.annotator) if args.annotator else os_user()
 
 
 def register(subparsers) -> None:

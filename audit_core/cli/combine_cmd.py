@@ -8,12 +8,23 @@ passed"), after the run's last case (``--at end``) or at the dual test's stop (`
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from audit_core import api
 from audit_core.cli import emit
-from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
-from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES
-from audit_core.sequential.multiple import SIDES, TIMES
-from audit_core.sequential.params import STYLES
+from audit_core.presets import (
+    AUDITOR_PROCESSES,
+    DEFAULT_AUDITOR_PROCESS,
+    DEFAULT_MODEL_PROCESS,
+    MODEL_PROCESSES,
+    MULTIPLE_SIDES,
+    MULTIPLE_TIMES,
+    STYLES,
+)
+
+if TYPE_CHECKING:
+    pass
+
 
 
 def register(subparsers) -> None:
@@ -22,9 +33,9 @@ def register(subparsers) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN", help="replay --json output (.json) or labelled audit CSV")
     p.add_argument("--level", type=float, default=0.05, help="FDR / FWER level (default 0.05)")
     p.add_argument("--method", choices=api.COMBINE_METHODS, default="both", help="procedure (default both)")
-    p.add_argument("--side", choices=SIDES, default="model",
+    p.add_argument("--side", choices=MULTIPLE_SIDES, default="model",
                    help="model: find failures (default); auditor: certify passes")
-    p.add_argument("--at", choices=TIMES, default="end", help="e-value after the last case (default) or at the dual stop")
+    p.add_argument("--at", choices=MULTIPLE_TIMES, default="end", help="e-value after the last case (default) or at the dual stop")
     p.add_argument("--style", choices=STYLES, default="gpqa", help="parameters for CSV runs (default gpqa)")
     p.add_argument("--q", type=float, help="performance threshold q for CSV runs")
     p.add_argument("--alpha", type=float, help="per-audit level alpha for CSV runs")

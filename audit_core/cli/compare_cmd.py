@@ -11,9 +11,13 @@ from pathlib import Path
 
 from audit_core import api
 from audit_core.cli import emit
-from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
-from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES
-from audit_core.sequential.params import STYLES
+from audit_core.presets import (
+    AUDITOR_PROCESSES,
+    DEFAULT_AUDITOR_PROCESS,
+    DEFAULT_MODEL_PROCESS,
+    MODEL_PROCESSES,
+    STYLES,
+)
 
 _MAX_LISTED = 20
 

@@ -10,12 +10,16 @@ differs on no cell; the supports printed are only the labelled fallback for the 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from audit_core import analyses, api
-from audit_core.analyses import Source
 from audit_core.cli import emit, flag
 from audit_core.errors import InputError
-from audit_core.identify import ESTIMANDS, PolicyClass
+from audit_core.identify.estimands import ESTIMANDS
+
+if TYPE_CHECKING:
+    from audit_core.analyses import Source
+    from audit_core.identify import PolicyClass
 
 
 def policy_source(path: str | None) -> Source:
@@ -122,10 +126,10 @@ def _lattice_text(d: dict) -> str:
         lines.append(f"  {'+'.join(n['components']) or 'base':<40} {n['cells']:>5} {n['n_classes']:>7} "
                      f"{n['n_collisions']:>10}  {'yes' if n['identified'] else 'no'}")
     lines.append("Leave one out (from full support)")
-    for l in d["leave_one_out"]:
-        lines.append(f"  -{l['removed']:<20} {l['n_collisions']:>3} collision(s): "
-                     + ("; ".join(f"{a} ≡ {b}" for a, b in l["witnesses"]) or "none"))
-        lines.append(f"      {l['corollary']}")
+    for loo in d["leave_one_out"]:
+        lines.append(f"  -{loo['removed']:<20} {loo['n_collisions']:>3} collision(s): "
+                     + ("; ".join(f"{a} ≡ {b}" for a, b in loo["witnesses"]) or "none"))
+        lines.append(f"      {loo['corollary']}")
     return "\n".join(lines)
 
 

@@ -17,12 +17,15 @@ import math
 import sys
 
 from audit_core import analyses, api
-from audit_core.auditing import STRATEGY_NAMES
 from audit_core.auditing.backends import BACKENDS
 from audit_core.cli import emit, flag
 from audit_core.errors import InputError
-from audit_core.presets import DEFAULT_MODEL_PROCESS, STYLES
-from audit_core.sequential import MODEL_PROCESSES
+from audit_core.presets import (
+    DEFAULT_MODEL_PROCESS,
+    MODEL_PROCESSES,
+    STRATEGY_NAMES,
+    STYLES,
+)
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -79,6 +82,7 @@ def stderr_progress(args):
 
 
 def run(args) -> int:
+
     if (args.pool is None) == (args.subgroups is None):
         raise InputError("plan: give either --pool or --subgroups")
     pool = None

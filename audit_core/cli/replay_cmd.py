@@ -12,13 +12,24 @@ style's values of DESIGN.md section 3 (``--style gpqa`` unless given); any can b
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from audit_core import api
 from audit_core.cli import emit
 from audit_core.errors import InputError
-from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, STYLES
-from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, PROCESS_NAMES
-from audit_core.sequential.params import WEIGHT_SCHEMES
+from audit_core.presets import (
+    AUDITOR_PROCESSES,
+    DEFAULT_AUDITOR_PROCESS,
+    DEFAULT_MODEL_PROCESS,
+    DEFAULT_STYLE,
+    MODEL_PROCESSES,
+    PROCESS_NAMES,
+    STYLES,
+    WEIGHT_SCHEMES,
+)
+
+if TYPE_CHECKING:
+    pass
 
 _MAX_SUBGROUP_ROWS = 20
 

@@ -16,7 +16,6 @@ from audit_core.errors import InputError
 from audit_core.presets import BUNDLED_POOLS
 
 
-
 def register(subparsers) -> None:
     p = subparsers.add_parser("report", help="write a self-contained audit report (HTML / Markdown / zip / JSON / PDF)",
                               description=__doc__.split("\n\n")[0])

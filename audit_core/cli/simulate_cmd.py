@@ -14,16 +14,20 @@ budget 400, 20 initial cases (``AuditParams.gpqa()`` / ``.sdoh()``).
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from audit_core import analyses, api
-from audit_core.auditing import STRATEGY_NAMES
 from audit_core.cli import emit, flag
 from audit_core.cli.plan_cmd import add_backend_options
 from audit_core.presets import (
     ALL_GPQA_POOLS,
     GPQA_STUDY_POOLS,
+    MODEL_PROCESSES,
+    STRATEGY_NAMES,
 )
-from audit_core.sequential import MODEL_PROCESSES
+
+if TYPE_CHECKING:
+    pass
 
 ALL_GPQA = ALL_GPQA_POOLS
 
@@ -103,6 +107,11 @@ def run(args) -> int:
     return 0
 
 
+def _rate(row: dict, key: str) -> str:
+    """A rate with its 95% Wilson interval, e.g. ``0.42 [0.31, 0.54]``."""
+    return f"{row[key]:.2f} [{row[key + '_low']:.2f}, {row[key + '_high']:.2f}]"
+
+
 def render_text(payload: dict) -> str:
     head = (f"pool {payload['pool']}: {payload['replicates']} replicate(s) per row, seed {payload['seed']}, "
             f"q={payload['params']['q']}, alpha={payload['params']['alpha']}, m={payload['params']['m']}, "
@@ -112,9 +121,8 @@ def render_text(payload: dict) -> str:
         "strategy", "process", "failure found", "audit passed", "inconclusive", "stop median [IQR]")
     lines = []
     for r in payload["rows"]:
-        rate = lambda k: f"{r[k]:.2f} [{r[k + '_low']:.2f}, {r[k + '_high']:.2f}]"  # noqa: E731
         lines.append(((r["setting"],) if with_setting else ()) + (
-            r["strategy"], r["process"], rate("failure_found"), rate("passed"), rate("inconclusive"),
+            r["strategy"], r["process"], _rate(r, "failure_found"), _rate(r, "passed"), _rate(r, "inconclusive"),
             f"{r['stop_median']:g} [{r['stop_q25']:g}-{r['stop_q75']:g}]"))
     widths = [max(len(columns[i]), *(len(line[i]) for line in lines)) for i in range(len(columns))]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)

@@ -15,7 +15,7 @@ from pathlib import Path
 from audit_core import api
 from audit_core.cli import emit
 from audit_core.errors import InputError
-from audit_core.testbed import DEFAULT_VOCABULARY, GeneratorParams
+from audit_core.testbed.generator import DEFAULT_VOCABULARY, GeneratorParams  # no numpy at import
 
 # The engine names the role of a bad value; the CLI adds the flag that set it.
 FLAG_OF = {"direction": "--directions", "number of clusters": "--clusters", "seed": "--seed", "generator depth": "--depth",

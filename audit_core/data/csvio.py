@@ -14,14 +14,14 @@ import csv
 import io
 import os
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
 
 from audit_core.errors import InputError
 
-CsvSource = Union[str, os.PathLike, bytes, bytearray, BinaryIO]
+CsvSource = str | os.PathLike | bytes | bytearray | BinaryIO
 
 _DELIMITERS = ",;\t|"
 
@@ -83,7 +83,7 @@ def _unquoted_field_counts(text: str, delimiter: str) -> list[tuple[int, int]]:
     kept = fields[has_content]
     bad = np.flatnonzero(kept != kept[0])
     cut = (bad[0] + 1) if bad.size else 1
-    return list(zip(line_numbers[:cut].tolist(), kept[:cut].tolist(), strict=False))
+    return list(zip(line_numbers[:cut].tolist(), kept[:cut].tolist(), strict=True))
 
 
 def _check_field_counts(text: str, delimiter: str, width: int, name: str) -> None:

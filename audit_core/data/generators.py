@@ -125,7 +125,7 @@ def gpqa_accuracy(setting: str, domains, levels) -> np.ndarray:
     """True accuracy of each question for ``setting`` from :data:`GPQA_ACCURACY`."""
     table = GPQA_ACCURACY[setting]
     level_index = {lv: i for i, lv in enumerate(GPQA_LEVELS)}
-    return np.array([table[d][level_index[lv]] for d, lv in zip(domains, levels, strict=False)], dtype=float)
+    return np.array([table[d][level_index[lv]] for d, lv in zip(domains, levels, strict=True)], dtype=float)
 
 
 def gpqa_style_pool(setting: str, seed: int = DEFAULT_SEED) -> pd.DataFrame:
@@ -234,7 +234,7 @@ def sdoh_style_pool(seed: int = DEFAULT_SEED) -> pd.DataFrame:
     rng = np.random.default_rng([seed, 28])
     dim = N_FEATURES
     n_notes = SDOH_N_NOTES
-    family_dirs = dict(zip(SDOH_FAMILIES, _directions(rng, len(SDOH_FAMILIES), dim, 1.2), strict=False))
+    family_dirs = dict(zip(SDOH_FAMILIES, _directions(rng, len(SDOH_FAMILIES), dim, 1.2), strict=True))
     category_dirs = _directions(rng, len(SDOH_CATEGORIES), dim, 0.9)
     intervention_dir = _directions(rng, 1, dim, 0.6)[0]
     note_dirs = _directions(rng, n_notes, dim, 0.6)
@@ -259,7 +259,7 @@ def sdoh_style_pool(seed: int = DEFAULT_SEED) -> pd.DataFrame:
             records.append((f"N{note + 1:02d}", name, definition, int(correct[note])))
     frame = pd.DataFrame(records, columns=["note_id", "category", "definition", "correct"])
     frame.insert(0, "case_id", [f"{r.note_id}-{c + 1:02d}" for c, r in
-                                zip(np.repeat(np.arange(len(SDOH_CATEGORIES)), n_notes), frame.itertuples(), strict=False)])
+                                zip(np.repeat(np.arange(len(SDOH_CATEGORIES)), n_notes), frame.itertuples(), strict=True)])
     features = _rotate_and_standardise(np.asarray(latent), rng, 3)
     for j in range(dim):
         frame[f"f{j + 1:02d}"] = features[:, j]

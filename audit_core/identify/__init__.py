@@ -5,33 +5,20 @@ estimands, equivalence classes and cross-estimand collisions, the component latt
 leave-one-out witnesses, distinguishing-cell sets and minimum identifying supports (CP-SAT).
 """
 
-from audit_core.identify.cells import cell_id, parse_cell_id, split_cell_id
-from audit_core.identify.distinguish import distinguishing_cells
-from audit_core.identify.equivalence import (
-    Identification,
-    MixtureReport,
-    collision_count,
-    identify,
-    row_classes,
-)
-from audit_core.identify.estimands import ESTIMANDS, estimand_values
-from audit_core.identify.io import load_policy_class, policy_class_from_json, policy_class_to_json
-from audit_core.identify.lattice import (
-    MAX_LATTICE_COMPONENTS,
-    MAX_LATTICE_WORK,
-    Lattice,
-    LatticeNode,
-    LatticeTooLarge,
-    LeaveOneOut,
-    lattice,
-)
-from audit_core.identify.policies import (
-    PolicyClass,
-    build_policy_class,
-    frozen_policy_class,
-    support_cells,
-)
-from audit_core.identify.synthesis import Synthesis, cell_costs, minimum_supports
+from audit_core._lazy import lazy_exports
+
+# submodule -> the names it defines; each submodule is imported when one of its names is first used
+_EXPORTS = {
+    "cells": ("cell_id", "parse_cell_id", "split_cell_id"),
+    "distinguish": ("distinguishing_cells",),
+    "equivalence": ("Identification", "MixtureReport", "collision_count", "identify", "row_classes"),
+    "estimands": ("ESTIMANDS", "estimand_values"),
+    "io": ("load_policy_class", "policy_class_from_json", "policy_class_to_json"),
+    "lattice": ("MAX_LATTICE_COMPONENTS", "MAX_LATTICE_WORK", "Lattice", "LatticeNode", "LatticeTooLarge", "LeaveOneOut", "lattice"),
+    "policies": ("PolicyClass", "build_policy_class", "frozen_policy_class", "support_cells"),
+    "synthesis": ("Synthesis", "cell_costs", "minimum_supports"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "ESTIMANDS",

@@ -43,13 +43,13 @@ def parse_cell_id(cell: str, axes: Axes) -> dict[str, str]:
             f"cell id {cell!r} has {len(parts)} part(s); expected {len(names)} "
             f"({CELL_SEPARATOR.join(names)})"
         )
-    for axis, value in zip(names, parts, strict=False):
+    for axis, value in zip(names, parts, strict=True):
         if value not in axes[axis]:
             raise InputError(
                 f"cell id {cell!r}: {value!r} is not a value of axis {axis!r} "
                 f"(values: {', '.join(axes[axis])})"
             )
-    return dict(zip(names, parts, strict=False))
+    return dict(zip(names, parts, strict=True))
 
 
 def support_values(

@@ -77,7 +77,7 @@ def compose_responses(pc: PolicyClass, behaviour: str, rules: Sequence[Behaviour
     responses = {}
     axes = list(pc.axes)
     for cell in pc.cells:
-        values = dict(zip(axes, split_cell_id(cell), strict=False))
+        values = dict(zip(axes, split_cell_id(cell), strict=True))
         chosen = behaviour
         for rule in rules:
             if values[rule.axis] == rule.value:
@@ -137,7 +137,7 @@ def duplicate_policy(pc: PolicyClass, name: str, new_name: str) -> PolicyClass:
     if new_name in pc.names:
         raise InputError(f"policy name {new_name!r}: already in the class")
     i = list(pc.names).index(name)
-    row = {c: pc.codebook[int(code)] for c, code in zip(pc.cells, pc.responses[i], strict=False)}
+    row = {c: pc.codebook[int(code)] for c, code in zip(pc.cells, pc.responses[i], strict=True)}
     tau = None if pc.tau is None else int(pc.tau[i])
     return with_policy(pc, new_name, row, tau, pc.descriptions.get(name, ""))
 

@@ -220,7 +220,7 @@ def identify(
     cols = pc.columns(support)
     labels, n_classes = row_classes(pc.responses[:, cols])
     members: list[list[str]] = [[] for _ in range(n_classes)]
-    for name, lab in zip(pc.names, labels, strict=False):
+    for name, lab in zip(pc.names, labels, strict=True):
         members[lab].append(name)
     n_coll = collision_count(labels, tau, n_classes)
     pairs = collision_pairs(labels, tau, max_pairs)
@@ -232,7 +232,7 @@ def identify(
         b_idx = np.array([b for _, b in pairs])
         differ = pc.responses[a_idx] != pc.responses[b_idx]
         cells_arr = np.asarray(pc.cells, dtype=object)
-        for pair, row in zip(named, differ, strict=False):
+        for pair, row in zip(named, differ, strict=True):
             separating[pair] = tuple(cells_arr[row])
     return Identification(
         estimand=estimand,
@@ -245,7 +245,7 @@ def identify(
         separating_cells=separating,
         identified=n_coll == 0,
         mixture_signatures={m.name: m.signature for m in mixtures},
-        tau={n: int(t) for n, t in zip(pc.names, tau, strict=False)},
+        tau={n: int(t) for n, t in zip(pc.names, tau, strict=True)},
         mixtures=mixtures,
         collisions_truncated=len(pairs) < n_coll,
     )

@@ -7,11 +7,15 @@ cells that vary only the first axis (the world) around the base. ``file`` is τ 
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from audit_core.errors import InputError
 from audit_core.identify.cells import product_cells
-from audit_core.identify.policies import PolicyClass
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from audit_core.identify.policies import PolicyClass
 
 ESTIMANDS: dict[str, str] = {
     "tau_full": "full-support selective response: agrees with the oracle in every cell (base-correct, "
@@ -39,6 +43,8 @@ def estimand_cells(pc: PolicyClass, estimand: str) -> tuple[str, ...]:
 
 def estimand_values(pc: PolicyClass, estimand: str = "tau_full") -> np.ndarray:
     """τ(h) in {0, 1} for every deterministic policy of ``pc`` (int8 array in ``pc.names`` order)."""
+    import numpy as np  # here, not at module level: ESTIMANDS is the CLI's choices, read without numpy
+
     if estimand not in ESTIMANDS:
         raise InputError(f"unknown estimand {estimand!r} (choose from {', '.join(ESTIMANDS)})")
     if estimand == "file" or (estimand == "tau_full" and pc.oracle is None):

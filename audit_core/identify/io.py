@@ -96,7 +96,7 @@ def policy_class_to_json(pc: PolicyClass) -> dict:
             entry["description"] = pc.descriptions[pname]
         if pc.tau is not None:
             entry["tau"] = int(pc.tau[i])
-        entry["responses"] = {c: pc.codebook[int(code)] for c, code in zip(pc.cells, pc.responses[i], strict=False)}
+        entry["responses"] = {c: pc.codebook[int(code)] for c, code in zip(pc.cells, pc.responses[i], strict=True)}
         policies.append(entry)
     for mname, weights in pc.mixtures.items():
         entry = {"name": mname}
@@ -110,7 +110,7 @@ def policy_class_to_json(pc: PolicyClass) -> dict:
         "components": {n: {a: list(v) for a, v in spec.items()} for n, spec in pc.components.items()},
     }
     if pc.oracle is not None:
-        document["oracle"] = dict(zip(pc.cells, pc.oracle, strict=False))
+        document["oracle"] = dict(zip(pc.cells, pc.oracle, strict=True))
     document["policies"] = policies
     return document
 
@@ -119,7 +119,7 @@ def _infer_layout(cells: list[str], source: str) -> tuple[dict, dict, dict]:
     """Layout for a CSV: the frozen one when every cell id fits it, else one axis per position."""
     frozen_parts = list(FROZEN_AXES.values())
     fits = [
-        len(p) == 3 and all(v in vals for v, vals in zip(p, frozen_parts, strict=False))
+        len(p) == 3 and all(v in vals for v, vals in zip(p, frozen_parts, strict=True))
         for p in (split_cell_id(c) for c in cells)
     ]
     if all(fits):
@@ -140,11 +140,11 @@ def _infer_layout(cells: list[str], source: str) -> tuple[dict, dict, dict]:
                 f"{source}: cell id {c!r} has {len(parts)} part(s) but {cells[0]!r} has {width}; "
                 "all cell ids need one value per axis"
             )
-        for slot, v in zip(values, parts, strict=False):
+        for slot, v in zip(values, parts, strict=True):
             slot.setdefault(v, None)
     axes = {f"axis{k + 1}": tuple(slot) for k, slot in enumerate(values)}
     first = split_cell_id(cells[0])
-    base = {axis: (v,) for axis, v in zip(axes, first, strict=False)}
+    base = {axis: (v,) for axis, v in zip(axes, first, strict=True)}
     components = {axis: {axis: tuple(x for x in vals if x != base[axis][0])} for axis, vals in axes.items() if len(vals) > 1}
     return axes, base, components
 

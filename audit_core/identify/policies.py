@@ -339,8 +339,8 @@ def frozen_policy_class() -> PolicyClass:
     """
     cells = support_cells_of(FROZEN_AXES, FROZEN_BASE, FROZEN_COMPONENTS, list(FROZEN_COMPONENTS))
     split = [split_cell_id(c) for c in cells]
-    policies = {name: {c: fn(*parts) for c, parts in zip(cells, split, strict=False)} for name, _, fn in FROZEN_POLICIES}
-    oracle = {c: _ideal(*parts) for c, parts in zip(cells, split, strict=False)}
+    policies = {name: {c: fn(*parts) for c, parts in zip(cells, split, strict=True)} for name, _, fn in FROZEN_POLICIES}
+    oracle = {c: _ideal(*parts) for c, parts in zip(cells, split, strict=True)}
     tau = {name: int(all(policies[name][c] == oracle[c] for c in cells)) for name in policies}
     return build_policy_class(
         FROZEN_AXES, FROZEN_BASE, FROZEN_COMPONENTS, policies, tau=tau, mixtures=FROZEN_MIXTURES,

@@ -42,8 +42,6 @@ from fractions import Fraction
 
 import numpy as np
 from ortools.sat.python import cp_model
-from scipy.optimize import linprog
-from scipy.sparse import csr_matrix
 
 from audit_core.errors import InputError
 from audit_core.identify.cells import parse_cell_id
@@ -320,10 +318,10 @@ def _merge_columns(live: np.ndarray, costs: np.ndarray) -> tuple[list[list[int]]
     used = np.flatnonzero(live.any(axis=0))
     col_labels, n_groups = row_classes(live[:, used].T.astype(np.uint8))
     groups: list[list[int]] = [[] for _ in range(n_groups)]
-    for c, g in zip(used, col_labels, strict=False):
+    for c, g in zip(used, col_labels, strict=True):
         groups[g].append(int(c))
     group_cost = [min(costs[g]) for g in groups]
-    groups = [[c for c in g if costs[c] == gc] for g, gc in zip(groups, group_cost, strict=False)]
+    groups = [[c for c in g if costs[c] == gc] for g, gc in zip(groups, group_cost, strict=True)]
     group_sets = np.zeros((live.shape[0], n_groups), dtype=bool)
     group_sets[:, col_labels] = live[:, used]
     return groups, group_cost, group_sets, int(used.size)
@@ -345,7 +343,7 @@ def _hitting_set_model(group_sets: np.ndarray, int_costs: list[int]):
     x = [model.NewBoolVar(f"g{g}") for g in range(group_sets.shape[1])]
     for row in group_sets:
         model.AddBoolOr([x[g] for g in np.flatnonzero(row)])
-    objective = sum(c * v for c, v in zip(int_costs, x, strict=False))
+    objective = sum(c * v for c, v in zip(int_costs, x, strict=True))
     return model, x, objective
 
 
@@ -516,6 +514,11 @@ def _lp_bound(sets: np.ndarray, cost: np.ndarray, rows: np.ndarray, deadline: fl
     rounds add the sets the fractional optimum leaves under-covered. Returns the best bound, the
     rows used and whether the bound is the full LP's (no set violated at the end).
     """
+    # Imported here, when a search first needs the bound: loading audit_core.identify (identify,
+    # lattice, the classes) does not pay for scipy.optimize.
+    from scipy.optimize import linprog
+    from scipy.sparse import csr_matrix
+
     best, full = 0.0, False
     dense = sets.astype(np.float32)
     while _left(deadline) > 0.05:
@@ -597,7 +600,7 @@ def _lazy_cpsat(sets: np.ndarray, int_costs: list[int], rows: np.ndarray, search
     """
     model = cp_model.CpModel()
     x = [model.NewBoolVar(f"g{g}") for g in range(sets.shape[1])]
-    objective = sum(c * v for c, v in zip(int_costs, x, strict=False))
+    objective = sum(c * v for c, v in zip(int_costs, x, strict=True))
     model.Minimize(objective)
     added: set[int] = set()
 
@@ -651,8 +654,8 @@ def _optimise(inst: _Instance, live: np.ndarray, support_from, mandatory_cells: 
     """Reduce columns, greedy incumbent, LP bound, lazy CP-SAT, then (optionally) enumeration."""
     groups, group_cost, group_sets, n_used = _merge_columns(live, inst.costs)
     keep = _drop_dominated_columns(group_sets, np.asarray(group_cost), not enumerate_all, deadline)
-    groups = [g for g, k in zip(groups, keep, strict=False) if k]
-    group_cost = [c for c, k in zip(group_cost, keep, strict=False) if k]
+    groups = [g for g, k in zip(groups, keep, strict=True) if k]
+    group_cost = [c for c, k in zip(group_cost, keep, strict=True) if k]
     group_sets = group_sets[:, keep]
     int_costs, scale = _integer_costs(np.asarray(group_cost))
     cost_arr = np.asarray(int_costs, dtype=np.float64)

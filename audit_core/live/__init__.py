@@ -6,19 +6,18 @@
 * :mod:`.export`: the labelled CSV in the recorded-run format, whose replay equals the live run.
 """
 
-from audit_core.live.export import ExportResult, export_csv, export_frame
-from audit_core.live.session import (
-    LIVE_STRATEGIES,
-    LabelRecord,
-    LiveAudit,
-    LiveProposal,
-    LiveStatus,
-    SkipRecord,
-    check_reason,
-    check_score,
-    open_audit,
-)
-from audit_core.live.store import SCHEMA_VERSION, audit_home, connect, default_db_path, list_audits
+from audit_core._lazy import lazy_exports
+
+# submodule -> the names it defines; each submodule is imported when one of its names is first used
+_EXPORTS = {
+    "export": ("ExportResult", "export_csv", "export_frame"),
+    "session": (
+        "LIVE_STRATEGIES", "LabelRecord", "LiveAudit", "LiveProposal", "LiveStatus", "SkipRecord", "check_reason",
+        "check_score", "open_audit",
+    ),
+    "store": ("SCHEMA_VERSION", "audit_home", "connect", "default_db_path", "list_audits"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "LIVE_STRATEGIES", "SCHEMA_VERSION", "ExportResult", "LabelRecord", "LiveAudit", "LiveProposal", "LiveStatus",

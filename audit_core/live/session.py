@@ -42,7 +42,6 @@ from audit_core.auditing.strategies import (
     check_row,
     make_sampler,
 )
-from audit_core.auditing.study import paper_params
 from audit_core.errors import InputError
 from audit_core.live import store
 from audit_core.live.pool import (
@@ -55,10 +54,10 @@ from audit_core.live.pool import (
     sha256,
 )
 from audit_core.live.roles import Identity, as_identity, require, require_undo
+from audit_core.presets import DEFAULT_ANNOTATOR, paper_params  # noqa: F401 (DEFAULT_ANNOTATOR re-exported)
 from audit_core.sequential import AuditParams, DualTest
 
 LIVE_STRATEGIES = tuple(s for s in STRATEGY_NAMES if s != "oracle")  # the oracle needs the truth
-DEFAULT_ANNOTATOR = "annotator"
 
 
 def _finite(value: float) -> float | None:
@@ -235,7 +234,7 @@ class LiveAudit:
                content: bytes | None = None, who: Identity | str | None = None, **overrides) -> LiveAudit:
         """Store a new audit of ``pool`` (bundled key or CSV path; ``content``: uploaded bytes).
 
-        ``params`` default to :func:`~audit_core.auditing.study.paper_params` of ``style`` (the
+        ``params`` default to :func:`~audit_core.presets.paper_params` of ``style`` (the
         bundled pool's, else ``gpqa``) with ``overrides``; ``roles``: column roles (``score``,
         ``subgroups``, ``id``, ``text``, ``features``, ``suspects``; auto-detected if absent);
         ``truth``: a column the strategy may read as the truth (oracle, tests); ``who``: the

@@ -263,7 +263,7 @@ def audit_row(conn: sqlite3.Connection, audit_id: int) -> dict:
                          + (f" (audits: {', '.join(map(str, known[-10:]))})" if known else " (it has none)"))
     keys = ("id", "pool_spec", "roles", "params", "strategy", "process", "seed", "config", "created",
             "pool_name", "sha256", "content")
-    data = dict(zip(keys, row, strict=False))
+    data = dict(zip(keys, row, strict=True))
     for key in ("roles", "params", "config"):
         data[key] = json.loads(data[key])
     return data

@@ -8,25 +8,19 @@ cluster-bootstrap intervals, and the mutually exclusive behavioural composition;
 oracle-transition asymmetry.
 """
 
-from audit_core.measure.estimates import (
-    ALL_MODELS,
-    COMPOSITION,
-    ENGINE_ESTIMANDS,
-    ESTIMATES,
-    TRANSITION_ESTIMATES,
-    Estimate,
-    Measurement,
-    ModelMeasure,
-    TransitionMeasure,
-    UnitMeasure,
-    bootstrap_intervals,
-    cluster_bootstrap_weights,
-    engine_estimands,
-    measure,
-    paired_units,
-)
-from audit_core.measure.invariance import Invariance, measure_invariance
-from audit_core.measure.log import NON_ANSWER, ResponseLog, is_non_answer, load_response_log
+from audit_core._lazy import lazy_exports
+
+# submodule -> the names it defines; each submodule is imported when one of its names is first used
+_EXPORTS = {
+    "estimates": (
+        "ALL_MODELS", "COMPOSITION", "ENGINE_ESTIMANDS", "ESTIMATES", "TRANSITION_ESTIMATES", "Estimate",
+        "Measurement", "ModelMeasure", "TransitionMeasure", "UnitMeasure", "bootstrap_intervals",
+        "cluster_bootstrap_weights", "engine_estimands", "measure", "paired_units",
+    ),
+    "invariance": ("Invariance", "measure_invariance"),
+    "log": ("NON_ANSWER", "ResponseLog", "is_non_answer", "load_response_log"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "ALL_MODELS",

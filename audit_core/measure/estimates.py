@@ -235,8 +235,8 @@ def engine_estimands(log: ResponseLog) -> dict[str, np.ndarray]:
         units = np.flatnonzero(oracle_group[unit_cluster] == group)
         rows, inverse = np.unique(log.codes[units], axis=0, return_inverse=True)
         inverse = np.asarray(inverse).reshape(-1)
-        policies = {f"u{i}": dict(zip(layout.cells, text[row], strict=False)) for i, row in enumerate(rows)}
-        oracle = dict(zip(layout.cells, text[log.expected[cluster]], strict=False))
+        policies = {f"u{i}": dict(zip(layout.cells, text[row], strict=True)) for i, row in enumerate(rows)}
+        oracle = dict(zip(layout.cells, text[log.expected[cluster]], strict=True))
         pc = build_policy_class(layout.axes, layout.base, layout.components, policies, oracle=oracle,
                                 source=f"{log.source} (units with oracle of cluster {log.clusters[cluster]!r})")
         for estimand in ENGINE_ESTIMANDS:
@@ -488,7 +488,7 @@ def _unit_measures(log: ResponseLog, engine, pairs: PairedUnits, categories, cel
             n_paired=int(pairs.complete[u].sum()), base_correct=int(pairs.base_correct[u].sum()),
             target_follow=int(pairs.target_follow[u].sum()), sham_stay=int(pairs.sham_stay[u].sum()),
             local=int(local[u].sum()),
-            composition=tuple((c, int(v)) for c, v in zip(COMPOSITION, categories[u], strict=False))))
+            composition=tuple((c, int(v)) for c, v in zip(COMPOSITION, categories[u], strict=True))))
     return tuple(units)
 
 
@@ -542,7 +542,7 @@ def measure(log: ResponseLog, n_boot: int = 2000, seed: int = 0, confidence: flo
             n_paired=int(units_of.size * pairs.complete.shape[1]),
             n_complete_paired=int(pairs.complete[units_of].sum()),
             estimates=take(len(names)),
-            composition=tuple((c, int(v)) for c, v in zip(COMPOSITION, categories[units_of].sum(0), strict=False))))
+            composition=tuple((c, int(v)) for c, v in zip(COMPOSITION, categories[units_of].sum(0), strict=True))))
     transitions = tuple(TransitionMeasure(model, label, n_in, take(len(TRANSITION_ESTIMATES)))
                         for model, label, n_in in reported)
     return Measurement(source=log.source, models=tuple(summaries[:n_models]), pooled=summaries[-1],

@@ -222,7 +222,7 @@ def axis_groups(log: ResponseLog, varied: str) -> tuple[np.ndarray, list[dict[st
         parts = parse_cell_id(cell, axes)
         keys.setdefault(tuple(parts[a] for a in others), []).append(index[cell])
     groups = np.array(list(keys.values()), dtype=np.intp)
-    return groups, [dict(zip(others, key, strict=False)) for key in keys]
+    return groups, [dict(zip(others, key, strict=True)) for key in keys]
 
 
 def _same(values: np.ndarray) -> np.ndarray:
@@ -376,7 +376,7 @@ def transition_asymmetry(local: np.ndarray, complete: np.ndarray, base_label: li
     member = np.array([[b == label for label in present] for b in base_label], dtype=np.float64)
     tops, bottoms = local[:, None] * member, complete[:, None] * member
     by_base = _estimates([f"selective_after:{label}" for label in present], tops, bottoms, n_boot, seed, confidence)
-    rate = {label: e.rate for label, e in zip(present, by_base, strict=False)}
+    rate = {label: e.rate for label, e in zip(present, by_base, strict=True)}
     if rate.get("TRUE") is None or rate.get("FALSE") is None:
         difference = Contrast("difference", "selective after TRUE − after FALSE", None, None, None)
         return TransitionAsymmetry(by_base, difference, None, None)
@@ -407,7 +407,7 @@ def measure_invariance(log: ResponseLog, n_boot: int = 2000, seed: int = 0,
         unit_local = (pairs.target_follow & pairs.sham_stay).sum(1)
         unit_base, unit_complete = pairs.base_correct.sum(1), pairs.complete.sum(1)
         base_label, target_label = _world_labels(log)
-        direction = [f"{b}{ARROW}{t}" for b, t in zip(base_label, target_label, strict=False)]
+        direction = [f"{b}{ARROW}{t}" for b, t in zip(base_label, target_label, strict=True)]
     # Per-model results cost O(models x clusters): above the cap only the pooled row is computed
     # (every model still has its own row in measure()'s estimates).
     per_model = len(log.models) <= MAX_MODELS_PER_MODEL

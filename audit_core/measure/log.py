@@ -309,7 +309,7 @@ def _oracle_labels(frame, layout, cols, per_world_cols, has_oracle, cluster_idx,
                 f"{name}: column {column!r}: cluster {clusters[k]!r} world {worlds[w]!r} has oracle "
                 f"{raw[pos].strip()!r} at data row {pos + 1} but {raw[r].strip()!r} at data row {r + 1}; "
                 "the oracle must be the same on every row of a cluster and world")
-        for p, pos in zip(distinct_pairs, first_pos, strict=False):
+        for p, pos in zip(distinct_pairs, first_pos, strict=True):
             k, w = divmod(int(p), len(worlds))
             oracle[k, w] = _oracle_value(raw[pos], labelled, f"{name}: column {column!r}, data row {pos + 1}")
             first_row[k, w] = pos

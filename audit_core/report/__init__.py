@@ -8,28 +8,22 @@ Public API: :class:`Report`, :class:`ReportSection`, :class:`ReportTable`, :clas
 :mod:`audit_core.views` (imports Altair, so it is not loaded here).
 """
 
-from audit_core.report.document import (
-    Report,
-    ReportChart,
-    ReportSection,
-    ReportTable,
-    json_safe,
-    markdown_zip,
-    package_versions,
-    render_html,
-    render_json,
-    render_markdown,
-)
-from audit_core.report.pdf import render_pdf
-from audit_core.report.render import chart_png, chart_svg
-from audit_core.report.safety import (
-    escape_html,
-    escape_markdown,
-    markdown_literal,
-    neutralise_cell,
-    neutralise_frame,
-    safe_csv_bytes,
-)
+from audit_core._lazy import lazy_exports
+
+# submodule -> the names it defines; each submodule is imported when one of its names is first used
+_EXPORTS = {
+    "document": (
+        "Report", "ReportChart", "ReportSection", "ReportTable", "json_safe", "markdown_zip", "package_versions",
+        "render_html", "render_json", "render_markdown",
+    ),
+    "pdf": ("render_pdf",),
+    "render": ("chart_png", "chart_svg"),
+    "safety": (
+        "escape_html", "escape_markdown", "markdown_literal", "neutralise_cell", "neutralise_frame",
+        "safe_csv_bytes",
+    ),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "Report", "ReportChart", "ReportSection", "ReportTable", "chart_png", "chart_svg",

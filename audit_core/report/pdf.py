@@ -89,7 +89,7 @@ def table_typst(frame: pd.DataFrame, max_rows: int = MAX_TABLE_ROWS) -> str:
     rows = []
     for record in frame.head(max_rows).itertuples(index=False, name=None):
         cells = [_cell(v) for v in record]
-        numeric = [n or c[1] for n, c in zip(numeric, cells, strict=False)] if cells else numeric
+        numeric = [n or c[1] for n, c in zip(numeric, cells, strict=True)] if cells else numeric
         rows.append(", ".join(f"[#{lit(breakable(text))}]" for text, _ in cells))
     align = ", ".join("right" if n else "left" for n in numeric)
     header = ", ".join(f"[#{lit(breakable(str(c)))}]" for c in frame.columns) or "[]"

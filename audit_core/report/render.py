@@ -13,8 +13,6 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Mapping
 from typing import Any
 
-import vl_convert
-
 _LINK_ATTRIBUTES = ("href", "src", "action", "formaction", "data")
 _ACTIVE_ELEMENTS = ("script", "foreignobject", "iframe", "object", "embed")
 
@@ -70,6 +68,8 @@ def svg_active_content(svg: str) -> str | None:
 
 @functools.lru_cache(maxsize=128)
 def _svg_from_text(text: str) -> str:
+    import vl_convert  # the renderer: loaded when a static image is first drawn, not by every report import
+
     svg = vl_convert.vegalite_to_svg(json.loads(text))
     # Vega's SVG renderer escapes text content; check the structure anyway because the SVG is
     # inlined into HTML.
@@ -81,6 +81,8 @@ def _svg_from_text(text: str) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _png_from_text(text: str, scale: float) -> bytes:
+    import vl_convert  # see _svg_from_text
+
     return bytes(vl_convert.vegalite_to_png(json.loads(text), scale=scale))
 
 

@@ -13,40 +13,26 @@ alternative interval, [1e-6, q] or [q, 1 - 1e-6], is empty. Alternatives given p
 predictable: chosen before that step's score is seen.
 """
 
-from audit_core.sequential.confseq import ConfidenceSequence, confidence_sequence
-from audit_core.sequential.dual import (
-    AUDIT_PASSED,
-    DECISIONS,
-    FAILURE_FOUND,
-    INCONCLUSIVE,
-    DualTest,
-    dual_decision,
-    first_crossing,
-)
-from audit_core.sequential.forecaster import EWAForecaster, ewaf_forecasts
-from audit_core.sequential.intervals import wilson_interval
-from audit_core.sequential.likelihood import clip_alternative, log_likelihood_ratio
-from audit_core.sequential.params import AuditParams
-from audit_core.sequential.processes import (
-    AUDITOR_PROCESSES,
-    DEFAULT_AUDITOR_PROCESS,
-    DEFAULT_MODEL_PROCESS,
-    MODEL_PROCESSES,
-    PROCESS_NAMES,
-    PROCESS_SPECS,
-    EProcess,
-    EProcessSet,
-    aud_lr_log_evalues,
-    aud_lr_ui_log_evalues,
-    log_evalues,
-    lr_log_evalues,
-    lr_ui_log_evalues,
-    make_process,
-    process_log_evalues,
-    sr_lr_log_evalues,
-    sr_lr_ui_log_evalues,
-)
-from audit_core.sequential.replay import DualDecision, Proportion, Replay, proportion, replay, subgroup_table
+from audit_core._lazy import lazy_exports
+
+# submodule -> the names it defines; each submodule is imported when one of its names is first used
+_EXPORTS = {
+    "confseq": ("ConfidenceSequence", "confidence_sequence"),
+    "dual": (
+        "AUDIT_PASSED", "DECISIONS", "FAILURE_FOUND", "INCONCLUSIVE", "DualTest", "dual_decision", "first_crossing",
+    ),
+    "forecaster": ("EWAForecaster", "ewaf_forecasts"),
+    "intervals": ("wilson_interval",),
+    "likelihood": ("clip_alternative", "log_likelihood_ratio"),
+    "params": ("AuditParams",),
+    "processes": (
+        "AUDITOR_PROCESSES", "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "MODEL_PROCESSES", "PROCESS_NAMES",
+        "PROCESS_SPECS", "EProcess", "EProcessSet", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "log_evalues", "lr_log_evalues",
+        "lr_ui_log_evalues", "make_process", "process_log_evalues", "sr_lr_log_evalues", "sr_lr_ui_log_evalues",
+    ),
+    "replay": ("DualDecision", "Proportion", "Replay", "proportion", "replay", "subgroup_table"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "ConfidenceSequence", "confidence_sequence", "DECISIONS",

@@ -33,13 +33,12 @@ from typing import Any
 import numpy as np
 
 from audit_core.errors import InputError
+from audit_core.presets import E_BH, E_BONFERRONI, MULTIPLE_METHODS, MULTIPLE_SIDES, MULTIPLE_TIMES
 
 # Relative tolerance of the threshold comparison, the same for both procedures (module doc).
 LOG_TOLERANCE = 1e-12
 
-E_BH = "e-BH"
-E_BONFERRONI = "e-Bonferroni"
-METHODS = (E_BH, E_BONFERRONI)
+METHODS = MULTIPLE_METHODS
 GUARANTEES = {E_BH: "FDR <= level under arbitrary dependence (Wang & Ramdas 2022, Thm 2)",
               E_BONFERRONI: "FWER <= level under arbitrary dependence (Markov + union bound)"}
 
@@ -73,7 +72,7 @@ class MultipleTestResult:
 
     @property
     def rejected_names(self) -> tuple[str, ...]:
-        return tuple(n for n, r in zip(self.names, self.rejected, strict=False) if r)
+        return tuple(n for n, r in zip(self.names, self.rejected, strict=True) if r)
 
     def to_dict(self) -> dict:
         finite = lambda v: None if not math.isfinite(v) else float(v)  # noqa: E731
@@ -81,7 +80,7 @@ class MultipleTestResult:
                 "n_hypotheses": len(self.names), "n_rejected": self.n_rejected,
                 "log_threshold": finite(self.log_threshold), "threshold": finite(self.threshold),
                 "hypotheses": [{"name": n, "log_e": finite(e), "rejected": r}
-                               for n, e, r in zip(self.names, self.log_e, self.rejected, strict=False)]}
+                               for n, e, r in zip(self.names, self.log_e, self.rejected, strict=True)]}
 
     def __repr__(self) -> str:
         return (f"MultipleTestResult({self.method}, level={self.level}, "
@@ -145,8 +144,8 @@ def combine(log_e: Sequence[float], level: float = 0.05, names: Sequence[str] | 
     return {m: run[m](log_e, level, names) for m in methods}
 
 
-SIDES = ("model", "auditor")
-TIMES = ("end", "stop")
+SIDES = MULTIPLE_SIDES
+TIMES = MULTIPLE_TIMES
 
 
 def audit_e_value(replay_result: Any, side: str = "model", at: str = "end") -> float:

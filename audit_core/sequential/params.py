@@ -15,10 +15,8 @@ from typing import Any
 import numpy as np
 
 from audit_core.errors import InputError
+from audit_core.presets import STYLES, WEIGHT_SCHEMES  # noqa: F401 (re-exported; defined with the other names)
 from audit_core.sequential.checks import CLIP, check_grid
-
-WEIGHT_SCHEMES = ("uniform", "harmonic")
-STYLES = ("gpqa", "sdoh")
 
 
 def grid(start: float, stop: float, step: float) -> tuple[float, ...]:

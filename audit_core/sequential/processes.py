@@ -34,6 +34,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from audit_core.errors import InputError
+from audit_core.presets import (  # noqa: F401 (re-exported; the names live with the other presets)
+    AUDITOR_PROCESSES,
+    DEFAULT_AUDITOR_PROCESS,
+    DEFAULT_MODEL_PROCESS,
+    MODEL_PROCESSES,
+    PROCESS_NAMES,
+)
 from audit_core.sequential.checks import (
     as_numbers,
     check_alternative,
@@ -70,12 +77,7 @@ PROCESS_SPECS: dict[str, ProcessSpec] = {
         ProcessSpec("AUD-LR-UI", "above", True, False, True, "auditor's null from step m, EWAF alternative above q"),
     )
 }
-PROCESS_NAMES = tuple(PROCESS_SPECS)
-MODEL_PROCESSES = PROCESS_NAMES[:4]
-AUDITOR_PROCESSES = PROCESS_NAMES[4:]
-# The dual test's default pair: the most powerful of each side in paper 001's studies.
-DEFAULT_MODEL_PROCESS = "SR-LR-UI"
-DEFAULT_AUDITOR_PROCESS = "AUD-LR-UI"
+# PROCESS_NAMES (audit_core.presets) lists these keys in this order; a test checks they agree.
 
 
 def process_spec(name: str) -> ProcessSpec:

@@ -206,7 +206,7 @@ def subgroup_table(scores: np.ndarray, subgroups=None, confidence: float = 0.95)
     rows = []
     for label, where in positions.items():
         label = label if isinstance(label, tuple) else (label,)
-        rows.append({**dict(zip(columns, label, strict=False)), **proportion(y[where], label, confidence).to_dict()})
+        rows.append({**dict(zip(columns, label, strict=True)), **proportion(y[where], label, confidence).to_dict()})
     table = pd.DataFrame(rows, columns=columns + list(STAT_COLUMNS))
     return table.sort_values(columns, kind="stable").reset_index(drop=True)
 

@@ -6,38 +6,23 @@ by linear-time forward chaining), :mod:`generator` (seeded clusters: base, targe
 :mod:`check` (re-deriving an items file).
 """
 
-from audit_core.testbed.check import CheckReport, check_items
-from audit_core.testbed.generator import (
-    DEFAULT_VOCABULARY,
-    DIRECTIONS,
-    Cluster,
-    Edit,
-    GeneratorParams,
-    direction_name,
-    generate_clusters,
-    parse_direction,
-)
-from audit_core.testbed.items import (
-    Item,
-    cluster_items,
-    inspect_sample,
-    items_from_text,
-    items_of,
-    read_items,
-    write_jsonl,
-)
-from audit_core.testbed.solver import (
-    FALSE,
-    INCONSISTENT,
-    TRUE,
-    UNKNOWN,
-    Solution,
-    derived_literals,
-    naive_closure,
-    oracle_label,
-    solve,
-)
-from audit_core.testbed.theory import Rule, Theory
+from audit_core._lazy import lazy_exports
+
+# submodule -> the names it defines; each submodule is imported when one of its names is first used
+_EXPORTS = {
+    "check": ("CheckReport", "check_items"),
+    "generator": (
+        "DEFAULT_VOCABULARY", "DIRECTIONS", "Cluster", "Edit", "GeneratorParams", "direction_name",
+        "generate_clusters", "parse_direction",
+    ),
+    "items": ("Item", "cluster_items", "inspect_sample", "items_from_text", "items_of", "read_items", "write_jsonl"),
+    "solver": (
+        "FALSE", "INCONSISTENT", "TRUE", "UNKNOWN", "Solution", "derived_literals", "naive_closure", "oracle_label",
+        "solve",
+    ),
+    "theory": ("Rule", "Theory"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "DEFAULT_VOCABULARY",

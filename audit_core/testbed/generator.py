@@ -27,11 +27,10 @@ Controls: ``depth`` (derivation depth of the query), ``distractors`` (number of 
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from audit_core.errors import InputError
 from audit_core.testbed.solver import (
@@ -48,6 +47,9 @@ from audit_core.testbed.theory import (
     Theory,
     parse_literal,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DIRECTIONS: tuple[tuple[str, str], ...] = tuple((a, b) for a in LABELS for b in LABELS if a != b)
 ARROW = "→"
@@ -157,7 +159,7 @@ class GeneratorParams:
     def validated(self) -> GeneratorParams:
         for name, low in (("depth", 1), ("distractors", 0)):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
                 raise InputError(f"generator {name}: need an integer >= {low}, got {value!r}")
         vocab = tuple(str(v).strip() for v in self.vocabulary)
         bad = [v for v in vocab if not ATOM_PATTERN.match(v)]
@@ -216,6 +218,8 @@ def _literal(atom: str, negative: bool) -> str:
 
 def _base_theory(rng: np.random.Generator, direction: tuple[str, str], params: GeneratorParams):
     """Base theory plus what the edits need: chain facts/rules and distractor atoms with their sign."""
+    import numpy as np  # here, not at module level: the CLI's parser reads GeneratorParams without numpy
+
     base_label, target_label = direction
     d = params.depth
     atoms = [str(a) for a in rng.choice(np.asarray(params.vocabulary, dtype=object),
@@ -264,6 +268,8 @@ def _target_edit(rng, direction, theory: Theory, chain, chain_rules) -> Edit:
 
 
 def _sham_edit(rng, theory: Theory, chain, extra, sign, distractor_rules) -> Edit:
+    import numpy as np  # here, not at module level: the CLI's parser reads GeneratorParams without numpy
+
     options: list[Edit] = []
     new_facts = [_literal(a, sign[a]) for a in extra if _literal(a, sign[a]) not in theory.facts]
     if new_facts:
@@ -288,6 +294,8 @@ def _sham_edit(rng, theory: Theory, chain, extra, sign, distractor_rules) -> Edi
 
 def generate_cluster(index: int, seed: int, params: GeneratorParams) -> Cluster:
     """Cluster ``index`` of ``seed`` (module docstring); the solver confirms all three labels."""
+    import numpy as np  # here, not at module level: the CLI's parser reads GeneratorParams without numpy
+
     direction = params.directions[index % len(params.directions)]
     rng = np.random.default_rng([int(seed), int(index)])
     theory, chain, chain_rules, extra, sign, distractor_rules = _base_theory(rng, direction, params)
@@ -305,9 +313,9 @@ def generate_cluster(index: int, seed: int, params: GeneratorParams) -> Cluster:
 
 def generate_clusters(n_clusters: int, seed: int = 0, params: GeneratorParams | None = None) -> tuple[Cluster, ...]:
     """``n_clusters`` seeded clusters, directions assigned in turn from ``params.directions``."""
-    if isinstance(n_clusters, bool) or not isinstance(n_clusters, (int, np.integer)) or n_clusters < 1:
+    if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral) or n_clusters < 1:
         raise InputError(f"number of clusters: need an integer >= 1, got {n_clusters!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise InputError(f"seed: need an integer >= 0, got {seed!r}")
     params = (params or GeneratorParams()).validated()
     return tuple(generate_cluster(k, seed, params) for k in range(int(n_clusters)))

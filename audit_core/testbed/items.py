@@ -134,7 +134,7 @@ def cluster_items(cluster: Cluster) -> tuple[Item, ...]:
     """The 36 items of a cluster in the frozen class's cell order."""
     axes, cells = frozen_layout()
     worlds = {w: (cluster.world(w), label, None if w == "base" else getattr(cluster, f"{w}_edit"))
-              for w, label in zip(axes[WORLD_AXIS], cluster.labels, strict=False)}
+              for w, label in zip(axes[WORLD_AXIS], cluster.labels, strict=True)}
     direction = f"{cluster.direction[0]}{ARROW}{cluster.direction[1]}"
     items = []
     for cell in cells:

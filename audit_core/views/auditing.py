@@ -27,9 +27,9 @@ def row_label(strategy: str, process: str) -> str:
 def study_tables(study) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(summary with a ``method`` column first, per-replicate results with ``method``)."""
     summary = study.summary.copy()
-    summary.insert(0, "method", [row_label(s, p) for s, p in zip(summary["strategy"], summary["process"], strict=False)])
+    summary.insert(0, "method", [row_label(s, p) for s, p in zip(summary["strategy"], summary["process"], strict=True)])
     results = study.results.copy()
-    results["method"] = [row_label(s, p) for s, p in zip(results["strategy"], results["process"], strict=False)]
+    results["method"] = [row_label(s, p) for s, p in zip(results["strategy"], results["process"], strict=True)]
     return summary, results
 
 

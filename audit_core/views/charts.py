@@ -246,10 +246,10 @@ def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: f
         # label that it would run into (less than ~15% of the x axis to its left).
         stops = stops.sort_values(["step", "log10_e"], kind="stable").reset_index(drop=True)
         label_y: list[float] = []
-        for i, (step, value) in enumerate(zip(stops["step"], stops["log10_e"], strict=False)):
+        for i, (step, value) in enumerate(zip(stops["step"], stops["log10_e"], strict=True)):
             below = [label_y[j] + gap for j in range(i) if step - stops["step"][j] < 0.15 * last_step]
             label_y.append(max([float(value), *below]))
-        stops = stops.assign(stop_label=[f"{p} t = {t}" for p, t in zip(stops["process"], stops["step"], strict=False)],
+        stops = stops.assign(stop_label=[f"{p} t = {t}" for p, t in zip(stops["process"], stops["step"], strict=True)],
                              label_y=label_y)
         layers.append(alt.Chart(stops).mark_point(shape="diamond", size=300, filled=True, stroke="black",
                                                   strokeWidth=1.2).encode(
@@ -358,13 +358,13 @@ def place_point_labels(x, y, texts, x_domain, y_domain, obstacles_x=(), obstacle
     width, height = plot
     (x0, x1), (y0, y1) = x_domain, y_domain
     x_span, y_span = (x1 - x0) or 1.0, (y1 - y0) or 1.0
-    centres = [((xv - x0) / x_span * width, (y1 - yv) / y_span * height) for xv, yv in zip(x, y, strict=False)]
+    centres = [((xv - x0) / x_span * width, (y1 - yv) / y_span * height) for xv, yv in zip(x, y, strict=True)]
     # Every point is an obstacle too (a 7-px radius), so no label covers another point.
     placed_boxes: list[tuple[float, float, float, float]] = [
         (cx - 7, cy - 7, cx + 7, cy + 7) for cx, cy in (
-            ((xv - x0) / x_span * width, (y1 - yv) / y_span * height) for xv, yv in zip(obstacles_x, obstacles_y, strict=False))]
+            ((xv - x0) / x_span * width, (y1 - yv) / y_span * height) for xv, yv in zip(obstacles_x, obstacles_y, strict=True))]
     out: list[tuple[float, str] | None] = []
-    for (px, py), yv, text in zip(centres, y, texts, strict=False):
+    for (px, py), yv, text in zip(centres, y, texts, strict=True):
         w = POINT_LABEL_CHAR_PX * len(str(text))
         side = "right" if px + 8 + w <= width else "left"
         left = px + 8 if side == "right" else px - 8 - w
@@ -405,7 +405,7 @@ def frequency_accuracy_chart(table: pd.DataFrame, title: str = "Sampling frequen
     spots = place_point_labels(candidates["accuracy"].astype(float), candidates[y_field].astype(float),
                                candidates["subgroup"], x_domain, y_domain, acc, freq)
     rows = [{"accuracy": a, "label_y": spot[0], "side": spot[1], "subgroup": str(g)}
-            for a, g, spot in zip(candidates["accuracy"], candidates["subgroup"], spots, strict=False) if spot is not None]
+            for a, g, spot in zip(candidates["accuracy"], candidates["subgroup"], spots, strict=True) if spot is not None]
     labelled = pd.DataFrame(rows, columns=["accuracy", "label_y", "side", "subgroup"])
     layers = [points]
     for side, align, dx in (("right", "left", 8), ("left", "right", -8)):
@@ -419,14 +419,18 @@ def frequency_accuracy_chart(table: pd.DataFrame, title: str = "Sampling frequen
     return alt.layer(*layers).properties(title=alt.TitleParams(title, subtitle=subtitle or None), height=380)
 
 
+# Checking a spec against the Vega-Lite JSON schema is about a third of building a chart (jsonschema,
+# on every chart of every first page run). The specs come from the fixed templates of this module,
+# so the tests check them (tests/views/test_chart_schema.py turns this on for every use case's
+# charts) and the pages do not.
+VALIDATE_SPECS = False
+
+
 def chart_spec(chart: alt.TopLevelMixin) -> dict:
     """Styled Vega-Lite spec that fills its container's width (the report fixes the width),
     its data sets named by position (:func:`positional_dataset_names`), its long text values
     shortened (:func:`shorten_labels`)."""
-    # Altair's schema validation (jsonschema over the whole Vega-Lite schema) was half the cost of
-    # building a chart, paid on every cache miss of every session; the specs come from this module's
-    # fixed builders, and tests/bounds/test_chart_specs_valid.py validates what they produce.
-    spec = style(chart).to_dict(validate=False)
+    spec = style(chart).to_dict(validate=VALIDATE_SPECS)
     spec.setdefault("width", "container")
     # Fit the width only: the height stays the plot's own, so titles and rotated labels add to it.
     spec["autosize"] = {"type": "fit-x", "contains": "padding"}

@@ -44,7 +44,7 @@ def abbreviations(names: Sequence[str]) -> dict[str, str]:
     """One capital letter per component when the initials are unique, else the full names."""
     initials = [n[:1].upper() for n in names]
     if len(set(initials)) == len(initials) and all(initials):
-        return dict(zip(names, initials, strict=False))
+        return dict(zip(names, initials, strict=True))
     return {n: n for n in names}
 
 
@@ -112,7 +112,7 @@ def lattice_spec(lat, component_names: Sequence[str], estimand: str, current: st
     nodes["x"] = nodes.groupby("rank").cumcount().astype(float)
     nodes["x"] = 1.6 * (nodes["x"] - nodes.groupby("rank")["x"].transform("mean"))
     nodes["current"] = nodes["key"] == current
-    x_of = dict(zip(nodes["key"], nodes["x"], strict=False))
+    x_of = dict(zip(nodes["key"], nodes["x"], strict=True))
     edges = pd.DataFrame([{"x": x_of[lo["key"]], "y": lo["rank"], "x2": x_of[up["key"]], "y2": up["rank"]}
                           for lo in rows for up in rows
                           if up["rank"] == lo["rank"] + 1 and lo["members"] <= up["members"]],
@@ -130,7 +130,7 @@ def heatmap_spec(pc, tau: np.ndarray, support: Sequence[str]) -> dict:
     subtitle says how many; the class table lists every policy."""
     n_cells = min(len(pc.cells), MAX_CHART_ROWS)
     n_policies = min(len(pc.names), max(1, MAX_CHART_ROWS // n_cells))
-    labels = [f"{name} (τ={int(t)})" for name, t in zip(pc.names, tau, strict=False)]
+    labels = [f"{name} (τ={int(t)})" for name, t in zip(pc.names, tau, strict=True)]
     codebook = list(pc.codebook)
     inside = set(support)
     long = pd.DataFrame([{"policy": labels[i], "cell": cell, "response": codebook[int(pc.responses[i, j])] or "(empty)",
@@ -232,7 +232,7 @@ def cell_frequency_spec(pc, supports: Sequence[Sequence[str]], must_include: Seq
     required, excluded = set(must_include), set(exclude)
     freq["constraint"] = ["required" if c in required else "excluded" if c in excluded else "" for c in pc.cells]
     freq["label"] = [f"{n} {'R' if k == 'required' else 'X'}" if k else str(n)
-                     for n, k in zip(freq["count"], freq["constraint"], strict=False)]
+                     for n, k in zip(freq["count"], freq["constraint"], strict=True)]
     return chart_spec(frequency_heatmap(freq, x_axis, y_name))
 
 

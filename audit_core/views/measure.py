@@ -151,7 +151,7 @@ def composition_chart(result: Measurement) -> alt.TopLevelMixin:
     # Wide segments show letter and count, narrow ones the letter alone, so no segment is known by
     # its colour only (slivers under 2% of the widest bar are left to the tooltip and the table).
     data["tag"] = [tag if count >= 0.08 * total else tag.split(" ")[0]
-                   for tag, count in zip(data["tag"], data["count"], strict=False)]
+                   for tag, count in zip(data["tag"], data["count"], strict=True)]
     text = alt.Chart(data[data["count"] >= 0.02 * total]).mark_text(
         fontSize=13, color="white", fontWeight="bold").encode(x="mid:Q", y=y, text="tag:N")
     return (bars + text).properties(

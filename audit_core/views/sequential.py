@@ -112,7 +112,7 @@ def replay_section(result, model_processes: Sequence[str], data_name: str, sourc
         tables=(ReportTable("Decision per process", decision_table(result, model_processes)),
                 ReportTable("Subgroups", table)),
         charts=tuple(ReportChart(c, s) for c, s in zip(
-            ("E-process trajectories", "Accuracy per subgroup", "Sampling share vs accuracy"), specs, strict=False)),
+            ("E-process trajectories", "Accuracy per subgroup", "Sampling share vs accuracy"), specs, strict=True)),
         numbers=result.to_dict())
 
 

@@ -3,7 +3,6 @@ errors, and shows the engine's numbers."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 

@@ -94,14 +94,8 @@ def streamlit_server(env: dict | None = None):
         log.close()
 
 
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
+def launch_chromium():
+    """A context manager: headless Chromium through Playwright (skips, or fails in CI, without them)."""
     executable = chromium_path()
     if executable is None:
         _unavailable("chromium is not installed (apt-get install chromium)")
@@ -109,12 +103,30 @@ def browser():
         from playwright.sync_api import sync_playwright
     except ImportError:
         _unavailable("the playwright Python package is not installed")
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield instance
-        finally:
-            instance.close()
+
+    @contextmanager
+    def running():
+        with sync_playwright() as playwright:
+            instance = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+            try:
+                yield instance
+            finally:
+                instance.close()
+
+    return running()
+
+
+# One server and one browser for all the browser tests of a pytest process (tests/app/conftest.py:
+# app_server, chromium); these names stay the fixtures the test modules ask for. A test that needs
+# a fresh server starts its own with streamlit_server().
+@pytest.fixture(scope="module")
+def server(app_server):
+    return app_server[0]
+
+
+@pytest.fixture(scope="module")
+def browser(chromium):
+    return chromium
 
 
 def metric_value(page, label: str) -> str:

@@ -16,6 +16,7 @@ pytestmark = pytest.mark.browser
 NAME_FIELD = "Your name (recorded with every label)"
 
 
+# Its own server and workspace (not the shared app_server): the test reads audit 1 back from it.
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory):
     home = tmp_path_factory.mktemp("audit_home")

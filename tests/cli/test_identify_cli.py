@@ -48,7 +48,7 @@ def test_lattice_numbers(capsys):
     for comps, cells, k, coll in CHAIN:
         key = () if comps == "none" else tuple(comps.split(","))
         assert (by[key]["cells"], by[key]["n_classes"], by[key]["n_collisions"]) == (cells, k, coll)
-    loo = {l["removed"]: l for l in d["leave_one_out"]}
+    loo = {item["removed"]: item for item in d["leave_one_out"]}
     assert {k: v["n_collisions"] for k, v in loo.items()} == {"target": 3, "sham": 1, "readout": 1, "mapping": 1}
     assert loo["mapping"]["witnesses"] == [["ideal", "mapping_shortcut"]]
 
@@ -85,12 +85,24 @@ def _write(tmp_path, doc):
 def _bad_docs():
     doc = policy_class_to_json(frozen_policy_class())
     cases = {}
-    d = copy.deepcopy(doc); d["policies"][1]["responses"].pop("base:ABC:generated"); cases["missing"] = (d, "no response")
-    d = copy.deepcopy(doc); d["policies"][1]["responses"]["base:XYZ:generated"] = "A"; cases["cell"] = (d, "XYZ")
-    d = copy.deepcopy(doc); d["policies"][-1]["mixture"] = {"ghost": 1.0}; cases["mix"] = (d, "unknown policy 'ghost'")
-    d = copy.deepcopy(doc); d["policies"][-1]["mixture"] = {"ideal": 0.7}; cases["weights"] = (d, "sum to 0.7")
-    d = copy.deepcopy(doc); d["policies"][0]["tau"] = 0.5; cases["tau"] = (d, "τ must be 0 or 1")
-    d = copy.deepcopy(doc); d["policies"][2]["name"] = "ideal"; cases["dup"] = (d, "appears twice")
+    d = copy.deepcopy(doc)
+    d["policies"][1]["responses"].pop("base:ABC:generated")
+    cases["missing"] = (d, "no response")
+    d = copy.deepcopy(doc)
+    d["policies"][1]["responses"]["base:XYZ:generated"] = "A"
+    cases["cell"] = (d, "XYZ")
+    d = copy.deepcopy(doc)
+    d["policies"][-1]["mixture"] = {"ghost": 1.0}
+    cases["mix"] = (d, "unknown policy 'ghost'")
+    d = copy.deepcopy(doc)
+    d["policies"][-1]["mixture"] = {"ideal": 0.7}
+    cases["weights"] = (d, "sum to 0.7")
+    d = copy.deepcopy(doc)
+    d["policies"][0]["tau"] = 0.5
+    cases["tau"] = (d, "τ must be 0 or 1")
+    d = copy.deepcopy(doc)
+    d["policies"][2]["name"] = "ideal"
+    cases["dup"] = (d, "appears twice")
     cases["empty"] = ("", "empty")
     cases["json"] = ("{not json", "invalid JSON")
     return cases

@@ -120,7 +120,7 @@ def test_collision_listing_is_capped_but_count_exact():
 def test_leave_one_out_on_a_custom_class():
     from audit_core.identify import lattice
     pc = _class_with_mixtures()
-    loo = {l.removed: l for l in lattice(pc).leave_one_out}
+    loo = {item.removed: item for item in lattice(pc).leave_one_out}
     assert loo["format"].exclusive_witnesses == (("a", "a_twin"),)
     assert loo["format"].corollary.startswith("Format insufficiency")
     assert "edit:json" in loo["format"].corollary
@@ -137,7 +137,7 @@ def test_component_not_needed_gets_a_negative_corollary():
          "bad": {"x:p": "1", "x:q": "1", "y:p": "1", "y:q": "1"}},
         tau={"good": 1, "bad": 0}, source="t",
     )
-    loo = {l.removed: l for l in lattice(pc).leave_one_out}
+    loo = {item.removed: item for item in lattice(pc).leave_one_out}
     assert loo["Q"].n_collisions == 0 and not loo["Q"].necessary
     assert loo["Q"].corollary.startswith("Q is not necessary")
     assert loo["Y"].necessary and "good" in loo["Y"].corollary

@@ -37,18 +37,18 @@ def test_chain_numbers_in_lattice(lat):
 
 
 def test_leave_one_out_numbers_and_witnesses(lat):
-    loo = {l.removed: l for l in lat.leave_one_out}
+    loo = {item.removed: item for item in lat.leave_one_out}
     assert {k: v.n_collisions for k, v in loo.items()} == {"target": 3, "sham": 1, "readout": 1, "mapping": 1}
     assert loo["sham"].exclusive_witnesses == (("ideal", "any_edit_reactor"),)
     assert loo["readout"].exclusive_witnesses == (("ideal", "generated_only_failure"),)
     assert loo["mapping"].exclusive_witnesses == (("ideal", "mapping_shortcut"),)
     assert set(loo["target"].witnesses) == {("ideal", "target_inertia"), ("ideal", "mapping_shortcut"),
                                            ("ideal", "scoring_only_success")}
-    assert all(l.necessary for l in lat.leave_one_out)
+    assert all(item.necessary for item in lat.leave_one_out)
 
 
 def test_corollaries_are_built_from_witnesses(pc, lat):
-    loo = {l.removed: l for l in lat.leave_one_out}
+    loo = {item.removed: item for item in lat.leave_one_out}
     text = loo["sham"].corollary
     assert text.startswith("Sham insufficiency")
     assert pc.label("any_edit_reactor") in text and pc.label("ideal") in text
@@ -57,7 +57,7 @@ def test_corollaries_are_built_from_witnesses(pc, lat):
     assert "generated-only failure" in loo["readout"].corollary
     assert "target inertia" in loo["target"].corollary
     # different data -> different text: relabel a policy and the sentence follows
-    assert len({l.corollary for l in lat.leave_one_out}) == 4
+    assert len({item.corollary for item in lat.leave_one_out}) == 4
 
 
 def test_to_dict_shape(lat):

@@ -1,0 +1,236 @@
+"""Start-up of every entry point, before -> after in one run, each against its floor (issue 24).
+
+Rows (whole process, median of ``--runs``, peak RSS from wait4):
+- ``python -m audit_core --help``                      floor: ``python -c pass``
+- ``python -m audit_core audit status --audit 1`` (an audit of the sdoh pool; floor: ``python -c pass``)
+- ``python -m audit_core replay data/recorded_run.csv --json``   floor: ``python -c "import pandas, numpy"``
+- ``python -m audit_core audit label`` of one case (label then undo, so every run labels the same case)
+Dashboard (one fresh ``streamlit run app.py`` per tree, Chromium through Playwright):
+- cold start: spawn -> first explorer page interactive (metrics drawn, no script running);
+  floor: the same for bench/toggle_floor_app.py (a bare page with one metric)
+- first load of every other page on that now warm server (a new browser page each, so a new session).
+
+"before" is a copy of ``--base`` (default 6490ef8, the commit the issue measured from) made with
+``git archive``; "after" is this checkout. The runs of the two trees are interleaved, so load on
+a shared machine falls on both alike: read the before/after ratios first. The load average is
+printed with the figures. Last line: one JSON object.
+
+    python bench/bench_startup.py [--runs 5] [--base REV] [--no-app]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+# What a user's shell has: compiled modules are cached (__pycache__), so the timed calls read .pyc
+# files as every call after the first does (some environments set PYTHONDONTWRITEBYTECODE).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+PAGES = ("minimal-supports", "testbed-items", "measure-logs", "replay-run", "simulation", "live-audit",
+         "audit-planner", "compare-runs", "audit-report")
+
+
+def run_once(argv: list[str], cwd: Path, env: dict) -> tuple[float, float]:
+    """(seconds, peak RSS in MB) of one process; fails loudly if it fails."""
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    err = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} in {cwd} failed ({process.returncode}):\n{err[-2000:]}")
+    return elapsed, usage.ru_maxrss / 1024.0
+
+
+def checkout(rev: str, folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
+def cli_rows(trees: dict[str, Path], work: Path, runs: int) -> list[dict]:
+    env = ENV
+    setups = {}
+    for name, tree in trees.items():
+        db = work / f"{name}.sqlite"
+        subprocess.run([PY, "-m", "audit_core", "audit", "new", "--pool", "sdoh", "--db", str(db)], cwd=tree,
+                       env=env, check=True, capture_output=True)
+        claimed = subprocess.run([PY, "-m", "audit_core", "audit", "next", "--audit", "1", "--db", str(db), "--json"],
+                                 cwd=tree, env=env, check=True, capture_output=True, text=True)
+        case = json.loads(claimed.stdout)["cases"][0]["case_id"]
+        setups[name] = (db, case)
+        # compile every module once, so the timed runs read .pyc files as a user's second call does
+        run_once([PY, "-m", "audit_core", "--help"], tree, env)
+        run_once([PY, "-m", "audit_core", "replay", "data/recorded_run.csv", "--json"], tree, env)
+
+    def rows_for(name: str) -> dict[str, list[str]]:
+        db, case = setups[name]
+        return {
+            "help": [PY, "-m", "audit_core", "--help"],
+            "status": [PY, "-m", "audit_core", "audit", "status", "--audit", "1", "--db", str(db)],
+            "replay": [PY, "-m", "audit_core", "replay", "data/recorded_run.csv", "--json"],
+            "label": [PY, "-c", "import sys; from audit_core.cli import main; "
+                      f"db = {str(db)!r}; "
+                      f"assert main(['audit', 'label', '--audit', '1', {case!r}, '1', '--db', db]) == 0; "
+                      "assert main(['audit', 'undo', '--audit', '1', '--db', db]) == 0"],
+        }
+
+    floors = {"python -c pass": [PY, "-c", "pass"], "import pandas, numpy": [PY, "-c", "import pandas, numpy"]}
+    times: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for _ in range(runs):
+        for label, argv in floors.items():
+            times.setdefault(("floor", label), []).append(run_once(argv, ROOT, env))
+        for row in ("help", "status", "replay", "label"):
+            for name, tree in trees.items():   # interleaved: before, after, before, after ...
+                times.setdefault((name, row), []).append(run_once(rows_for(name)[row], tree, env))
+    med = {k: (statistics.median(t for t, _ in v), statistics.median(m for _, m in v)) for k, v in times.items()}
+    table = []
+    floor_of = {"help": "python -c pass", "status": "python -c pass", "replay": "import pandas, numpy",
+                "label": "python -c pass"}
+    goals = {"help": 0.3, "status": 0.5, "replay": 1.0, "label": None}
+    for row in ("help", "status", "replay", "label"):
+        before, after, floor = med[("before", row)], med[("after", row)], med[("floor", floor_of[row])]
+        table.append({"row": row, "before_s": round(before[0], 3), "after_s": round(after[0], 3),
+                      "speedup": round(before[0] / after[0], 2), "before_mb": round(before[1]),
+                      "after_mb": round(after[1]), "floor": floor_of[row], "floor_s": round(floor[0], 3),
+                      "after_over_floor_s": round(after[0] - floor[0], 3), "goal_s": goals[row]})
+    return table
+
+
+# -- dashboard -------------------------------------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def _settled(page, timeout_ms: int = 180_000) -> None:
+    """Wait until the page has drawn something in its main area and no script run is going on."""
+    page.wait_for_selector('[data-testid="stMain"] [data-testid="stElementContainer"]', timeout=timeout_ms)
+    page.wait_for_timeout(200)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
+
+
+def app_run(tree: Path, script: str, browser, pages: tuple[str, ...], home: Path) -> dict:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**ENV, "AUDIT_HOME": str(home)}
+    start = time.perf_counter()
+    server = subprocess.Popen([PY, "-m", "streamlit", "run", script, "--server.headless", "true",
+                               "--server.port", str(port), "--server.address", "127.0.0.1",
+                               "--browser.gatherUsageStats", "false"], cwd=tree, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        while not _healthy(url):
+            if server.poll() is not None or time.perf_counter() - start > 180:
+                raise SystemExit(f"streamlit in {tree} did not start")
+            time.sleep(0.05)
+        healthy = time.perf_counter() - start
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(url, timeout=180_000)
+        if script == "app.py":
+            page.wait_for_selector('[data-testid="stMetric"]', timeout=180_000)
+        _settled(page)
+        first = time.perf_counter() - start
+        page.close()
+        loads = {}
+        for path in pages:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            t0 = time.perf_counter()
+            page.goto(f"{url}/{path}", timeout=180_000)
+            _settled(page)
+            loads[path] = round(time.perf_counter() - t0, 2)
+            page.close()
+        return {"healthy_s": round(healthy, 2), "first_page_s": round(first, 2), "page_first_load_s": loads}
+    finally:
+        try:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(server.pid, signal.SIGKILL)
+
+
+def app_rows(trees: dict[str, Path], work: Path) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    args = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+    out = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=args, headless=True)
+        try:
+            app_run(ROOT, "bench/toggle_floor_app.py", browser, (), work / "home_warm")   # warm the OS caches
+            out["floor"] = app_run(ROOT, "bench/toggle_floor_app.py", browser, (), work / "home_floor")
+            for name, tree in trees.items():
+                # once untimed (compiles .pyc files, warms the OS file cache), then the measured fresh server
+                app_run(tree, "app.py", browser, (), work / f"home_{name}_warm")
+                out[name] = {"load_before": os.getloadavg()[0], **app_run(tree, "app.py", browser, PAGES,
+                                                                          work / f"home_{name}")}
+        finally:
+            browser.close()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--base", default="6490ef8", help="the 'before' revision (default 6490ef8)")
+    parser.add_argument("--no-app", action="store_true", help="command line only")
+    args = parser.parse_args()
+    load_start = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
+        work = Path(tmp)
+        trees = {"before": checkout(args.base, work / "before"), "after": ROOT}
+        started = time.perf_counter()
+        table = cli_rows(trees, work, args.runs)
+        print(f"load average at start {load_start[0]:.2f} / {load_start[1]:.2f} / {load_start[2]:.2f} "
+              f"(1/5/15 min, {os.cpu_count()} CPUs); median of {args.runs}")
+        print(f"{'row':<8}{'before s':>10}{'after s':>9}{'ratio':>7}{'MB before':>11}{'MB after':>10}  "
+              f"{'floor':<22}{'floor s':>8}{'goal s':>8}")
+        for r in table:
+            print(f"{r['row']:<8}{r['before_s']:>10.3f}{r['after_s']:>9.3f}{r['speedup']:>6.1f}x{r['before_mb']:>11}"
+                  f"{r['after_mb']:>10}  {r['floor']:<22}{r['floor_s']:>8.3f}{(r['goal_s'] or float('nan')):>8.2f}")
+        app = None
+        if not args.no_app:
+            app = app_rows(trees, work)
+            print(f"\nDashboard (load average {os.getloadavg()[0]:.2f}): fresh server -> first explorer page "
+                  f"interactive; floor = bare one-metric page {app['floor']['first_page_s']:.2f} s")
+            print(f"{'':<22}{'before s':>10}{'after s':>9}{'ratio':>7}")
+            b, a = app["before"], app["after"]
+            for key, label in (("healthy_s", "server healthy"), ("first_page_s", "first explorer page")):
+                print(f"{label:<22}{b[key]:>10.2f}{a[key]:>9.2f}{b[key] / a[key]:>6.1f}x")
+            for path in PAGES:
+                bb, aa = b["page_first_load_s"][path], a["page_first_load_s"][path]
+                print(f"  {path:<20}{bb:>10.2f}{aa:>9.2f}{bb / aa:>6.1f}x")
+        print(json.dumps({"load_start": load_start, "load_end": os.getloadavg(), "runs": args.runs,
+                          "cli": table, "app": app, "seconds": round(time.perf_counter() - started, 1)}))
+
+
+if __name__ == "__main__":
+    main()
