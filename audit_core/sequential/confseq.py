@@ -41,7 +41,7 @@
   nonincreasing in m, so the set is an interval; each end is widened to the next grid point
   out). O(n x grid), so it is offered for comparison (bench/bench_confseq.py), not chosen
   automatically: on Beta(2, 5) scores it is up to 1.6x narrower than PrPl-EB at n = 100, but on
-  nearly-0/1 scores it is wider at n >= 1,000 (1.02x-1.06x), and a construction cannot be
+  nearly-0/1 scores it is wider at n >= 1,000 (1.03x-1.08x), and a construction cannot be
   switched per n or per run shape without spending alpha twice.
 
 The returned bounds are the running intersection max_{s<=t} low_s, min_{s<=t} high_s, clipped to
