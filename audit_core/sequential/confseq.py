@@ -38,11 +38,11 @@
   capital process, with the PrPl bets lambda_t above truncated at c/m resp. c/(1-m), c = 1/2,
   theta = 1/2): K_t^+(m) = prod (1 + lambda_i^+(m)(X_i - m)), K_t^-(m) = prod (1 - lambda_i^-(m)(X_i - m)),
   C_t = {m : max(K_t^+(m), K_t^-(m)) / 2 < 1/alpha}, evaluated on a grid of m (each K^+ factor is
-  nonincreasing in m, so the set is an interval; grid ends are rounded outwards). O(n x grid), so
-  it is offered for comparison (bench/bench_confseq.py), not chosen automatically: on Beta(2, 5)
-  scores it is up to 1.6x narrower than PrPl-EB at n = 100, but on nearly-0/1 scores it is wider
-  at n >= 1,000 (1.02x-1.06x), and a construction cannot be switched per n or per run shape
-  without spending alpha twice.
+  nonincreasing in m, so the set is an interval; each end is widened to the next grid point
+  out). O(n x grid), so it is offered for comparison (bench/bench_confseq.py), not chosen
+  automatically: on Beta(2, 5) scores it is up to 1.6x narrower than PrPl-EB at n = 100, but on
+  nearly-0/1 scores it is wider at n >= 1,000 (1.03x-1.08x), and a construction cannot be
+  switched per n or per run shape without spending alpha twice.
 
 The returned bounds are the running intersection max_{s<=t} low_s, min_{s<=t} high_s, clipped to
 [0, 1], which keeps the guarantee (the event "mu in every C_s" is the same). The intersection can
@@ -314,9 +314,11 @@ def _betting(x: np.ndarray, alpha: float, grid_size: int = 1000) -> tuple[np.nda
         any_inside = inside.any(axis=1)
         first = np.argmax(inside, axis=1)
         last = grid_size - 1 - np.argmax(inside[:, ::-1], axis=1)
-        # a grid point inside stands for its cell: round the ends outwards by half a cell
-        low[start:stop] = np.where(any_inside, m[first] - step / 2, 0.5)
-        high[start:stop] = np.where(any_inside, m[last] + step / 2, 0.5)
+        # The set is an interval, so its ends lie between the first (last) grid point inside and
+        # the grid point before (after) it: widen by a whole grid step. With no grid point inside,
+        # the set (if not empty) lies between two grid points we cannot tell: (0, 1) for that step.
+        low[start:stop] = np.where(any_inside, m[first] - step, 0.0)
+        high[start:stop] = np.where(any_inside, m[last] + step, 1.0)
     return low, high
 
 

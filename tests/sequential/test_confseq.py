@@ -238,3 +238,16 @@ def test_time_uniform_coverage_of_the_betting_sequence(kind):
     misses = sum(bool(np.any((cs.lower > mean) | (cs.upper < mean)))
                  for cs in (confidence_sequence(x, ALPHA, BETTING) for x in samples))
     assert misses / 300 <= ALPHA + 3 * math.sqrt(ALPHA * (1 - ALPHA) / 300)
+
+
+def test_betting_grid_ends_contain_the_exact_ends():
+    """The hedged-betting set is an interval, so each end lies within one grid step outside the
+    first (last) grid point inside: the 1,000-point ends must contain the ends found on a grid ten
+    times finer (up to that grid's own step). Rounding out by half a step did not."""
+    from audit_core.sequential.confseq import _betting
+
+    rng = np.random.default_rng(12)
+    for x in ((rng.random(300) < 0.8).astype(float), rng.beta(2.0, 5.0, 300)):
+        coarse_low, coarse_high = _betting(x, 0.05, 1_000)
+        fine_low, fine_high = _betting(x, 0.05, 10_000)
+        assert np.all(coarse_low <= fine_low + 1e-4) and np.all(coarse_high >= fine_high - 1e-4)
