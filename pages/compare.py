@@ -11,7 +11,7 @@ import streamlit as st
 
 from audit_core.analyses import BUNDLED, AuditParams
 from audit_core.errors import InputError
-from pages import _cache, _shared
+from pages import _cache, _shared, _uploads
 
 UPLOAD = "upload"
 RUN_KEYS = [k for k in BUNDLED if k != "recorded_run"] + [UPLOAD]
@@ -27,13 +27,13 @@ def run_choice(side: str, default: str):
     choice = st.selectbox(f"Run {side}", RUN_KEYS, index=RUN_KEYS.index(default), format_func=LABELS.get,
                           key=_shared.kept(f"compare_{side}"))
     if choice == UPLOAD:
-        source = _shared.upload_source("run", f"Run {side}: labelled CSV, Inspect AI log or lm-eval samples",
+        source = _uploads.upload_source("run", f"Run {side}: labelled CSV, Inspect AI log or lm-eval samples",
                                        ["csv", "tsv", "txt", "eval", "json", "jsonl"], slot=f"compare_{side}")
         if source is not None:
             return source
         st.caption("No accepted upload yet: using the bundled default.")
         choice = default
-    return _shared.bundled_source("run", choice)
+    return _uploads.bundled_source("run", choice)
 
 
 LINK = [_shared.LinkField("a", "compare_A", options=tuple(k for k in RUN_KEYS if k != UPLOAD)),

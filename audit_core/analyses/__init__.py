@@ -55,7 +55,7 @@ from audit_core.analyses.sources import (
 )
 from audit_core.analyses.testbed import ALL_DIRECTIONS, TestbedCheck, TestbedItems, check_testbed, generate_testbed
 from audit_core.auditing import STRATEGY_NAMES
-from audit_core.identify import ESTIMANDS
+from audit_core.identify import ESTIMANDS, available_estimands, estimand_unavailable
 from audit_core.presets import (
     BUNDLED,
     BUNDLED_POOLS,
@@ -73,7 +73,7 @@ from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParam
 # re-exported here, so pages import the use-case layer and nothing below it.
 __all__ = [
     "ACCEPTED_SCORES", "AUDITOR_PROCESSES", "AuditParams", "BUNDLED", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS",
-    "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "ESTIMANDS", "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES",
+    "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "ESTIMANDS", "available_estimands", "estimand_unavailable", "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES",
     "paper_params", "paper_rows",
     "CombinedAudits", "LogMeasurement", "PlannedAudit", "RunReplay", "RunsComparison", "assumed_pool_source",
     "combine_audits", "compare_runs", "plan_study", "typed_run", "TestbedCheck", "TestbedItems", "check_testbed",

@@ -56,6 +56,9 @@ class SupportExploration:
         identified and some support identifies it), else None; ``added_cells`` lists what it adds.
     class_table, collision_table, mixture_table, leave_one_out_table : display tables.
     lattice_chart, heatmap_chart : Vega-Lite specs.
+    lattice_clickable : True when ``lattice_chart`` is the Hasse diagram, whose nodes select a
+        support (up to ``MAX_HASSE_COMPONENTS`` components); the level-by-level chart of larger
+        classes has no selection.
     section : the report section; verdict : the one-line verdict.
     """
 
@@ -78,6 +81,7 @@ class SupportExploration:
     section: ReportSection = field(repr=False)
     verdict: Verdict
     lattice_note: str = ""
+    lattice_clickable: bool = False
 
     @property
     def added_cells(self) -> tuple[str, ...]:
@@ -172,7 +176,8 @@ def explore_support(policy: Source, components: Sequence[str] | None = None, est
         lattice=lat, tau=tau, support_label=label, inside=inside, repair=repair,
         class_table=views.class_table(ident, tau), collision_table=views.collision_table(ident, tau),
         mixture_table=views.mixture_table(ident), leave_one_out_table=views.leave_one_out_table(lat), lattice_chart=lattice_chart,
-        heatmap_chart=heatmap_chart, section=section, verdict=verdict, lattice_note=lattice_note)
+        heatmap_chart=heatmap_chart, section=section, verdict=verdict, lattice_note=lattice_note,
+        lattice_clickable=lattice_chart is not None and len(pc.component_names) <= views.MAX_HASSE_COMPONENTS)
 
 
 @dataclass(frozen=True)

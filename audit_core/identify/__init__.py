@@ -14,7 +14,7 @@ from audit_core.identify.equivalence import (
     identify,
     row_classes,
 )
-from audit_core.identify.estimands import ESTIMANDS, estimand_values
+from audit_core.identify.estimands import ESTIMANDS, available_estimands, estimand_unavailable, estimand_values
 from audit_core.identify.io import load_policy_class, policy_class_from_json, policy_class_to_json
 from audit_core.identify.lattice import (
     MAX_LATTICE_COMPONENTS,
@@ -48,6 +48,8 @@ __all__ = [
     "build_policy_class",
     "collision_count",
     "estimand_values",
+    "available_estimands",
+    "estimand_unavailable",
     "frozen_policy_class",
     "identify",
     "load_policy_class",
