@@ -219,9 +219,8 @@ sync_from_url(policy.key, component_names, estimands)
 if st.session_state.get("estimand") not in estimands:
     wanted = st.session_state.get("estimand")
     if wanted is not None:
-        st.info(f"Estimand {_shared.plain(wanted)} is not offered for this class: "
-                f"{_shared.plain(analyses.estimand_unavailable(pc, str(wanted)))}. Showing {estimands[0]}.",
-                icon=":material/info:")
+        st.info(f"Not offered for this class: {_shared.plain(analyses.estimand_unavailable(pc, str(wanted)))}. "
+                f"Showing {estimands[0]} instead.", icon=":material/info:")
     st.session_state["estimand"] = estimands[0]
 
 estimand_col, note_col = st.columns([1.1, 3.4])

@@ -17,6 +17,7 @@ import pandas as pd
 
 from audit_core.data.bundled import BUNDLED
 from audit_core.data.csvio import read_bytes, read_csv_frame
+from audit_core.data.labels import score_labels
 from audit_core.data.loader import ColumnGuess, detect_columns, load_audit_frame
 from audit_core.errors import InputError
 from audit_core.presets import BUNDLED_POOLS, DEFAULT_STYLE, EXAMPLE_RESPONSE_LOG
@@ -208,14 +209,21 @@ def run_source(data: SourceData, name: str | None = None, check: bool = True) ->
     if log is not None:
         return log
     raw, display = _read(data, name)
-    frame = read_csv_frame(raw, name=display)
+    frame = read_csv_frame(raw, name=display, decimal_comma=True)   # a run's scores may be written 0,5
     guess = detect_columns(frame)
-    if check and guess.score is not None:
+    if check and guess.score is not None and not _labels_to_map(frame, guess.score):
         # A file whose detected columns do not load is refused now, while the last good file is
-        # still there; without a detectable score column the user picks the columns.
+        # still there; without a detectable score column the user picks the columns, and a score
+        # column of text labels (pass/fail, correct/incorrect, ratings) is mapped to scores first.
         load_audit_frame(frame, name=display)
     table = RunTable(frame, ColumnRoles(guess.score, tuple(guess.subgroups), guess.order), guess, DEFAULT_STYLE)
     return Source("run", content_key(raw, display), display, f"file {display}", table)
+
+
+def _labels_to_map(frame: pd.DataFrame, column: str) -> bool:
+    """Is ``column`` a column of text labels that a value mapping turns into scores?"""
+    labels = score_labels(frame[column], column)
+    return labels.needs_mapping and not labels.too_many
 
 
 # --------------------------------------------------------------------------------------- pools

@@ -40,6 +40,10 @@ def register(subparsers) -> None:
                              "or lm-eval output folder")
     parser.add_argument("--score", help="score column, Inspect scorer or lm-eval metric (0/1 or a number in [0, 1]); "
                                         "auto-detected if omitted and unambiguous")
+    parser.add_argument("--map", action="append", metavar="LABEL=SCORE,...", dest="score_map",
+                        help="map text labels of the score column to scores, e.g. --map pass=1,fail=0 (repeat or "
+                             "comma-separate); --map builtin takes the built-in vocabulary (correct/incorrect, "
+                             "pass/fail, yes/no, ✓/✗, partial = 0.5, 1..k ratings), explicit pairs override it")
     parser.add_argument("--filter", help="lm-eval filter (e.g. strict-match) when the samples have several")
     parser.add_argument("--order", help="annotation-order column (auto-detected: 'order', 'step', ...)")
     parser.add_argument("--file-order", action="store_true", help="replay in file order even if an order column exists")
@@ -75,6 +79,37 @@ def _params(args) -> AuditParams:
         raise
 
 
+BUILTIN = "builtin"
+
+
+def _score_mapping(items: list[str] | None, source, score: str | None) -> dict[str, float] | None:
+    """``--map`` values as label -> score: ``builtin`` (the suggestions of
+    :func:`audit_core.data.labels.score_labels` for the score column), then LABEL=SCORE pairs."""
+    if not items:
+        return None
+    mapping: dict[str, float] = {}
+    pairs = [p.strip() for item in items for p in item.split(",") if p.strip()]
+    if BUILTIN in pairs:
+        table = source.value
+        column = score or (None if table.is_log else table.defaults.score)
+        if table.is_log:
+            raise InputError("--map applies to the score column of a CSV; a log's scorer values have their own meaning")
+        if column is None:
+            raise InputError("--map builtin needs the score column: name it with --score")
+        mapping.update(analyses.score_labels(source, column).suggested)
+    for pair in pairs:
+        if pair == BUILTIN:
+            continue
+        label, sep, value = pair.rpartition("=")
+        if not sep or not label.strip():
+            raise InputError(f"--map: expected LABEL=SCORE, got {pair!r}")
+        try:
+            mapping[label.strip()] = float(value)
+        except ValueError:
+            raise InputError(f"--map: the score of {label.strip()!r} must be a number in [0, 1], got {value!r}") from None
+    return mapping
+
+
 def run(args) -> int:
     params = _params(args)
     subgroups = None
@@ -84,10 +119,11 @@ def run(args) -> int:
         raise InputError("replay: give either --order COL or --file-order, not both")
     source = args.file[0] if len(args.file) == 1 else args.file
     try:
-        view = analyses.replay_run(analyses.run_source(source, check=False), score=args.score, subgroups=subgroups,
+        run_source = analyses.run_source(source, check=False)
+        view = analyses.replay_run(run_source, score=args.score, subgroups=subgroups,
                                    order=False if args.file_order else args.order, params=params,
                                    model_process=args.model_process, auditor_process=args.auditor_process,
-                                   filter=args.filter)
+                                   filter=args.filter, score_mapping=_score_mapping(args.score_map, run_source, args.score))
     except InputError as exc:
         raise InputError(_with_flags(str(exc))) from None
     data, result = view.data, view.result
@@ -102,7 +138,8 @@ def run(args) -> int:
 # Engine messages name roles; the command line names its flags.
 _FLAG_HINTS = (("choose one as the score", "choose one with --score"),
                ("choose the subgroup columns", "choose them with --subgroup COL"),
-               ("choose one filter", "choose one with --filter"))
+               ("choose one filter", "choose one with --filter"),
+               ("that need a mapping to scores", "that need a mapping to scores: give --map builtin or --map LABEL=SCORE,..."))
 
 
 def _with_flags(message: str) -> str:

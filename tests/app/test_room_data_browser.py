@@ -168,3 +168,59 @@ def test_every_documented_url_opens_clean_on_a_fresh_and_a_warm_server(browser):
                     context.close()
     finally:
         print(f"screenshots in {shots}")
+
+
+def test_explorer_survives_an_estimand_link_the_uploaded_class_cannot_evaluate(server, browser):
+    """Item 2: /?estimand=local_response, then the example class (no oracle) is uploaded."""
+    shots = shots_dir()
+    context = browser.new_context(viewport={"width": WIDTH, "height": 900})
+    page = context.new_page()
+    try:
+        open_page(page, f"{server}/?estimand=local_response")
+        page.get_by_text("Uploaded JSON / CSV").click()
+        wait_idle(page)
+        _upload(page, ROOT / "data" / "example_policies.csv")
+        page.get_by_text("Not offered for this class").first.wait_for(timeout=30_000)
+        page.screenshot(path=str(shots / "estimand-not-offered.png"), full_page=True)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.get_by_role("switch", name="axis1").is_checked()
+        assert metric_value(page, "Collisions").isdigit()
+        nav(page, "Minimal supports")
+        nav(page, "Protocol explorer")
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert metric_value(page, "Collisions").isdigit()
+    finally:
+        context.close()
+        print(f"screenshots in {shots}")
+
+
+@pytest.mark.parametrize("k", [1, 5, 6, 12])
+def test_explorer_draws_the_lattice_of_a_class_with_k_components(server, browser, tmp_path, k):
+    """Item 3 (every k from 1 to 12 is in the AppTest; here the Hasse diagram's last size, the
+    first level-by-level size and the largest)."""
+    from tests.app.test_room_data_pages import class_with_components
+    path = tmp_path / f"class_{k}.json"
+    path.write_bytes(class_with_components(k))
+    shots = shots_dir()
+    context = browser.new_context(viewport={"width": WIDTH, "height": 900})
+    page = context.new_page()
+    try:
+        open_page(page, server)
+        page.get_by_text("Uploaded JSON / CSV").click()
+        wait_idle(page)
+        _upload(page, path)
+        page.get_by_text(f"Active data: policy-class file class_{k}.json").first.wait_for(timeout=60_000)
+        wait_idle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.get_by_role("switch", name=f"c{k}").is_checked()
+        chart = page.locator('[data-testid="stVegaLiteChart"]').first
+        chart.scroll_into_view_if_needed()
+        page.wait_for_timeout(800)
+        assert chart.bounding_box()["width"] > 300
+        page.screenshot(path=str(shots / f"lattice-{k}.png"), full_page=True)
+        page.get_by_role("switch", name=f"c{k}").click(force=True)
+        wait_idle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0
+    finally:
+        context.close()
+        print(f"screenshots in {shots}")

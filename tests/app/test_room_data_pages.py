@@ -61,7 +61,7 @@ def test_an_estimand_the_uploaded_class_cannot_evaluate_is_named_once_and_the_pa
     at = upload_class(at, "example_policies.csv", EXAMPLE_POLICIES)
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error
-    notes = [i.value for i in at.info if "not offered for this class" in i.value]
+    notes = [i.value for i in at.info if "Not offered for this class" in i.value]
     assert len(notes) == 1 and estimand in notes[0] and "oracle" in notes[0]
     uploaded = load_policy_class(EXAMPLE_POLICIES, name="example_policies.csv")
     assert estimand not in at.selectbox(key="estimand").options
