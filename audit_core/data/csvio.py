@@ -18,14 +18,14 @@ import io
 import os
 import re
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
 
 from audit_core.errors import InputError
 
-CsvSource = Union[str, os.PathLike, bytes, bytearray, BinaryIO]
+CsvSource = str | os.PathLike | bytes | bytearray | BinaryIO
 
 _DELIMITERS = ",;\t|"
 DECIMAL_COMMA_COLUMNS = "decimal_comma_columns"

@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (pytest fixtures imported from test_browser are test arguments by name)
 """Issue 19, items 1-8 in headless Chromium at 1280 px: nothing a user uploaded is silently
 replaced or lost, every documented URL opens clean, the explorer survives any class, and the files
 people really have (semicolon CSVs, pass/fail columns, logs with several scorers) read.
