@@ -93,3 +93,46 @@ def test_classes_with_1_to_12_components_draw_their_lattice(k):
     at.toggle(key=f"cmp_c{k}").set_value(False).run()
     assert not at.exception, [e.value for e in at.exception]
     assert int(metric(at, "Collisions")) == identify(pc, components=list(pc.component_names[:-1])).n_collisions
+
+
+# ------------------------------------------------------------------------------- items 6 and 7
+
+def upload_run(name: str, data: bytes) -> AppTest:
+    at = app("pages/replay.py")
+    at.selectbox(key="replay_source").set_value("upload").run()
+    return at.file_uploader(key="replay_upload__widget").upload(name, data, "text/csv").run()
+
+
+def subgroup_accuracies(at: AppTest, column: str) -> dict[str, float]:
+    for frame in (d.value for d in at.dataframe):
+        if column in frame.columns and "accuracy" in frame.columns:
+            return dict(zip(frame[column].astype(str), frame["accuracy"].astype(float), strict=True))
+    raise AssertionError("no subgroup table")
+
+
+def test_replay_page_reads_a_semicolon_bom_decimal_comma_file():
+    from tests.data.test_room_data_files import pandas_truth, semicolon_run
+    data = semicolon_run()
+    at = upload_run("agreement.csv", data)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    truth = pandas_truth(data)
+    assert int(metric(at, "Cases replayed")) == len(truth)
+    assert metric(at, "Overall accuracy") == f"{truth['agreement'].mean():.3f}"
+    shown = subgroup_accuracies(at, "group")
+    expected = truth.groupby("group")["agreement"].mean()
+    assert shown.keys() == set(expected.index)
+    for group, mean in expected.items():
+        assert shown[group] == pytest.approx(mean, abs=1e-9)
+
+
+def test_an_auto_detected_pass_fail_column_is_offered_the_value_mapping():
+    from tests.data.test_room_data_files import PASS_FAIL
+    at = upload_run("passfail.csv", PASS_FAIL.encode())
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    key = at.session_state["_accepted_uploads"]["run"].key
+    assert at.selectbox(key=f"score_upload:{key}").value == "result"    # detected, not refused
+    mapping = at.session_state[f"mapping_upload:{key}_result"]
+    assert mapping == {"pass": 1.0, "fail": 0.0, "PASS": 1.0, "partial": 0.5}   # the built-in vocabulary
+    assert int(metric(at, "Cases replayed")) == 40
+    labels = [("pass", "fail", "PASS", "partial")[i % 4] for i in range(40)]
+    assert metric(at, "Overall accuracy") == f"{sum(mapping[v] for v in labels) / 40:.3f}"
