@@ -127,8 +127,9 @@ def show_verdict(verdict: Verdict) -> None:
 
 def show_source(source: Source) -> None:
     """Which data this page is showing, always in view."""
-    st.caption(f"Active data: {plain(source.description)}" + ("" if source.bundled else
-                                                       " (uploaded; it stays until you replace or remove it)"))
+    kept_note = ("" if source.bundled else " (edited here; it stays until you replace or remove it)"
+                 if source.edited_from else " (uploaded; it stays until you replace or remove it)")
+    st.caption(f"Active data: {plain(source.description)}{kept_note}")
 
 
 # ------------------------------------------------------------------------------------- errors

@@ -26,11 +26,13 @@ UPLOAD_WIDGETS = {"policy_class": "policy_upload__widget", "response_log": "meas
 
 @dataclass(frozen=True)
 class Upload:
-    """An accepted upload: its display name, its bytes and its content key."""
+    """An accepted upload: its display name, its bytes and its content key; ``edited_from`` for a
+    policy class edited here (the class it was made from), which is not an upload."""
 
     name: str
     data: bytes
     key: str
+    edited_from: str | None = None
 
     def __repr__(self) -> str:
         return f"Upload({self.name!r}, {len(self.data)} bytes, key={self.key[:12]!r})"
@@ -85,7 +87,7 @@ def upload_source(kind: str, label: str, types: list[str], help: str | None = No
                 accepted = candidate
     if accepted is None:
         return None
-    st.button(f"Remove {accepted.name}", key=f"{slot}_upload__remove", on_click=forget_upload, args=(slot,),
+    st.button(f"Remove {'the edited class' if accepted.edited_from else accepted.name}", key=f"{slot}_upload__remove", on_click=forget_upload, args=(slot,),
               icon=":material/delete:", help="Stop using this file; the page goes back to its bundled data.")
     return load_upload(kind, accepted, policy)
 
@@ -93,7 +95,7 @@ def upload_source(kind: str, label: str, types: list[str], help: str | None = No
 def load_upload(kind: str, upload: Upload, policy: Source | None = None) -> Source:
     policy_key = policy.key if policy is not None else ""
     return _cache.source(kind, upload.key if not policy_key else f"{upload.key}+{policy_key}", upload.data,
-                         upload.name, policy_key, policy)
+                         upload.name, policy_key, policy, upload.edited_from)
 
 
 def bundled_source(kind: str, key: str | None = None) -> Source:

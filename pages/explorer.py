@@ -23,6 +23,7 @@ from pages import _cache, _shared, _uploads
 # cell lists do not fit a table column); more go into a scrollable table.
 MAX_LISTED_COLLISIONS = 12
 FROZEN, UPLOAD = "frozen", "upload"
+KEEP_TOGGLES = "_explorer_keep_toggles"   # set by an edit of the class: its next run keeps the toggles
 EXPLORER_PATHS = ("", "/protocol-explorer")   # where the instant numbers apply (the default page)
 
 
@@ -35,6 +36,11 @@ def sync_from_url(pc_key: str, component_names: tuple[str, ...], estimands: list
     url = (params.get("components"), params.get("estimand"), params.get("cells"))
     last = st.session_state.get("explorer_url")
     if last == (pc_key, url):
+        return
+    if last is not None and last[0] != pc_key and st.session_state.pop(KEEP_TOGGLES, False):
+        # An edit of the class keeps the support in view: the same toggles (a new component starts on).
+        for name in component_names:
+            st.session_state.setdefault(f"cmp_{name}", True)
         return
     if last is not None and last[0] != pc_key and last[1] == url:
         chosen, cells = set(component_names), None
@@ -92,7 +98,8 @@ def back_to_toggles(component_names: tuple[str, ...]) -> None:
 def use_class(source) -> None:
     """Make an edited (or linked) class the active class: it is kept like an uploaded file."""
     data = analyses.class_file(source)
-    _uploads.accept_upload("policy_class", _uploads.Upload(source.name, data, analyses.content_key(data, source.name)))
+    _uploads.accept_upload("policy_class", _uploads.Upload(source.name, data, analyses.content_key(data, source.name),
+                                                           edited_from=source.edited_from))
     st.session_state["policy_source"] = UPLOAD
     st.session_state["explorer_edit_message"] = None
 
@@ -121,6 +128,7 @@ def edit_class(action: str, policy) -> None:
         state["explorer_edit_message"] = str(exc)
         return
     use_class(new)
+    state[KEEP_TOGGLES] = True
 
 
 def class_editor(policy) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from audit_core.analyses.common import Verdict, plural
-from audit_core.analyses.sources import Source, content_key
+from audit_core.analyses.sources import Source, edited_class_source
 from audit_core.identify import (
     Identification,
     Lattice,
@@ -264,10 +264,8 @@ def check_supports(policy: Source, estimand: str = "tau_full", cost: Mapping[str
 # ------------------------------------------------------------------------------ class editing
 
 def _edited(pc, origin: Source) -> Source:
-    text = editor.class_json(pc)
-    data = text.encode("utf-8")
-    return Source("policy_class", content_key(data, "edited class.json"), "edited class.json",
-                  f"edited class ({len(pc.names)} policies, from the {origin.name})", pc)
+    """The edited class; a class edited again keeps naming the class the edits started from."""
+    return edited_class_source(pc, editor.class_json(pc).encode("utf-8"), origin.edited_from or origin.name)
 
 
 def class_file(policy: Source) -> bytes:

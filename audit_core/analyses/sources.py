@@ -44,6 +44,8 @@ class Source:
     description : one line saying what the source is, for captions and report sections.
     value : the engine object (PolicyClass, ResponseLog, :class:`RunTable`, Pool).
     bundled : True for the bundled example data.
+    edited_from : for a policy class edited in the workbench, the name of the class it was made
+        from (the frozen class, a file, "a link"); None for data read as given.
     """
 
     kind: str
@@ -52,6 +54,7 @@ class Source:
     description: str
     value: Any = field(repr=False, compare=False)
     bundled: bool = False
+    edited_from: str | None = None
 
     def __repr__(self) -> str:
         return f"Source({self.kind}, {self.name!r}, key={self.key})"
@@ -70,15 +73,28 @@ def _read(data: SourceData, name: str | None) -> tuple[bytes, str]:
 
 # ------------------------------------------------------------------------------ policy classes
 
-def policy_source(data: SourceData | None = None, name: str | None = None) -> Source:
-    """The frozen seven-policy class (``data=None``) or a policy-class file (JSON or long CSV)."""
+def policy_source(data: SourceData | None = None, name: str | None = None, edited_from: str | None = None) -> Source:
+    """The frozen seven-policy class (``data=None``) or a policy-class file (JSON or long CSV).
+    ``edited_from``: the file is a class edited in the workbench from the class of that name."""
     from audit_core.identify import frozen_policy_class, load_policy_class
     if data is None:
         return Source("policy_class", f"bundled:{FROZEN_CLASS}", "frozen seven-policy class", FROZEN_DESCRIPTION,
                       frozen_policy_class(), bundled=True)
     raw, display = _read(data, name)
     pc = load_policy_class(raw, name=display)
+    if edited_from is not None:
+        return edited_class_source(pc, raw, edited_from)
     return Source("policy_class", content_key(raw, display), display, f"policy-class file {display}", pc)
+
+
+EDITED_CLASS_FILE = "edited class.json"
+
+
+def edited_class_source(pc, data: bytes, edited_from: str) -> Source:
+    """A class edited in the workbench, described by what it was made from (never as an upload)."""
+    return Source("policy_class", content_key(data, EDITED_CLASS_FILE), EDITED_CLASS_FILE,
+                  f"edited class ({len(pc.names)} policies, made here from the {edited_from})", pc,
+                  edited_from=edited_from)
 
 
 # ------------------------------------------------------------------------------- response logs

@@ -491,7 +491,7 @@ def test_policy_editor_grows_the_minimal_support(server, browser):
         wait_idle(page)
         page.get_by_role("button", name="Apply").click()
         wait_idle(page)
-        page.get_by_text("Active data: policy-class file edited class.json").first.wait_for(timeout=60_000)
+        page.get_by_text("Active data: edited class (8 policies, made here from the frozen seven-policy class)").first.wait_for(timeout=60_000)
         assert "class=" in page.url  # a small edited class travels in the link
         nav(page, "Minimal supports")
         wait_metric(page, "Cells in an optimum", "3", timeout=90)

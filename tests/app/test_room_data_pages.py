@@ -136,3 +136,31 @@ def test_an_auto_detected_pass_fail_column_is_offered_the_value_mapping():
     assert int(metric(at, "Cases replayed")) == 40
     labels = [("pass", "fail", "PASS", "partial")[i % 4] for i in range(40)]
     assert metric(at, "Overall accuracy") == f"{sum(mapping[v] for v in labels) / 40:.3f}"
+
+
+# ------------------------------------------------------------------------------- item 5
+
+def test_editing_the_class_keeps_the_toggles_and_names_the_class_truthfully():
+    at = app(components="target,readout")
+    assert [t.value for t in at.toggle if t.key.startswith("cmp_")] == [True, False, True, False]
+    at.radio(key="ed_action").set_value("duplicate").run()
+    at.selectbox(key="ed_pick").set_value(at.selectbox(key="ed_pick").options[0]).run()
+    at.text_input(key="ed_name").input("twin of the first").run()
+    at = at.button(key="ed_apply").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert [t.value for t in at.toggle if t.key.startswith("cmp_")] == [True, False, True, False]
+    captions = [c.value for c in at.caption if c.value.startswith("Active data")]
+    assert captions == ["Active data: edited class (8 policies, made here from the frozen seven-policy class) "
+                        "(edited here; it stays until you replace or remove it)"]
+    assert not any("uploaded" in c or "edited class.json" in c for c in captions)
+    from audit_core import analyses
+    link = at.query_params["class"]
+    edited = analyses.class_from_link(link[0] if isinstance(link, list) else link)
+    engine = identify(edited.value, components=["target", "readout"])
+    assert int(metric(at, "Collisions")) == engine.n_collisions
+    # a second edit still names the class the edits started from, and keeps the toggles
+    at.selectbox(key="ed_pick").set_value("twin of the first").run()
+    at = at.text_input(key="ed_name").input("third").run()
+    at = at.button(key="ed_apply").click().run()
+    assert [t.value for t in at.toggle if t.key.startswith("cmp_")] == [True, False, True, False]
+    assert any("edited class (9 policies, made here from the frozen seven-policy class)" in c.value for c in at.caption)
