@@ -130,20 +130,27 @@ if source.bundled:
 with st.expander("Columns and parameters", expanded=not source.bundled or bool(table.pending)):
     c1, c2, c3, c4 = st.columns(4)
     if table.is_log:
-        # A log names its scorers/metrics and metadata keys; the case order follows the log's timestamps.
-        score_col = c1.text_input("Scorer or metric", defaults.score or "", key=_shared.kept(f"score_{data_key}"),
-                                  help="Inspect AI: a scorer's name (e.g. match); lm-eval: a metric (e.g. acc).") or None
-        offered = [c for c in columns if c not in ("id", "sample_id", "epoch", "doc_id", score_col)]
-        if offered:
-            group_cols = c2.multiselect("Subgroups (metadata keys or doc fields)", offered,
-                                        key=_shared.kept(f"groups_{data_key}"),
-                                        default=[g for g in defaults.subgroups if g in offered])
-        else:  # nothing read yet (the log needed a choice): the reader detects them from the metadata
-            group_cols = None
-            c2.caption("Subgroups: detected from the log's metadata (see the loader notes).")
+        # A log names its scorers/metrics and metadata keys: both are picked from lists, and the
+        # subgroups the reader (and the command line without --subgroup) takes are the default.
+        choices = table.choices
+        scores = list(choices.scores)
+        score_col = c1.selectbox("Scorer or metric", scores, key=_shared.kept(f"score_{data_key}"),
+                                 index=scores.index(defaults.score) if defaults.score in scores else None,
+                                 placeholder="Choose the scorer or metric",
+                                 help="Inspect AI: a scorer (scorer.key for a scorer with several values); "
+                                      "lm-eval: a per-sample metric.")
+        offered = [c for c in choices.subgroups if c != score_col]
+        group_cols = c2.multiselect("Subgroups (metadata keys or doc fields)", offered,
+                                    key=_shared.kept(f"groups_{data_key}"),
+                                    default=[g for g in choices.default_subgroups if g in offered],
+                                    help="One key, several (crossed: one subgroup per combination) or none.")
+        c2.caption("Default (as the command line without --subgroup): "
+                   + (", ".join(_shared.plain(g) for g in choices.default_subgroups) or "none")
+                   + (". Several tasks: 'task' is the first subgroup of any choice but none." if "task"
+                      in choices.default_subgroups else "."))
         c3.caption(f"Order: {defaults.order or 'as logged'} (from the log's timestamps).")
         if table.pending and not score_col:
-            st.info(f"{_shared.plain(table.pending)}: type its name under *Scorer or metric*.", icon=":material/touch_app:")
+            st.info(f"{_shared.plain(table.pending)}: pick it under *Scorer or metric*.", icon=":material/touch_app:")
         order_col = None
     else:
         # Never a guess: without a detected score column the user picks one.

@@ -146,6 +146,7 @@ class RunTable:
     kind: str = CSV  # or an evaluation log: "inspect-eval", "inspect-json", "lmeval-samples", "lmeval-dir"
     log: Any = field(default=None, repr=False)  # a log's bytes or path(s), read again with the chosen roles
     pending: str = ""  # a log that needs a choice before it can be read (which scorer, which filter)
+    choices: Any = field(default=None, repr=False)  # a log's LogChoices: its scorers/metrics and subgroup keys
 
     @property
     def is_log(self) -> bool:
@@ -161,7 +162,7 @@ class RunTable:
 
 def _log_source(data, name: str | None, check: bool) -> Source | None:
     """An evaluation log as a run source, or None when ``data`` is a CSV."""
-    from audit_core.data.sources import LMEVAL_DIR, detect_kind, load_audit_source
+    from audit_core.data.sources import LMEVAL_DIR, detect_kind, load_audit_source, log_choices
     if isinstance(data, (list, tuple)) or (isinstance(data, (str, Path)) and Path(data).is_dir()):
         kind, raw, display = LMEVAL_DIR, data, name or (", ".join(map(str, data)) if isinstance(data, (list, tuple))
                                                         else str(data))
@@ -182,7 +183,7 @@ def _log_source(data, name: str | None, check: bool) -> Source | None:
             frame, roles = data_read.frame, ColumnRoles(data_read.score, tuple(data_read.subgroups), data_read.order)
     key = content_key(raw, str(display)) if isinstance(raw, bytes) else f"path:{display}"
     table = RunTable(frame, roles, detect_columns(frame) if len(frame.columns) else _NO_GUESS, DEFAULT_STYLE,
-                     kind=kind, log=raw, pending=pending)
+                     kind=kind, log=raw, pending=pending, choices=log_choices(raw, display))
     return Source("run", key, Path(display).name if isinstance(display, str) else str(display),
                   f"{kind.replace('-', ' ')} log {display}", table)
 

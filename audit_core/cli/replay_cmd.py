@@ -48,7 +48,13 @@ def register(subparsers) -> None:
     parser.add_argument("--order", help="annotation-order column (auto-detected: 'order', 'step', ...)")
     parser.add_argument("--file-order", action="store_true", help="replay in file order even if an order column exists")
     parser.add_argument("--subgroup", action="append", metavar="COL",
-                        help="subgroup column for the per-subgroup table (repeat or comma-separate)")
+                        help="subgroup column, metadata key or doc field for the per-subgroup table (repeat or "
+                             "comma-separate; several are crossed); default: those named like a subgroup "
+                             "(subject, category, ...), see --choices")
+    parser.add_argument("--no-subgroups", action="store_true", help="no subgroups: the run as one group")
+    parser.add_argument("--choices", action="store_true",
+                        help="list what the file offers (a log's scorers or metrics, its subgroup keys and the "
+                             "default ones, lm-eval filters; a CSV's columns and detected roles) and stop")
     parser.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE, help="default parameters (DESIGN.md section 3)")
     parser.add_argument("--q", type=float, help="performance threshold q")
     parser.add_argument("--alpha", type=float, help="level; stop when E >= 1/alpha")
@@ -117,7 +123,14 @@ def run(args) -> int:
         subgroups = [c.strip() for item in args.subgroup for c in item.split(",") if c.strip()]
     if args.file_order and args.order:
         raise InputError("replay: give either --order COL or --file-order, not both")
+    if args.no_subgroups:
+        if subgroups:
+            raise InputError("replay: give either --subgroup COL or --no-subgroups, not both")
+        subgroups = []
     source = args.file[0] if len(args.file) == 1 else args.file
+    if args.choices:
+        emit(_choices(analyses.run_source(source, check=False)), args.json, render_choices)
+        return 0
     try:
         run_source = analyses.run_source(source, check=False)
         view = analyses.replay_run(run_source, score=args.score, subgroups=subgroups,
@@ -133,6 +146,28 @@ def run(args) -> int:
     payload["notes"] = [_with_flags(note) for note in data.notes]
     emit(payload, args.json, render_text)
     return 0
+
+
+def _choices(source) -> dict:
+    """What ``--score`` and ``--subgroup`` can name in this file, and what is taken without them."""
+    table = source.value
+    if table.is_log:
+        return {"file": source.name, "kind": table.kind, **table.choices.to_dict()}
+    return {"file": source.name, "kind": table.kind, "scores": list(table.columns), "subgroups": list(table.columns),
+            "default_score": table.defaults.score, "default_subgroups": list(table.defaults.subgroups),
+            "filters": []}
+
+
+def render_choices(payload: dict) -> str:
+    lines = [f"{payload['file']} ({payload['kind']})",
+             f"  --score: {', '.join(payload['scores']) or 'none'}"
+             + (f" (default {payload['default_score']})" if payload.get("default_score") else ""),
+             f"  --subgroup: {', '.join(payload['subgroups']) or 'none'}",
+             f"  subgroups without --subgroup: {', '.join(payload['default_subgroups']) or 'none'} "
+             "(--no-subgroups for none)"]
+    if payload["filters"]:
+        lines.append(f"  --filter: {', '.join(payload['filters'])}")
+    return "\n".join(lines)
 
 
 # Engine messages name roles; the command line names its flags.

@@ -355,7 +355,7 @@ def test_replay_page_reads_an_inspect_log_upload():
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("2 scorers (match, graded)" in i.value for i in at.info)  # the log asks which scorer
     key = at.session_state["_accepted_uploads"]["run"].key
-    at.text_input(key=f"score_upload:{key}").input("match").run()
+    at.selectbox(key=f"score_upload:{key}").set_value("match").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert int(metric(at, "Cases replayed")) == engine.n
     section = at.session_state["report_sections"]["replay"]

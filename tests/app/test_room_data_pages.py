@@ -164,3 +164,36 @@ def test_editing_the_class_keeps_the_toggles_and_names_the_class_truthfully():
     at = at.button(key="ed_apply").click().run()
     assert [t.value for t in at.toggle if t.key.startswith("cmp_")] == [True, False, True, False]
     assert any("edited class (9 policies, made here from the frozen seven-policy class)" in c.value for c in at.caption)
+
+
+# ------------------------------------------------------------------------------- item 8
+
+def test_a_log_with_several_scorers_offers_lists_and_a_subgroup_picker_with_the_cli_default(capsys):
+    from audit_core import analyses
+    from audit_core.cli import main
+    path = ROOT / "tests" / "fixtures" / "inspect" / "run.eval"
+    at = upload_run("run.eval", path.read_bytes())
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    key = at.session_state["_accepted_uploads"]["run"].key
+    scorer = at.selectbox(key=f"score_upload:{key}")
+    assert scorer.options == ["match", "graded"] and scorer.value is None     # a list, nothing guessed
+    at = scorer.set_value("match").run()
+    picker = at.multiselect(key=f"groups_upload:{key}")
+    assert picker.options == ["subject", "level"]
+    # the default is the command line's (no --subgroup), and the page says so
+    assert main(["replay", str(path), "--score", "match", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert picker.value == cli["subgroup_columns"] == ["subject", "level"]
+    assert any("Default (as the command line without --subgroup): subject, level" in c.value for c in at.caption)
+    for chosen in (["subject"], ["subject", "level"], []):
+        at = at.multiselect(key=f"groups_upload:{key}").set_value(chosen).run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        engine = analyses.replay_run(analyses.run_source(str(path)), score="match", subgroups=chosen)
+        section = at.session_state["report_sections"]["replay"]
+        assert section.numbers["subgroup_columns"] == chosen == list(engine.data.subgroups)
+        argv = ["replay", str(path), "--score", "match", "--json"]
+        argv += [a for g in chosen for a in ("--subgroup", g)] if chosen else ["--no-subgroups"]
+        assert main(argv) == 0
+        cli = json.loads(capsys.readouterr().out)
+        assert cli["subgroup_columns"] == chosen
+        assert [r["n"] for r in cli["subgroups"]] == [s.n for s in engine.result.subgroups]
