@@ -225,3 +225,53 @@ def test_explorer_draws_the_lattice_of_a_class_with_k_components(server, browser
     finally:
         context.close()
         print(f"screenshots in {shots}")
+
+
+def test_replay_reads_the_files_people_have(server, browser, tmp_path):
+    """Items 6-8 walked at 1280 px: a semicolon/BOM/decimal-comma file, a detected pass/fail
+    column with its mapping, and an Inspect log whose scorer and subgroups are picked from lists."""
+    from tests.data.test_room_data_files import PASS_FAIL, pandas_truth, semicolon_run
+    shots = shots_dir()
+    semicolon = tmp_path / "agreement.csv"
+    semicolon.write_bytes(semicolon_run())
+    pass_fail = tmp_path / "results.csv"
+    pass_fail.write_text(PASS_FAIL)
+    context = browser.new_context(viewport={"width": WIDTH, "height": 900})
+    page = context.new_page()
+    try:
+        open_page(page, f"{server}/replay-run")
+        _choose(page, "Data", "Upload a labelled CSV or evaluation log")
+        _upload(page, semicolon)
+        truth = pandas_truth(semicolon.read_bytes())
+        wait_metric(page, "Cases replayed", str(len(truth)), timeout=60)
+        assert metric_value(page, "Overall accuracy") == f"{truth['agreement'].mean():.3f}"
+        page.screenshot(path=str(shots / "6-semicolon.png"), full_page=True)
+
+        _upload(page, pass_fail)
+        page.get_by_text("Scores for the labels of result").first.wait_for(timeout=60_000)
+        wait_metric(page, "Cases replayed", "40", timeout=60)
+        assert page.locator('[data-testid="stAlert"]').filter(has_text="Could not use").count() == 0
+        page.screenshot(path=str(shots / "7-pass-fail-mapping.png"), full_page=True)
+
+        _upload(page, ROOT / "tests" / "fixtures" / "inspect" / "run.eval")
+        page.get_by_text("2 scorers (match, graded)").first.wait_for(timeout=30_000)
+        _choose(page, "Scorer or metric", "match")
+        wait_metric(page, "Cases replayed", "23", timeout=60)
+        page.get_by_text("Default (as the command line without --subgroup): subject, level").first.wait_for(timeout=30_000)
+        picker = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Subgroups")
+        assert picker.get_by_text("subject").count() and picker.get_by_text("level").count()
+        page.screenshot(path=str(shots / "8-scorer-and-subgroups.png"), full_page=True)
+        picker.locator("input").first.click()
+        page.keyboard.press("Backspace")          # drops the last key, level
+        page.keyboard.press("Escape")
+        wait_idle(page)
+        page.wait_for_timeout(500)
+        wait_idle(page)
+        page.screenshot(path=str(shots / "8-one-subgroup.png"), full_page=True)
+        assert picker.get_by_text("level", exact=True).count() == 0
+        assert picker.get_by_text("subject", exact=True).count() == 1
+        assert page.locator('[data-testid="stException"]').count() == 0
+        wait_metric(page, "Cases replayed", "23", timeout=60)
+    finally:
+        context.close()
+        print(f"screenshots in {shots}")
