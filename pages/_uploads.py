@@ -70,7 +70,9 @@ def upload_source(kind: str, label: str, types: list[str], help: str | None = No
     widget_key = UPLOAD_WIDGETS.get(slot, f"{slot}_upload__widget")
     file = st.file_uploader(label, type=types, key=widget_key, help=help)
     accepted = accepted_upload(slot)
-    if file is not None:
+    if file is None:   # the widget was emptied: the file removed with the button may be chosen again
+        st.session_state.get(DISMISSED_KEY, {}).pop(slot, None)
+    else:
         data = file.getvalue()
         key = content_key(data, file.name)
         dismissed = st.session_state.get(DISMISSED_KEY, {}).get(slot)

@@ -238,9 +238,22 @@ def run_source(data: SourceData, name: str | None = None, check: bool = True) ->
 
 
 def _labels_to_map(frame: pd.DataFrame, column: str) -> bool:
-    """Is ``column`` a column of text labels that a value mapping turns into scores?"""
+    """Is ``column`` a column of text labels that a value mapping turns into scores? Yes when the
+    built-in vocabulary reads every label (pass/fail, ratings), or when no label is a number
+    (the user's own words); a number column with a stray word ("1", "maybe") is a bad file."""
     labels = score_labels(frame[column], column)
-    return labels.needs_mapping and not labels.too_many
+    if not labels.needs_mapping or labels.too_many:
+        return False
+    return all(label in labels.suggested for label in labels.labels) or not any(
+        _is_number(label) for label in labels.labels)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace(",", "."))
+    except ValueError:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------------------- pools

@@ -197,3 +197,20 @@ def test_a_log_with_several_scorers_offers_lists_and_a_subgroup_picker_with_the_
         cli = json.loads(capsys.readouterr().out)
         assert cli["subgroup_columns"] == chosen
         assert [r["n"] for r in cli["subgroups"]] == [s.n for s in engine.result.subgroups]
+
+
+# ------------------------------------------------------------------------------- item 1
+
+def test_remove_forgets_the_accepted_upload_and_the_same_file_can_come_back():
+    from tests.app.test_room_data_browser import good_run_csv
+    good = good_run_csv().encode()
+    at = upload_run("good.csv", good)
+    assert int(metric(at, "Cases replayed")) == 150
+    at = at.button(key="run_upload__remove").click().run()
+    assert not at.exception and at.session_state["_accepted_uploads"].get("run") is None
+    assert any("No accepted upload" in c.value for c in at.caption)   # the bundled run, said so
+    at = at.run()                                                      # the file still in the widget stays out
+    assert at.session_state["_accepted_uploads"].get("run") is None
+    at.file_uploader(key="replay_upload__widget").clear().run()
+    at = at.file_uploader(key="replay_upload__widget").upload("good.csv", good, "text/csv").run()
+    assert int(metric(at, "Cases replayed")) == 150
