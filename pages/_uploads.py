@@ -81,7 +81,7 @@ def upload_source(kind: str, label: str, types: list[str], help: str | None = No
             try:
                 load_upload(kind, candidate, policy)
             except InputError as exc:
-                keeps = (f"Still showing your earlier file {accepted.name}." if accepted else
+                keeps = (f"Still showing your earlier file {_shared.plain(accepted.name)}." if accepted else
                          "Nothing was replaced.")
                 _shared.show_input_error(exc, "this file", keeps)
             else:
@@ -89,7 +89,8 @@ def upload_source(kind: str, label: str, types: list[str], help: str | None = No
                 accepted = candidate
     if accepted is None:
         return None
-    st.button(f"Remove {'the edited class' if accepted.edited_from else accepted.name}", key=f"{slot}_upload__remove", on_click=forget_upload, args=(slot,),
+    # A button label is Markdown: the file name is shown literally (a name may look like an image link).
+    st.button(f"Remove {'the edited class' if accepted.edited_from else _shared.plain(accepted.name)}", key=f"{slot}_upload__remove", on_click=forget_upload, args=(slot,),
               icon=":material/delete:", help="Stop using this file; the page goes back to its bundled data.")
     return load_upload(kind, accepted, policy)
 
