@@ -122,3 +122,29 @@ def test_the_engine_message_names_no_flag(pass_fail):
     with pytest.raises(InputError) as info:
         analyses.replay_run(analyses.run_source(str(pass_fail), check=False))
     assert "--" not in str(info.value) and "need a mapping to scores" in str(info.value)
+
+
+# ------------------------------------------------------------------------------- item 8
+
+FIXTURES = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def test_cli_choices_list_a_logs_scorers_and_subgroup_keys_with_the_default(capsys):
+    inspect = cli_json(capsys, ["replay", str(FIXTURES / "inspect" / "run.eval"), "--choices"])
+    assert inspect["scores"] == ["match", "graded"]
+    assert inspect["subgroups"] == ["subject", "level"] and inspect["default_subgroups"] == ["subject", "level"]
+    replayed = cli_json(capsys, ["replay", str(FIXTURES / "inspect" / "run.eval"), "--score", "match"])
+    assert replayed["subgroup_columns"] == inspect["default_subgroups"]        # the default is what is read
+    suite = cli_json(capsys, ["replay", str(FIXTURES / "lmeval" / "suite"), "--choices"])
+    assert suite["scores"] == ["acc", "acc_norm"] and suite["default_subgroups"][0] == "task"
+    assert main(["replay", str(FIXTURES / "inspect" / "run.eval"), "--choices"]) == 0
+    text = capsys.readouterr().out
+    assert "--score: match, graded" in text and "subgroups without --subgroup: subject, level" in text
+
+
+def test_cli_no_subgroups_means_one_group_also_for_several_lm_eval_tasks(capsys):
+    out = cli_json(capsys, ["replay", str(FIXTURES / "lmeval" / "suite"), "--score", "acc", "--no-subgroups"])
+    assert out["subgroup_columns"] == [] and [s["subgroup"] for s in out["subgroups"]] == ["(all)"]
+    assert main(["replay", str(FIXTURES / "lmeval" / "suite"), "--score", "acc", "--no-subgroups",
+                 "--subgroup", "subject"]) == 2
+    assert "not both" in capsys.readouterr().err
