@@ -214,3 +214,21 @@ def test_remove_forgets_the_accepted_upload_and_the_same_file_can_come_back():
     at.file_uploader(key="replay_upload__widget").clear().run()
     at = at.file_uploader(key="replay_upload__widget").upload("good.csv", good, "text/csv").run()
     assert int(metric(at, "Cases replayed")) == 150
+
+
+def test_compare_picks_the_score_and_subgroups_from_the_runs_lists():
+    from audit_core import analyses
+    at = app("pages/compare.py")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    score = at.selectbox(key="compare_score")
+    columns = list(analyses.run_source("gpqa:large").value.columns)
+    assert score.options[0] == "(each run's own: bundled or detected)" and set(score.options[1:]) == set(columns)
+    groups = at.multiselect(key="compare_groups")
+    assert set(groups.options) == set(columns) and groups.value == []
+    subgroup = "domain"
+    at = groups.set_value([subgroup]).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    engine = analyses.compare_runs(analyses.run_source("gpqa:large"), analyses.run_source("gpqa:medium"),
+                                   subgroups=(subgroup,)).comparison
+    assert int(metric(at, "Common cases")) == engine.n_common
+    assert at.query_params["subgroups"] in (subgroup, [subgroup])   # links keep their comma format
