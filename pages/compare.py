@@ -66,7 +66,7 @@ st.session_state["compare_groups"] = [g for g in st.session_state.get("compare_g
 with st.expander("Roles and parameters"):
     c1, c2, c3 = st.columns(3)
     score = c1.selectbox("Score column, scorer or metric (both runs)", score_options, key=_shared.kept("compare_score"),
-                         format_func=lambda v: v or "(each run's own: bundled or detected)") or None
+                         format_func=lambda v: v or "(each run's own)", help="Empty: each run's own (bundled or detected).") or None
     chosen_groups = c2.multiselect("Subgroups (both runs)", group_options, key=_shared.kept("compare_groups"),
                                    placeholder="Each run's own", help="None chosen: each run's own subgroups.")
     confidence = c3.select_slider("Confidence", [0.8, 0.9, 0.95, 0.99], value=0.95,

@@ -222,7 +222,7 @@ def test_compare_picks_the_score_and_subgroups_from_the_runs_lists():
     assert not at.exception and not at.error, [e.value for e in at.error]
     score = at.selectbox(key="compare_score")
     columns = list(analyses.run_source("gpqa:large").value.columns)
-    assert score.options[0] == "(each run's own: bundled or detected)" and set(score.options[1:]) == set(columns)
+    assert score.options[0] == "(each run's own)" and set(score.options[1:]) == set(columns)
     groups = at.multiselect(key="compare_groups")
     assert set(groups.options) == set(columns) and groups.value == []
     subgroup = "domain"
