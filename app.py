@@ -13,8 +13,10 @@ configure_page()  # before st.navigation, else the default page's icon is fetche
 
 PAGES = {
     "Identifiability": [
-        st.Page("pages/explorer.py", title="Protocol explorer", icon=":material/hub:",
-                url_path="protocol-explorer", default=True),
+        # The root URL: hands over to the explorer at /protocol-explorer (pages/_home.py says why).
+        st.Page("pages/_home.py", title="Protocol explorer", icon=":material/hub:", url_path="start",
+                default=True, visibility="hidden"),
+        st.Page("pages/explorer.py", title="Protocol explorer", icon=":material/hub:", url_path="protocol-explorer"),
         st.Page("pages/supports.py", title="Minimal supports", icon=":material/join_inner:",
                 url_path="minimal-supports"),
         st.Page("pages/testbed.py", title="Testbed items", icon=":material/science:", url_path="testbed-items"),
@@ -48,9 +50,9 @@ PAGES = {
 # it would run a page file without this router.
 page = st.navigation(PAGES)
 
-from pages import _shared  # noqa: E402  (after st.navigation, see above)
+from pages import _shared, _state  # noqa: E402  (after st.navigation, see above)
 
-_shared.keep_widget_state()  # before any page: choices made on other pages survive the switch
+_state.keep_widget_state()  # before any page: choices made on other pages survive the switch
 try:
     page.run()
 finally:

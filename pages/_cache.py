@@ -28,11 +28,12 @@ SOURCE_ENTRIES, ANALYSIS_ENTRIES, TTL = 16, 64, 3600
 
 @st.cache_resource(show_spinner=False, max_entries=SOURCE_ENTRIES, ttl=TTL)
 def source(kind: str, key: str, _data: bytes | str | None, name: str | None, policy_key: str = "",
-           _policy: Source | None = None) -> Source:
+           _policy: Source | None = None, edited_from: str | None = None) -> Source:
     """The source of ``kind`` whose content key is ``key`` (bundled when ``_data`` is None or a
-    bundled key). ``policy_key``/``_policy``: the policy class that lays out a response log."""
+    bundled key). ``policy_key``/``_policy``: the policy class that lays out a response log;
+    ``edited_from``: a class edited here, from the class of that name."""
     if kind == "policy_class":
-        return analyses.policy_source(_data, name)
+        return analyses.policy_source(_data, name, edited_from=edited_from)
     if kind == "response_log":
         return analyses.response_log_source(_data, name, policy=_policy)
     if kind == "run":

@@ -1,5 +1,6 @@
-"""UI pieces every page shares: set-up, sidebar and glossary, verdicts, errors, uploads that
-outlive their page, widget state that outlives its page, charts, downloads, report sections.
+"""UI pieces every page shares: set-up, sidebar and glossary, verdicts, errors, charts, downloads,
+report sections. Uploads that outlive their page are in :mod:`pages._uploads`, widget state that
+outlives its page in :mod:`pages._state`.
 
 Pages stay thin: they pick inputs with widgets, call one ``audit_core.analyses`` use case through
 :mod:`pages._cache`, and draw the fields of its result. No statistic is computed here.
@@ -12,16 +13,14 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from audit_core.analyses import Source, Verdict, content_key
+from audit_core.analyses import Source, Verdict
 from audit_core.errors import InputError
 from audit_core.report import ReportSection, chart_png, chart_svg, markdown_literal, safe_csv_bytes
-from pages import _auth, _cache
+from pages import _auth
 from pages._page_config import APP_TITLE
+from pages._state import kept  # (also re-exported: pages keep widget state with _shared.kept)
 
 SECTIONS_KEY = "report_sections"
-KEPT_KEYS = "_kept_widget_keys"
-UPLOADS_KEY = "_accepted_uploads"
-UPLOAD_ERRORS_KEY = "_upload_errors"
 
 
 # ------------------------------------------------------------------------------ page & sidebar
@@ -130,24 +129,9 @@ def show_verdict(verdict: Verdict) -> None:
 
 def show_source(source: Source) -> None:
     """Which data this page is showing, always in view."""
-    st.caption(f"Active data: {plain(source.description)}" + ("" if source.bundled else
-                                                       " (uploaded; it stays until you replace or remove it)"))
-
-
-# ------------------------------------------------------------------------ state that outlives
-
-def kept(key: str) -> str:
-    """A widget key whose value survives page switches (``app.py`` re-asserts it every run;
-    Streamlit drops a widget's value when its page is not rendered)."""
-    st.session_state.setdefault(KEPT_KEYS, set()).add(key)
-    return key
-
-
-def keep_widget_state() -> None:
-    """Re-assign every kept widget value, so switching pages does not reset it."""
-    for key in st.session_state.get(KEPT_KEYS, ()):
-        if key in st.session_state:
-            st.session_state[key] = st.session_state[key]
+    kept_note = ("" if source.bundled else " (edited here; it stays until you replace or remove it)"
+                 if source.edited_from else " (uploaded; it stays until you replace or remove it)")
+    st.caption(f"Active data: {plain(source.description)}{kept_note}")
 
 
 # ------------------------------------------------------------------------------------- errors
@@ -156,97 +140,6 @@ def show_input_error(exc: InputError, what: str, keeps: str | None = None) -> No
     """The one error box for bad input; ``keeps`` says what stays on screen."""
     tail = f" {keeps}" if keeps else ""
     st.error(f"Could not use {plain(what)}: {plain(exc)}.{tail}", icon=":material/error:")
-
-
-# ------------------------------------------------------------------------------------ uploads
-
-@dataclass(frozen=True)
-class Upload:
-    """An accepted upload: its display name, its bytes and its content key."""
-
-    name: str
-    data: bytes
-    key: str
-
-
-def _on_upload_change(slot: str, widget_key: str) -> None:
-    # The user removed the file (the x in the uploader): forget it. A page switch resets the
-    # widget without calling this, so the accepted upload stays.
-    if st.session_state.get(widget_key) is None:
-        st.session_state.setdefault(UPLOADS_KEY, {}).pop(slot, None)
-
-
-def accepted_upload(slot: str) -> Upload | None:
-    return st.session_state.get(UPLOADS_KEY, {}).get(slot)
-
-
-UPLOAD_WIDGETS = {"policy_class": "policy_upload__widget", "response_log": "measure_upload__widget",
-                  "run": "replay_upload__widget"}
-
-
-def upload_source(kind: str, label: str, types: list[str], help: str | None = None,
-                  policy: Source | None = None, slot: str | None = None) -> Source | None:
-    """File uploader whose last good file outlives the widget and the page.
-
-    A new file replaces the accepted one only when the engine loads it; otherwise one error says
-    so and the accepted file (if any) stays active. ``slot`` names where it is kept (default: the
-    kind; two slots of one kind let a page hold two files). Returns the accepted upload's source.
-    """
-    slot = slot or kind
-    widget_key = UPLOAD_WIDGETS.get(slot, f"{slot}_upload__widget")
-    file = st.file_uploader(label, type=types, key=widget_key, help=help, on_change=_on_upload_change,
-                            args=(slot, widget_key))
-    uploads = st.session_state.setdefault(UPLOADS_KEY, {})
-    accepted: Upload | None = uploads.get(slot)
-    if file is not None:
-        data = file.getvalue()
-        key = content_key(data, file.name)
-        if accepted is None or accepted.key != key:
-            try:
-                load_upload(kind, Upload(file.name, data, key), policy)
-            except InputError as exc:
-                keeps = (f"Still showing your earlier file {accepted.name}." if accepted else
-                         "Nothing was replaced.")
-                show_input_error(exc, "this file", keeps)
-            else:
-                accepted = uploads[slot] = Upload(file.name, data, key)
-    return None if accepted is None else load_upload(kind, accepted, policy)
-
-
-# The Replay page's widget keys that other pages set when they hand a run over (Live audit).
-def replay_data_key(upload_key: str) -> str:
-    """Scope of Replay's column and style widgets for an accepted upload (each file keeps its own)."""
-    return f"upload:{upload_key}"
-
-
-def replay_parameter_key(name: str, style: str) -> str:
-    """Replay's widget key of parameter ``name`` (``q``, ``alpha``, ``m``, ``q_mod``, ``q_aud``,
-    ``eta``) under the defaults of ``style``."""
-    return f"{name.replace('_', '')}_{style}"
-
-
-def open_in_replay(upload: Upload, score: str, style: str, params: dict, model_process: str,
-                   auditor_process: str) -> None:
-    """Make ``upload`` Replay's accepted run with these settings, and go there."""
-    st.session_state.setdefault(UPLOADS_KEY, {})["run"] = upload
-    scope = replay_data_key(upload.key)
-    values = {"replay_source": "upload", f"score_{scope}": score, f"style_{scope}": style,
-              "replay_model_process": model_process, "replay_auditor_process": auditor_process}
-    values.update({replay_parameter_key(name, style): value for name, value in params.items()})
-    for key, value in values.items():
-        st.session_state[kept(key)] = value
-    st.switch_page("pages/replay.py")
-
-
-def load_upload(kind: str, upload: Upload, policy: Source | None = None) -> Source:
-    policy_key = policy.key if policy is not None else ""
-    return _cache.source(kind, upload.key if not policy_key else f"{upload.key}+{policy_key}", upload.data,
-                         upload.name, policy_key, policy)
-
-
-def bundled_source(kind: str, key: str | None = None) -> Source:
-    """The bundled source of a kind (``key``: which bundled dataset, for runs and pools)."""
-    return _cache.source(kind, f"bundled:{key or kind}", key, None)
 
 
 # ------------------------------------------------------------------------------------- charts

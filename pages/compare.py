@@ -11,7 +11,7 @@ import streamlit as st
 
 from audit_core.analyses import BUNDLED, AuditParams
 from audit_core.errors import InputError
-from pages import _cache, _shared
+from pages import _cache, _shared, _uploads
 
 UPLOAD = "upload"
 RUN_KEYS = [k for k in BUNDLED if k != "recorded_run"] + [UPLOAD]
@@ -27,18 +27,18 @@ def run_choice(side: str, default: str):
     choice = st.selectbox(f"Run {side}", RUN_KEYS, index=RUN_KEYS.index(default), format_func=LABELS.get,
                           key=_shared.kept(f"compare_{side}"))
     if choice == UPLOAD:
-        source = _shared.upload_source("run", f"Run {side}: labelled CSV, Inspect AI log or lm-eval samples",
+        source = _uploads.upload_source("run", f"Run {side}: labelled CSV, Inspect AI log or lm-eval samples",
                                        ["csv", "tsv", "txt", "eval", "json", "jsonl"], slot=f"compare_{side}")
         if source is not None:
             return source
         st.caption("No accepted upload yet: using the bundled default.")
         choice = default
-    return _shared.bundled_source("run", choice)
+    return _uploads.bundled_source("run", choice)
 
 
 LINK = [_shared.LinkField("a", "compare_A", options=tuple(k for k in RUN_KEYS if k != UPLOAD)),
         _shared.LinkField("b", "compare_B", options=tuple(k for k in RUN_KEYS if k != UPLOAD)),
-        _shared.LinkField("score", "compare_score"), _shared.LinkField("subgroups", "compare_groups"),
+        _shared.LinkField("score", "compare_score"), _shared.LinkField("subgroups", "compare_groups", "list"),
         _shared.LinkField("confidence", "compare_confidence", "float", low=0.8, high=0.99)]
 _shared.link_settings(LINK)
 
@@ -48,15 +48,30 @@ with left:
 with right:
     run_b = run_choice("B", "gpqa:medium")
 
+def offered(source) -> tuple[list[str], list[str]]:
+    """The scores and subgroup keys a run offers: a log's scorers/metrics and metadata keys, a CSV's columns."""
+    table = source.value
+    if table.is_log:
+        return list(table.choices.scores), list(table.choices.subgroups)
+    return list(table.columns), list(table.columns)
+
+
+# Picked from the two runs' lists (never typed); a value from a hand-edited link that neither run
+# offers goes back to each run's own.
+score_options = ["", *dict.fromkeys(offered(run_a)[0] + offered(run_b)[0])]
+group_options = list(dict.fromkeys(offered(run_a)[1] + offered(run_b)[1]))
+if st.session_state.get("compare_score") not in score_options:
+    st.session_state["compare_score"] = ""
+st.session_state["compare_groups"] = [g for g in st.session_state.get("compare_groups") or [] if g in group_options]
 with st.expander("Roles and parameters"):
     c1, c2, c3 = st.columns(3)
-    score = c1.text_input("Score column (both runs)", "", key=_shared.kept("compare_score"),
-                          help="Empty: each run's own (bundled or detected).") or None
-    groups_text = c2.text_input("Subgroup columns (comma-separated)", "", key=_shared.kept("compare_groups"),
-                                help="Empty: each run's own.")
+    score = c1.selectbox("Score column, scorer or metric (both runs)", score_options, key=_shared.kept("compare_score"),
+                         format_func=lambda v: v or "(each run's own)", help="Empty: each run's own (bundled or detected).") or None
+    chosen_groups = c2.multiselect("Subgroups (both runs)", group_options, key=_shared.kept("compare_groups"),
+                                   placeholder="Each run's own", help="None chosen: each run's own subgroups.")
     confidence = c3.select_slider("Confidence", [0.8, 0.9, 0.95, 0.99], value=0.95,
                                   key=_shared.kept("compare_confidence"))
-subgroups = tuple(g.strip() for g in groups_text.split(",") if g.strip()) or None
+subgroups = tuple(chosen_groups) or None
 _shared.write_link(LINK, shareable=run_a.bundled and run_b.bundled)
 
 try:

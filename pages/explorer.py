@@ -17,12 +17,13 @@ from audit_core import analyses
 from audit_core.analyses import BEHAVIOURS, ESTIMANDS, BehaviourRule
 from audit_core.errors import InputError
 from audit_core.views.identify import components_of_key, leave_one_out_table, support_metrics, support_metrics_by_key
-from pages import _cache, _shared
+from pages import _cache, _shared, _uploads
 
 # Up to this many equivalence classes / collisions are listed as wrapped text (long member and
 # cell lists do not fit a table column); more go into a scrollable table.
 MAX_LISTED_COLLISIONS = 12
 FROZEN, UPLOAD = "frozen", "upload"
+KEEP_TOGGLES = "_explorer_keep_toggles"   # set by an edit of the class: its next run keeps the toggles
 EXPLORER_PATHS = ("", "/protocol-explorer")   # where the instant numbers apply (the default page)
 
 
@@ -36,6 +37,11 @@ def sync_from_url(pc_key: str, component_names: tuple[str, ...], estimands: list
     last = st.session_state.get("explorer_url")
     if last == (pc_key, url):
         return
+    if last is not None and last[0] != pc_key and st.session_state.pop(KEEP_TOGGLES, False):
+        # An edit of the class keeps the support in view: the same toggles (a new component starts on).
+        for name in component_names:
+            st.session_state.setdefault(f"cmp_{name}", True)
+        return
     if last is not None and last[0] != pc_key and last[1] == url:
         chosen, cells = set(component_names), None
     else:
@@ -45,7 +51,7 @@ def sync_from_url(pc_key: str, component_names: tuple[str, ...], estimands: list
         if unknown:
             st.warning("Ignored unknown component(s) in the link: " + _shared.plain(", ".join(sorted(unknown))) + ".")
         cells = tuple(c for c in url[2].split(",") if c) if url[2] else None
-        if url[1] in estimands:
+        if url[1]:   # one this class cannot evaluate is named (and replaced) below
             st.session_state["estimand"] = url[1]
     for name in component_names:
         st.session_state[f"cmp_{name}"] = name in chosen
@@ -92,8 +98,8 @@ def back_to_toggles(component_names: tuple[str, ...]) -> None:
 def use_class(source) -> None:
     """Make an edited (or linked) class the active class: it is kept like an uploaded file."""
     data = analyses.class_file(source)
-    st.session_state.setdefault(_shared.UPLOADS_KEY, {})["policy_class"] = _shared.Upload(source.name, data,
-                                                                                          analyses.content_key(data, source.name))
+    _uploads.accept_upload("policy_class", _uploads.Upload(source.name, data, analyses.content_key(data, source.name),
+                                                           edited_from=source.edited_from))
     st.session_state["policy_source"] = UPLOAD
     st.session_state["explorer_edit_message"] = None
 
@@ -122,6 +128,7 @@ def edit_class(action: str, policy) -> None:
         state["explorer_edit_message"] = str(exc)
         return
     use_class(new)
+    state[KEEP_TOGGLES] = True
 
 
 def class_editor(policy) -> None:
@@ -192,7 +199,7 @@ def policy_class_source():
                                "or long-CSV format of docs/formats.md.")
     with upload_col:
         if choice == UPLOAD:
-            source = _shared.upload_source("policy_class", "Policy-class file (JSON, or CSV with policy,cell,response)",
+            source = _uploads.upload_source("policy_class", "Policy-class file (JSON, or CSV with policy,cell,response)",
                                            ["json", "csv"])
             if source is not None:
                 return source
@@ -200,7 +207,7 @@ def policy_class_source():
         else:
             st.caption("Policies: ideal semantic updater, target inertia, any-edit reactor, fixed-label "
                        "responder, mapping-conditional shortcut, generated-only failure, scoring-only success.")
-    return _shared.bundled_source("policy_class")
+    return _uploads.bundled_source("policy_class")
 
 
 # ------------------------------------------------------------------------------------- page
@@ -215,9 +222,13 @@ class_from_link()
 policy = policy_class_source()
 pc = policy.value
 component_names = tuple(pc.component_names)
-estimands = [e for e in ESTIMANDS if e != "file" or pc.tau is not None]
+estimands = list(analyses.available_estimands(pc))   # only those this class can evaluate
 sync_from_url(policy.key, component_names, estimands)
 if st.session_state.get("estimand") not in estimands:
+    wanted = st.session_state.get("estimand")
+    if wanted is not None:
+        st.info(f"Not offered for this class: {_shared.plain(analyses.estimand_unavailable(pc, str(wanted)))}. "
+                f"Showing {estimands[0]} instead.", icon=":material/info:")
     st.session_state["estimand"] = estimands[0]
 
 estimand_col, note_col = st.columns([1.1, 3.4])
@@ -316,8 +327,11 @@ def show_details(view) -> None:
         else:
             # The spec is the same for every support (only the nodes' rows change), so the
             # browser swaps the rows in place instead of drawing the chart again.
+            # Only the Hasse diagram has nodes to click: Streamlit refuses on_select on a chart
+            # without a selection (the level-by-level chart of 6-12 components).
             _shared.show_chart(view.lattice_chart, key=chart_key,
-                               on_select=lambda: on_lattice_pick(chart_key, component_names))
+                               on_select=(lambda: on_lattice_pick(chart_key, component_names))
+                               if view.lattice_clickable else None)
     with right:
         st.subheader("Equivalence classes")
         st.caption("Policies in one class answer every observed cell alike. A class holding both τ "

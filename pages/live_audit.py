@@ -16,7 +16,7 @@ import streamlit as st
 from audit_core import analyses
 from audit_core.analyses import live
 from audit_core.errors import InputError
-from pages import _auth, _shared
+from pages import _auth, _shared, _uploads
 
 AUDIT_KEY = "live_audit_id"              # the audit this session works on
 ANNOTATOR_KEY = "live_annotator"         # who labels
@@ -201,8 +201,8 @@ def case_panel(audit_id: int, annotator: str, view) -> None:
 def open_in_replay(audit_id: int, who: live.Identity | None) -> None:
     """Hand the export to Replay as an accepted upload, with the settings of this audit."""
     handoff = live.replay_handoff(audit_id, who=who)
-    upload = _shared.Upload(handoff.name, handoff.data, analyses.content_key(handoff.data, handoff.name))
-    _shared.open_in_replay(upload, handoff.score, handoff.style, handoff.params, handoff.model_process,
+    upload = _uploads.Upload(handoff.name, handoff.data, analyses.content_key(handoff.data, handoff.name))
+    _uploads.open_in_replay(upload, handoff.score, handoff.style, handoff.params, handoff.model_process,
                            handoff.auditor_process)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from audit_core.analyses.measure import INTERVALS
-from pages import _cache, _shared
+from pages import _cache, _shared, _uploads
 
 BUNDLED, UPLOAD = "bundled", "upload"
 
@@ -35,7 +35,7 @@ with src_col:
 with up_col:
     source = None
     if choice == UPLOAD:
-        source = _shared.upload_source(
+        source = _uploads.upload_source(
             "response_log", "Response log: CSV, Inspect AI log or lm-eval samples",
             ["csv", "tsv", "txt", "eval", "json", "jsonl", "zip"],
             help="A CSV with columns model, cluster, cell (world:mapping:readout), response (INVALID = no "
@@ -50,7 +50,7 @@ with up_col:
                    "model-cluster unit answers as one of the seven frozen policies (drawn with model-specific "
                    "probabilities), and some generated-choice answers are INVALID. "
                    "File: `data/example_response_log.csv`.")
-source = source or _shared.bundled_source("response_log")
+source = source or _uploads.bundled_source("response_log")
 
 with st.expander("Interval settings"):
     c1, c2, c3, c4 = st.columns(4)

@@ -20,7 +20,7 @@ from audit_core.analyses import (
     paper_params,
 )
 from audit_core.errors import InputError
-from pages import _cache, _shared
+from pages import _cache, _shared, _uploads
 
 RESULT_KEY = "plan_result"
 ASSUMED = "assumed"
@@ -71,7 +71,7 @@ if run:
             sizes = [int(v) for v in sizes_text.replace(";", ",").split(",") if v.strip()]
             pool = assumed_pool_source(sizes, failing, base, seed=seed, style=style)
         else:
-            pool = _shared.bundled_source("pool", pool_key)
+            pool = _uploads.bundled_source("pool", pool_key)
         params = paper_params(style, q=q, alpha=alpha, budget=budget)
         bar = st.progress(0.0, text="Simulating…")
 

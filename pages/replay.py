@@ -26,7 +26,7 @@ from audit_core.analyses import (
     AuditParams,
 )
 from audit_core.errors import InputError
-from pages import _cache, _shared
+from pages import _cache, _shared, _uploads
 
 UPLOAD = "upload"
 NONE = "(none)"
@@ -49,13 +49,12 @@ def reread(path: str) -> None:
     """Read the followed file again (a button callback): a run still being annotated grows."""
     try:
         data = analyses.file_bytes(path)
-        source = _shared.load_upload("run", _shared.Upload(Path(path).name, data, analyses.content_key(data, Path(path).name)))
+        source = _uploads.load_upload("run", _uploads.Upload(Path(path).name, data, analyses.content_key(data, Path(path).name)))
     except InputError as exc:
         st.session_state["replay_follow_error"] = str(exc)
         return
     st.session_state["replay_follow_error"] = None
-    st.session_state.setdefault(_shared.UPLOADS_KEY, {})["follow"] = _shared.Upload(
-        Path(path).name, data, source.key)
+    _uploads.accept_upload("follow", _uploads.Upload(Path(path).name, data, source.key))
     st.session_state["replay_follow_read"] = (path, dt.datetime.now().strftime("%H:%M:%S"), len(data))
 _shared.link_settings([_shared.LinkField("dataset", "replay_source", options=tuple(BUNDLED))])
 if st.session_state.get("replay_source") not in RUN_KEYS:
@@ -67,7 +66,7 @@ with src_col:
 with up_col:
     source = None
     if choice == UPLOAD:
-        source = _shared.upload_source(
+        source = _uploads.upload_source(
             "run", "Labelled CSV, Inspect AI log (.eval, .json) or lm-eval samples (.jsonl)",
             ["csv", "tsv", "txt", "eval", "json", "jsonl"],
             help="A CSV needs a score column (0/1 or a number in [0, 1]); subgroup and order columns are "
@@ -84,9 +83,9 @@ with up_col:
         if st.session_state.get("replay_follow_error"):
             st.error(f"Could not read the file: {_shared.plain(st.session_state['replay_follow_error'])}. "
                      "The last reading stays below.", icon=":material/error:")
-        followed = _shared.accepted_upload("follow")
+        followed = _uploads.accepted_upload("follow")
         if followed is not None:
-            source = _shared.load_upload("run", followed)
+            source = _uploads.load_upload("run", followed)
             read = st.session_state.get("replay_follow_read")
             if read:
                 st.caption(f"Read {_shared.plain(read[0])} at {read[1]} ({read[2]:,} bytes).")
@@ -95,12 +94,12 @@ with up_col:
     else:
         st.caption(BUNDLED[choice].description)
 if source is None:
-    source = _shared.bundled_source("run", choice if choice in BUNDLED else DEFAULT_RUN)
+    source = _uploads.bundled_source("run", choice if choice in BUNDLED else DEFAULT_RUN)
 table = source.value
 # Widget keys name the data, so each file keeps its own column choices.
 # A followed file keeps its choices while it grows (its content key changes at every reading).
 data_key = (source.key if source.bundled else f"follow:{st.session_state.get('replay_follow_path', '')}"
-            if choice == FOLLOW else _shared.replay_data_key(source.key))
+            if choice == FOLLOW else _uploads.replay_data_key(source.key))
 columns = list(table.columns)
 defaults = table.defaults
 
@@ -115,7 +114,7 @@ def link_fields(style: str | None, dataset: bool = True) -> list:
                _shared.LinkField("model_process", "replay_model_process", options=tuple(MODEL_PROCESSES)),
                _shared.LinkField("auditor_process", "replay_auditor_process", options=tuple(AUDITOR_PROCESSES))]
     if style:
-        fields += [_shared.LinkField(name, _shared.replay_parameter_key(name, style), kind, low=low, high=high)
+        fields += [_shared.LinkField(name, _uploads.replay_parameter_key(name, style), kind, low=low, high=high)
                    for name, kind, low, high in (("q", "float", 0.01, 0.99), ("alpha", "float", 0.001, 0.5),
                                                  ("m", "int", 1, 1000), ("q_mod", "float", 0.01, 0.99),
                                                  ("q_aud", "float", 0.01, 0.99), ("eta", "float", 0.01, 2.0))]
@@ -131,20 +130,27 @@ if source.bundled:
 with st.expander("Columns and parameters", expanded=not source.bundled or bool(table.pending)):
     c1, c2, c3, c4 = st.columns(4)
     if table.is_log:
-        # A log names its scorers/metrics and metadata keys; the case order follows the log's timestamps.
-        score_col = c1.text_input("Scorer or metric", defaults.score or "", key=_shared.kept(f"score_{data_key}"),
-                                  help="Inspect AI: a scorer's name (e.g. match); lm-eval: a metric (e.g. acc).") or None
-        offered = [c for c in columns if c not in ("id", "sample_id", "epoch", "doc_id", score_col)]
-        if offered:
-            group_cols = c2.multiselect("Subgroups (metadata keys or doc fields)", offered,
-                                        key=_shared.kept(f"groups_{data_key}"),
-                                        default=[g for g in defaults.subgroups if g in offered])
-        else:  # nothing read yet (the log needed a choice): the reader detects them from the metadata
-            group_cols = None
-            c2.caption("Subgroups: detected from the log's metadata (see the loader notes).")
+        # A log names its scorers/metrics and metadata keys: both are picked from lists, and the
+        # subgroups the reader (and the command line without --subgroup) takes are the default.
+        choices = table.choices
+        scores = list(choices.scores)
+        score_col = c1.selectbox("Scorer or metric", scores, key=_shared.kept(f"score_{data_key}"),
+                                 index=scores.index(defaults.score) if defaults.score in scores else None,
+                                 placeholder="Choose the scorer or metric",
+                                 help="Inspect AI: a scorer (scorer.key for a scorer with several values); "
+                                      "lm-eval: a per-sample metric.")
+        offered = [c for c in choices.subgroups if c != score_col]
+        group_cols = c2.multiselect("Subgroups (metadata keys or doc fields)", offered,
+                                    key=_shared.kept(f"groups_{data_key}"),
+                                    default=[g for g in choices.default_subgroups if g in offered],
+                                    help="One key, several (crossed: one subgroup per combination) or none.")
+        c2.caption("Default (as the command line without --subgroup): "
+                   + (", ".join(_shared.plain(g) for g in choices.default_subgroups) or "none")
+                   + (". Several tasks: 'task' is the first subgroup of any choice but none." if "task"
+                      in choices.default_subgroups else "."))
         c3.caption(f"Order: {defaults.order or 'as logged'} (from the log's timestamps).")
         if table.pending and not score_col:
-            st.info(f"{_shared.plain(table.pending)}: type its name under *Scorer or metric*.", icon=":material/touch_app:")
+            st.info(f"{_shared.plain(table.pending)}: pick it under *Scorer or metric*.", icon=":material/touch_app:")
         order_col = None
     else:
         # Never a guess: without a detected score column the user picks one.
@@ -163,17 +169,17 @@ with st.expander("Columns and parameters", expanded=not source.bundled or bool(t
                      format_func={"gpqa": "GPQA-style", "sdoh": "SDoH-style"}.get)
     d = AuditParams.for_style(style)
     p1, p2, p3, p4, p5, p6 = st.columns(6)
-    q = p1.number_input("q (threshold)", 0.01, 0.99, d.q, 0.01, key=_shared.kept(_shared.replay_parameter_key("q", style)),
+    q = p1.number_input("q (threshold)", 0.01, 0.99, d.q, 0.01, key=_shared.kept(_uploads.replay_parameter_key("q", style)),
                         help="A subgroup with accuracy below q is a failure mode.")
-    alpha = p2.number_input("α", 0.001, 0.5, d.alpha, 0.005, format="%.3f", key=_shared.kept(_shared.replay_parameter_key("alpha", style)),
+    alpha = p2.number_input("α", 0.001, 0.5, d.alpha, 0.005, format="%.3f", key=_shared.kept(_uploads.replay_parameter_key("alpha", style)),
                             help="Level: a test stops when its e-value reaches 1/α.")
-    m = int(p3.number_input("m", 1, 1000, d.m, 1, key=_shared.kept(_shared.replay_parameter_key("m", style)),
+    m = int(p3.number_input("m", 1, 1000, d.m, 1, key=_shared.kept(_uploads.replay_parameter_key("m", style)),
                             help="The auditor's test starts at step m."))
-    q_mod = p4.number_input("q − δ", 0.01, 0.99, d.q_mod, 0.01, key=_shared.kept(_shared.replay_parameter_key("q_mod", style)),
+    q_mod = p4.number_input("q − δ", 0.01, 0.99, d.q_mod, 0.01, key=_shared.kept(_uploads.replay_parameter_key("q_mod", style)),
                             help="Alternative of LR / SR-LR (model's null).")
-    q_aud = p5.number_input("q + δ′", 0.01, 0.99, d.q_aud, 0.01, key=_shared.kept(_shared.replay_parameter_key("q_aud", style)),
+    q_aud = p5.number_input("q + δ′", 0.01, 0.99, d.q_aud, 0.01, key=_shared.kept(_uploads.replay_parameter_key("q_aud", style)),
                             help="Alternative of AUD-LR (auditor's null).")
-    eta = p6.number_input("η", 0.01, 2.0, d.eta, 0.05, key=_shared.kept(_shared.replay_parameter_key("eta", style)),
+    eta = p6.number_input("η", 0.01, 2.0, d.eta, 0.05, key=_shared.kept(_uploads.replay_parameter_key("eta", style)),
                           help="Learning rate of the forecaster used by the -UI processes.")
     r1, r2 = st.columns(2)
     model_process = r1.selectbox("Model process of the dual test", MODEL_PROCESSES,

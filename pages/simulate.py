@@ -14,7 +14,7 @@ import streamlit as st
 from audit_core.analyses import BUNDLED, BUNDLED_POOLS, NULL_POOL, paper_params, paper_rows
 from audit_core.errors import InputError
 from audit_core.views.auditing import row_label
-from pages import _cache, _shared
+from pages import _cache, _shared, _uploads
 
 RESULT_KEY = "sim_result"
 
@@ -89,7 +89,7 @@ if run:
                 bar.progress(min(done / max(total, 1), 1.0), text=f"{done} of {total} audits done")
 
             st.session_state[RESULT_KEY] = _cache.simulate_study(
-                _shared.bundled_source("pool", pool_key), rows, replicates, params, seed, mode, progress)
+                _uploads.bundled_source("pool", pool_key), rows, replicates, params, seed, mode, progress)
             bar.empty()
         except InputError as exc:
             _shared.show_input_error(exc, "these settings", "The last result stays below.")

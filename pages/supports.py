@@ -11,9 +11,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from audit_core.analyses import ESTIMANDS
+from audit_core.analyses import ESTIMANDS, available_estimands
 from audit_core.errors import InputError
-from pages import _cache, _shared
+from pages import _cache, _shared, _uploads
 
 REQUEST_KEY = "synthesis_request"
 
@@ -23,13 +23,13 @@ _shared.page_header(
     "must differ on at least one chosen cell. Costs, required and forbidden cells are yours to set.")
 
 # The class chosen on the explorer (kept in session state there), else the frozen class.
-upload = _shared.accepted_upload("policy_class")
-policy = (_shared.load_upload("policy_class", upload)
+upload = _uploads.accepted_upload("policy_class")
+policy = (_uploads.load_upload("policy_class", upload)
           if upload is not None and st.session_state.get("policy_source") == "upload"
-          else _shared.bundled_source("policy_class"))
+          else _uploads.bundled_source("policy_class"))
 _shared.show_source(policy)
 pc = policy.value
-estimands = [e for e in ESTIMANDS if e != "file" or pc.tau is not None]
+estimands = list(available_estimands(pc))
 axes = list(pc.axes)
 if st.session_state.get("syn_estimand") not in estimands:
     st.session_state["syn_estimand"] = (st.session_state.get("estimand") if st.session_state.get("estimand")

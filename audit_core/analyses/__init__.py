@@ -40,7 +40,7 @@ _EXPORTS = {
     "testbed": ("ALL_DIRECTIONS", "TestbedCheck", "TestbedItems", "check_testbed", "generate_testbed"),
     # Re-exports, each from the lightest module that defines it (a page's choices load no engine).
     "audit_core.data.bundled": ("BUNDLED",),
-    "audit_core.identify.estimands": ("ESTIMANDS",),
+    "audit_core.identify.estimands": ("ESTIMANDS", "available_estimands", "estimand_unavailable"),
     "audit_core.presets": (
         "AUDITOR_PROCESSES", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN",
         "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES", "paper_params", "paper_rows",
@@ -53,7 +53,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 # re-exported here, so pages import the use-case layer and nothing below it.
 __all__ = [
     "ACCEPTED_SCORES", "AUDITOR_PROCESSES", "AuditParams", "BUNDLED", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS",
-    "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "ESTIMANDS", "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES",
+    "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "ESTIMANDS", "available_estimands", "estimand_unavailable", "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES",
     "paper_params", "paper_rows",
     "CombinedAudits", "LogMeasurement", "PlannedAudit", "RunReplay", "RunsComparison", "assumed_pool_source",
     "combine_audits", "compare_runs", "plan_study", "typed_run", "TestbedCheck", "TestbedItems", "check_testbed",

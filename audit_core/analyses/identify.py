@@ -18,7 +18,7 @@ import pandas as pd
 
 from audit_core.analyses.common import Verdict, plural
 from audit_core.analyses.display import Displayed
-from audit_core.analyses.sources import Source, content_key
+from audit_core.analyses.sources import Source, edited_class_source
 from audit_core.identify import (
     Identification,
     Lattice,
@@ -58,6 +58,9 @@ class SupportExploration(Displayed):
         identified and some support identifies it), else None; ``added_cells`` lists what it adds.
     class_table, collision_table, mixture_table, leave_one_out_table : display tables.
     lattice_chart, heatmap_chart : Vega-Lite specs.
+    lattice_clickable : True when ``lattice_chart`` is the Hasse diagram, whose nodes select a
+        support (up to ``MAX_HASSE_COMPONENTS`` components); the level-by-level chart of larger
+        classes has no selection.
     section : the report section; verdict : the one-line verdict.
     """
 
@@ -80,6 +83,7 @@ class SupportExploration(Displayed):
     section: ReportSection = field(repr=False)
     verdict: Verdict
     lattice_note: str = ""
+    lattice_clickable: bool = False
 
     _key_table = "class_table"
     _key_chart = "lattice_chart"
@@ -226,7 +230,8 @@ def explore_support(policy: Source, components: Sequence[str] | None = None, est
         lattice=lat, tau=tau, support_label=label, inside=inside, repair=repair,
         class_table=views.class_table(ident, tau), collision_table=views.collision_table(ident, tau),
         mixture_table=views.mixture_table(ident), leave_one_out_table=views.leave_one_out_table(lat), lattice_chart=lattice_chart,
-        heatmap_chart=heatmap_chart, section=section, verdict=verdict, lattice_note=lattice_note)
+        heatmap_chart=heatmap_chart, section=section, verdict=verdict, lattice_note=lattice_note,
+        lattice_clickable=lattice_chart is not None and len(pc.component_names) <= views.MAX_HASSE_COMPONENTS)
 
 
 @dataclass(frozen=True, repr=False)
@@ -320,10 +325,8 @@ def check_supports(policy: Source, estimand: str = "tau_full", cost: Mapping[str
 # ------------------------------------------------------------------------------ class editing
 
 def _edited(pc, origin: Source) -> Source:
-    text = editor.class_json(pc)
-    data = text.encode("utf-8")
-    return Source("policy_class", content_key(data, "edited class.json"), "edited class.json",
-                  f"edited class ({len(pc.names)} policies, from the {origin.name})", pc)
+    """The edited class; a class edited again keeps naming the class the edits started from."""
+    return edited_class_source(pc, editor.class_json(pc).encode("utf-8"), origin.edited_from or origin.name)
 
 
 def class_file(policy: Source) -> bytes:

@@ -164,11 +164,21 @@ def typed_run(source: Source, score: str | None = None, subgroups: Sequence[str]
         order = roles.order if order is None else order
     frame = table.frame
     if score_mapping:
+        score = score or table.defaults.score
         if not score or score not in frame.columns:
             raise InputError("a score mapping needs the score column it applies to")
         frame = frame.assign(**{score: apply_score_mapping(frame[score], score_mapping, score)})
-    return load_audit_frame(frame, name=source.name, score=score, id=id,
-                            subgroups=None if subgroups is None else tuple(subgroups), order=order)
+    try:
+        return load_audit_frame(frame, name=source.name, score=score, id=id,
+                                subgroups=None if subgroups is None else tuple(subgroups), order=order)
+    except InputError as exc:
+        column = score or table.defaults.score
+        labels = _score_labels(frame[column], column) if column in frame.columns and not score_mapping else None
+        if labels is None or not labels.needs_mapping or labels.too_many:
+            raise
+        shown = ", ".join(f"{k}={v:g}" for k, v in labels.suggested.items()) or "none recognised"
+        raise InputError(f"{exc}; column {column!r} holds labels ({', '.join(labels.labels[:8])}) that need a "
+                         f"mapping to scores (the built-in vocabulary suggests: {shown})") from None
 
 
 def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str] | None = None,

@@ -17,6 +17,7 @@ import pandas as pd
 
 from audit_core.data.bundled import BUNDLED
 from audit_core.data.csvio import read_bytes, read_csv_frame
+from audit_core.data.labels import score_labels
 from audit_core.data.loader import ColumnGuess, detect_columns, load_audit_frame
 from audit_core.errors import InputError
 from audit_core.presets import BUNDLED_POOLS, DEFAULT_STYLE, EXAMPLE_RESPONSE_LOG
@@ -43,6 +44,8 @@ class Source:
     description : one line saying what the source is, for captions and report sections.
     value : the engine object (PolicyClass, ResponseLog, :class:`RunTable`, Pool).
     bundled : True for the bundled example data.
+    edited_from : for a policy class edited in the workbench, the name of the class it was made
+        from (the frozen class, a file, "a link"); None for data read as given.
     """
 
     kind: str
@@ -51,6 +54,7 @@ class Source:
     description: str
     value: Any = field(repr=False, compare=False)
     bundled: bool = False
+    edited_from: str | None = None
 
     def __repr__(self) -> str:
         return f"Source({self.kind}, {self.name!r}, key={self.key})"
@@ -69,15 +73,28 @@ def _read(data: SourceData, name: str | None) -> tuple[bytes, str]:
 
 # ------------------------------------------------------------------------------ policy classes
 
-def policy_source(data: SourceData | None = None, name: str | None = None) -> Source:
-    """The frozen seven-policy class (``data=None``) or a policy-class file (JSON or long CSV)."""
+def policy_source(data: SourceData | None = None, name: str | None = None, edited_from: str | None = None) -> Source:
+    """The frozen seven-policy class (``data=None``) or a policy-class file (JSON or long CSV).
+    ``edited_from``: the file is a class edited in the workbench from the class of that name."""
     from audit_core.identify import frozen_policy_class, load_policy_class
     if data is None:
         return Source("policy_class", f"bundled:{FROZEN_CLASS}", "frozen seven-policy class", FROZEN_DESCRIPTION,
                       frozen_policy_class(), bundled=True)
     raw, display = _read(data, name)
     pc = load_policy_class(raw, name=display)
+    if edited_from is not None:
+        return edited_class_source(pc, raw, edited_from)
     return Source("policy_class", content_key(raw, display), display, f"policy-class file {display}", pc)
+
+
+EDITED_CLASS_FILE = "edited class.json"
+
+
+def edited_class_source(pc, data: bytes, edited_from: str) -> Source:
+    """A class edited in the workbench, described by what it was made from (never as an upload)."""
+    return Source("policy_class", content_key(data, EDITED_CLASS_FILE), EDITED_CLASS_FILE,
+                  f"edited class ({len(pc.names)} policies, made here from the {edited_from})", pc,
+                  edited_from=edited_from)
 
 
 # ------------------------------------------------------------------------------- response logs
@@ -139,6 +156,7 @@ class RunTable:
     kind: str = CSV  # or an evaluation log: "inspect-eval", "inspect-json", "lmeval-samples", "lmeval-dir"
     log: Any = field(default=None, repr=False)  # a log's bytes or path(s), read again with the chosen roles
     pending: str = ""  # a log that needs a choice before it can be read (which scorer, which filter)
+    choices: Any = field(default=None, repr=False)  # a log's LogChoices: its scorers/metrics and subgroup keys
 
     @property
     def is_log(self) -> bool:
@@ -154,7 +172,7 @@ class RunTable:
 
 def _log_source(data, name: str | None, check: bool) -> Source | None:
     """An evaluation log as a run source, or None when ``data`` is a CSV."""
-    from audit_core.data.sources import LMEVAL_DIR, detect_kind, load_audit_source
+    from audit_core.data.sources import LMEVAL_DIR, detect_kind, load_audit_source, log_choices
     if isinstance(data, (list, tuple)) or (isinstance(data, (str, Path)) and Path(data).is_dir()):
         kind, raw, display = LMEVAL_DIR, data, name or (", ".join(map(str, data)) if isinstance(data, (list, tuple))
                                                         else str(data))
@@ -175,7 +193,7 @@ def _log_source(data, name: str | None, check: bool) -> Source | None:
             frame, roles = data_read.frame, ColumnRoles(data_read.score, tuple(data_read.subgroups), data_read.order)
     key = content_key(raw, str(display)) if isinstance(raw, bytes) else f"path:{display}"
     table = RunTable(frame, roles, detect_columns(frame) if len(frame.columns) else _NO_GUESS, DEFAULT_STYLE,
-                     kind=kind, log=raw, pending=pending)
+                     kind=kind, log=raw, pending=pending, choices=log_choices(raw, display))
     return Source("run", key, Path(display).name if isinstance(display, str) else str(display),
                   f"{kind.replace('-', ' ')} log {display}", table)
 
@@ -218,14 +236,34 @@ def run_source(data: SourceData, name: str | None = None, check: bool = True) ->
     if log is not None:
         return log
     raw, display = _read(data, name)
-    frame = read_csv_frame(raw, name=display)
+    frame = read_csv_frame(raw, name=display, decimal_comma=True)   # a run's scores may be written 0,5
     guess = detect_columns(frame)
-    if check and guess.score is not None:
+    if check and guess.score is not None and not _labels_to_map(frame, guess.score):
         # A file whose detected columns do not load is refused now, while the last good file is
-        # still there; without a detectable score column the user picks the columns.
+        # still there; without a detectable score column the user picks the columns, and a score
+        # column of text labels (pass/fail, correct/incorrect, ratings) is mapped to scores first.
         load_audit_frame(frame, name=display)
     table = RunTable(frame, ColumnRoles(guess.score, tuple(guess.subgroups), guess.order), guess, DEFAULT_STYLE)
     return Source("run", content_key(raw, display), display, f"file {display}", table)
+
+
+def _labels_to_map(frame: pd.DataFrame, column: str) -> bool:
+    """Is ``column`` a column of text labels that a value mapping turns into scores? Yes when the
+    built-in vocabulary reads every label (pass/fail, ratings), or when no label is a number
+    (the user's own words); a number column with a stray word ("1", "maybe") is a bad file."""
+    labels = score_labels(frame[column], column)
+    if not labels.needs_mapping or labels.too_many:
+        return False
+    return all(label in labels.suggested for label in labels.labels) or not any(
+        _is_number(label) for label in labels.labels)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace(",", "."))
+    except ValueError:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------------------- pools

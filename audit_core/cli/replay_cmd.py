@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from audit_core import api
+from audit_core import analyses, api
 from audit_core.cli import emit
 from audit_core.errors import InputError
 from audit_core.presets import (
@@ -51,11 +51,21 @@ def register(subparsers) -> None:
                              "or lm-eval output folder")
     parser.add_argument("--score", help="score column, Inspect scorer or lm-eval metric (0/1 or a number in [0, 1]); "
                                         "auto-detected if omitted and unambiguous")
+    parser.add_argument("--map", action="append", metavar="LABEL=SCORE,...", dest="score_map",
+                        help="map text labels of the score column to scores, e.g. --map pass=1,fail=0 (repeat or "
+                             "comma-separate); --map builtin takes the built-in vocabulary (correct/incorrect, "
+                             "pass/fail, yes/no, ✓/✗, partial = 0.5, 1..k ratings), explicit pairs override it")
     parser.add_argument("--filter", help="lm-eval filter (e.g. strict-match) when the samples have several")
     parser.add_argument("--order", help="annotation-order column (auto-detected: 'order', 'step', ...)")
     parser.add_argument("--file-order", action="store_true", help="replay in file order even if an order column exists")
     parser.add_argument("--subgroup", action="append", metavar="COL",
-                        help="subgroup column for the per-subgroup table (repeat or comma-separate)")
+                        help="subgroup column, metadata key or doc field for the per-subgroup table (repeat or "
+                             "comma-separate; several are crossed); default: those named like a subgroup "
+                             "(subject, category, ...), see --choices")
+    parser.add_argument("--no-subgroups", action="store_true", help="no subgroups: the run as one group")
+    parser.add_argument("--choices", action="store_true",
+                        help="list what the file offers (a log's scorers or metrics, its subgroup keys and the "
+                             "default ones, lm-eval filters; a CSV's columns and detected roles) and stop")
     parser.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE, help="default parameters (DESIGN.md section 3)")
     parser.add_argument("--q", type=float, help="performance threshold q")
     parser.add_argument("--alpha", type=float, help="level; stop when E >= 1/alpha")
@@ -81,17 +91,57 @@ def _with_q_hint(message: str, args) -> str:
     return message
 
 
+BUILTIN = "builtin"
+
+
+def _score_mapping(items: list[str] | None, source, score: str | None) -> dict[str, float] | None:
+    """``--map`` values as label -> score: ``builtin`` (the suggestions of
+    :func:`audit_core.data.labels.score_labels` for the score column), then LABEL=SCORE pairs."""
+    if not items:
+        return None
+    mapping: dict[str, float] = {}
+    pairs = [p.strip() for item in items for p in item.split(",") if p.strip()]
+    if BUILTIN in pairs:
+        table = source.value
+        column = score or (None if table.is_log else table.defaults.score)
+        if table.is_log:
+            raise InputError("--map applies to the score column of a CSV; a log's scorer values have their own meaning")
+        if column is None:
+            raise InputError("--map builtin needs the score column: name it with --score")
+        mapping.update(analyses.score_labels(source, column).suggested)
+    for pair in pairs:
+        if pair == BUILTIN:
+            continue
+        label, sep, value = pair.rpartition("=")
+        if not sep or not label.strip():
+            raise InputError(f"--map: expected LABEL=SCORE, got {pair!r}")
+        try:
+            mapping[label.strip()] = float(value)
+        except ValueError:
+            raise InputError(f"--map: the score of {label.strip()!r} must be a number in [0, 1], got {value!r}") from None
+    return mapping
+
+
 def run(args) -> int:
     if args.file_order and args.order:
         raise InputError("replay: give either --order COL or --file-order, not both")
     subgroups = [c.strip() for item in args.subgroup for c in item.split(",") if c.strip()] if args.subgroup else None
+    if args.no_subgroups:
+        if subgroups:
+            raise InputError("replay: give either --subgroup COL or --no-subgroups, not both")
+        subgroups = []
     source = args.file[0] if len(args.file) == 1 else args.file
+    if args.choices:
+        emit(_choices(analyses.run_source(source, check=False)), args.json, render_choices)
+        return 0
     try:
-        view = api.replay(source, score=args.score, subgroup=subgroups, order=args.order, file_order=args.file_order,
-                          filter=args.filter, style=args.style, q=args.q, alpha=args.alpha, m=args.m,
-                          delta=args.delta, delta_aud=args.delta_aud, eta=args.eta, weights=args.weights,
-                          grid_mod=args.grid_mod, grid_aud=args.grid_aud, model_process=args.model_process,
-                          auditor_process=args.auditor_process, name=", ".join(str(f) for f in args.file))
+        run_source = analyses.run_source(source, name=", ".join(str(f) for f in args.file), check=False)
+        view = api.replay(run_source, score=args.score, subgroup=subgroups, order=args.order,
+                          file_order=args.file_order, filter=args.filter, style=args.style, q=args.q,
+                          alpha=args.alpha, m=args.m, delta=args.delta, delta_aud=args.delta_aud, eta=args.eta,
+                          weights=args.weights, grid_mod=args.grid_mod, grid_aud=args.grid_aud,
+                          model_process=args.model_process, auditor_process=args.auditor_process,
+                          score_mapping=_score_mapping(args.score_map, run_source, args.score))
     except InputError as exc:
         raise InputError(_with_flags(_with_q_hint(str(exc), args))) from None
     payload = view.to_dict()
@@ -100,10 +150,33 @@ def run(args) -> int:
     return 0
 
 
+def _choices(source) -> dict:
+    """What ``--score`` and ``--subgroup`` can name in this file, and what is taken without them."""
+    table = source.value
+    if table.is_log:
+        return {"file": source.name, "kind": table.kind, **table.choices.to_dict()}
+    return {"file": source.name, "kind": table.kind, "scores": list(table.columns), "subgroups": list(table.columns),
+            "default_score": table.defaults.score, "default_subgroups": list(table.defaults.subgroups),
+            "filters": []}
+
+
+def render_choices(payload: dict) -> str:
+    lines = [f"{payload['file']} ({payload['kind']})",
+             f"  --score: {', '.join(payload['scores']) or 'none'}"
+             + (f" (default {payload['default_score']})" if payload.get("default_score") else ""),
+             f"  --subgroup: {', '.join(payload['subgroups']) or 'none'}",
+             f"  subgroups without --subgroup: {', '.join(payload['default_subgroups']) or 'none'} "
+             "(--no-subgroups for none)"]
+    if payload["filters"]:
+        lines.append(f"  --filter: {', '.join(payload['filters'])}")
+    return "\n".join(lines)
+
+
 # Engine messages name roles; the command line names its flags.
 _FLAG_HINTS = (("choose one as the score", "choose one with --score"),
                ("choose the subgroup columns", "choose them with --subgroup COL"),
-               ("choose one filter", "choose one with --filter"))
+               ("choose one filter", "choose one with --filter"),
+               ("that need a mapping to scores", "that need a mapping to scores: give --map builtin or --map LABEL=SCORE,..."))
 
 
 def _with_flags(message: str) -> str:

@@ -5,7 +5,10 @@ goes through :func:`read_csv_frame`, so the checks that users rely on are the sa
 UTF-8 only (a BOM is accepted and removed), a clear message naming the line of a bad byte, empty
 file, header only, a delimiter other than the comma (sniffed, so ``;`` and tab files load),
 ragged rows, duplicate or blank column names. Values are returned as strings; type conversion and
-its messages belong to the caller, who knows what a column means.
+its messages belong to the caller, who knows what a column means. A caller reading numbers may ask
+for decimal commas (``0,5``) to be read as decimal points in a file whose delimiter is not the
+comma (spreadsheets in many locales write ``;``-delimited files so); the columns changed are
+listed in ``frame.attrs[DECIMAL_COMMA_COLUMNS]`` for the caller to note.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from pathlib import Path
 from typing import BinaryIO
 
@@ -24,6 +28,9 @@ from audit_core.errors import InputError
 CsvSource = str | os.PathLike | bytes | bytearray | BinaryIO
 
 _DELIMITERS = ",;\t|"
+DECIMAL_COMMA_COLUMNS = "decimal_comma_columns"
+# A number written with a decimal comma (or an integer), blanks around it allowed.
+_COMMA_NUMBER = re.compile(r"\s*[+-]?\d+(,\d+)?\s*")
 
 
 def read_bytes(source: CsvSource, name: str | None = None) -> tuple[bytes, str]:
@@ -106,14 +113,33 @@ def _check_field_counts(text: str, delimiter: str, width: int, name: str) -> Non
             )
 
 
-def read_csv_frame(source: CsvSource, name: str | None = None, expect_delimiter: str | None = None) -> pd.DataFrame:
+def _read_decimal_commas(frame: pd.DataFrame) -> tuple[str, ...]:
+    """Rewrite ``0,5`` as ``0.5`` in every column whose non-blank values are all numbers with a
+    decimal comma or integers, with at least one decimal comma; returns the columns changed."""
+    changed = []
+    for column in frame.columns:
+        values = frame[column]
+        has_comma = values.str.contains(",", regex=False)
+        if not has_comma.any():
+            continue
+        blank = values.str.strip() == ""
+        if (blank | values.str.fullmatch(_COMMA_NUMBER.pattern)).all():
+            frame[column] = values.str.replace(",", ".", regex=False)
+            changed.append(str(column))
+    return tuple(changed)
+
+
+def read_csv_frame(source: CsvSource, name: str | None = None, expect_delimiter: str | None = None,
+                   decimal_comma: bool = False) -> pd.DataFrame:
     """Read a CSV into a DataFrame of strings (no NA conversion, nothing dropped).
 
     Raises :class:`InputError` for: missing file, non-UTF-8 bytes, empty file, header without
     rows, blank or duplicate column names, and rows with more or fewer fields than the header.
     The delimiter is sniffed from the header line among ``, ; TAB |`` unless ``expect_delimiter``
     is given. Blank lines are skipped. Parsing uses pandas' C reader (10^6 rows in well under a
-    second); the field-count check is one pass over the lines.
+    second); the field-count check is one pass over the lines. ``decimal_comma``: in a file whose
+    delimiter is not the comma, columns of numbers written with decimal commas are read with decimal
+    points (see the module docstring).
     """
     raw, name = read_bytes(source, name)
     text = decode_utf8(raw, name)
@@ -142,4 +168,5 @@ def read_csv_frame(source: CsvSource, name: str | None = None, expect_delimiter:
     if frame.empty:
         raise InputError(f"{name}: the file has a header ({', '.join(header[:6])}) but no data rows")
     frame.columns = header
+    frame.attrs[DECIMAL_COMMA_COLUMNS] = _read_decimal_commas(frame) if decimal_comma and delimiter != "," else ()
     return frame

@@ -378,6 +378,19 @@ def _inspect_subgroups(frame: pd.DataFrame, subgroups, metadata_columns: list[st
                  and c[len("metadata."):] in metadata_columns else c for c in chosen)
 
 
+def inspect_choices(header: dict, samples: list[dict]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(scores, subgroup keys, default subgroups) a reader of this log can be given: every scorer
+    (``scorer.key`` for each key of a scorer whose values are dicts), every metadata key, and the
+    keys chosen when none is given (named like a subgroup, see ``SUBGROUP_NAMES``)."""
+    scores: list[str] = []
+    for scorer in _scorer_names(header, samples):
+        value = next((((s.get("scores") or {}).get(scorer) or {}).get("value") for s in samples
+                      if (s.get("scores") or {}).get(scorer) is not None), None)
+        scores += [f"{scorer}.{k}" for k in value] if isinstance(value, dict) else [scorer]
+    keys = tuple(_metadata_columns(samples))
+    return tuple(scores), keys, tuple(c for c in keys if _normalise(c) in SUBGROUP_NAMES)
+
+
 def load_inspect_log(header: dict, samples: list[dict], name: str, score: str | None = None, subgroups=None,
                      order=None, features=None) -> AuditData:
     """AuditData from a read Inspect log (see the module docstring for the mapping)."""

@@ -180,10 +180,30 @@ def _lmeval_subgroups(subgroups, doc_columns: list[str], several_tasks: bool, ha
         known = set(doc_columns) | {"task"} | ({"group"} if has_group else set())
         chosen = tuple(c[len("doc."):] if c.startswith("doc.") and c not in known and c[len("doc."):] in known
                        else c for c in chosen)
-    if several_tasks and "task" not in chosen:
+    if several_tasks and "task" not in chosen and (subgroups is None or chosen):   # () chosen: no subgroups
         chosen = ("task", *chosen)
         notes.append("the input spans several tasks: 'task' is the first subgroup")
     return chosen
+
+
+def lmeval_choices(files: list[tuple[str, str]], results: dict | None
+                   ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(metrics, subgroup fields, default subgroups, filters) a reader of these samples can be
+    given: every per-sample metric, ``task`` (and ``group``) and every doc field, the subgroups
+    chosen when none is given, and the filters."""
+    rows = [(task_of(f), row) for f, text in files for row in parse_samples(text, f)]
+    metrics: list[str] = []
+    doc_keys: list[str] = []
+    for _, row in rows:
+        metrics += [m for m in _metrics_of(row) if m not in metrics]
+        doc_keys += [k for k in (row.get("doc") or {}) if k not in doc_keys]
+    doc_columns = [f"doc.{k}" if k in _RESERVED or k in metrics else str(k) for k in doc_keys]
+    several_tasks = len({task for task, _ in rows}) > 1
+    has_group = bool(_top_groups(results))
+    default = _lmeval_subgroups(None, doc_columns, several_tasks, has_group, [])
+    fields = ("task", *(("group",) if has_group else ()), *doc_columns)
+    filters = tuple(sorted({str(r.get("filter", "none")) for _, r in rows}))
+    return tuple(metrics), fields, default, filters
 
 
 def load_lmeval(files: list[tuple[str, str]], results: dict | None, name: str, score: str | None = None,

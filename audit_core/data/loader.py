@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from audit_core.data.csvio import CsvSource, read_csv_frame
+from audit_core.data.csvio import DECIMAL_COMMA_COLUMNS, CsvSource, read_csv_frame
 from audit_core.errors import InputError
 
 # Normalised names (lower case, letters and digits only) that suggest a role, best first.
@@ -314,7 +314,8 @@ def load_audit_frame(frame: pd.DataFrame, name: str = "data", score: str | None 
     """
     if len(frame) == 0:
         raise InputError(f"{name}: the table has no rows")
-    notes: list[str] = []
+    notes: list[str] = [f"column {c!r}: decimal commas read as decimal points (0,5 = 0.5)"
+                        for c in frame.attrs.get(DECIMAL_COMMA_COLUMNS, ())]
     cache: dict = {}  # column -> parsed floats (or None), shared by detection and typing
     guess = _detect(frame, cache)
     score = _choose_score(frame, score, guess, name, notes)
@@ -482,6 +483,6 @@ def load_audit_csv(source: CsvSource, name: str | None = None, score: str | None
                    features=None) -> AuditData:
     """Read a labelled audit CSV (path, bytes or binary file) and type it; see the module doc."""
     display = name or (str(source) if isinstance(source, (str,)) or hasattr(source, "__fspath__") else None)
-    frame = read_csv_frame(source, name=display)
+    frame = read_csv_frame(source, name=display, decimal_comma=True)
     return load_audit_frame(frame, name=display or "uploaded file", score=score, subgroups=subgroups,
                             order=order, id=id, text=text, features=features)

@@ -23,12 +23,13 @@ from audit_core.data.csvio import CsvSource, read_bytes
 from audit_core.data.inspect_log import (
     POOL_SCORE_PREFIX,
     ZIP_MAGIC,
+    inspect_choices,
     inspect_pool_frame,
     load_inspect_log,
     read_eval_archive,
     read_json_log,
 )
-from audit_core.data.lmeval import load_lmeval, read_output_dir
+from audit_core.data.lmeval import lmeval_choices, load_lmeval, read_output_dir
 from audit_core.data.loader import AuditData, load_audit_csv
 from audit_core.errors import InputError
 
@@ -118,6 +119,40 @@ def load_audit_source(source, name: str | None = None, *, score: str | None = No
 
 
 @dataclass(frozen=True)
+class LogChoices:
+    """What a reader of an evaluation log can be given: ``scores`` (Inspect scorers, ``scorer.key``
+    for dict values, or lm-eval metrics), ``subgroups`` (metadata keys, or ``task``/``group`` and doc
+    fields), ``default_subgroups`` (those read when none are given) and lm-eval ``filters``."""
+
+    scores: tuple[str, ...]
+    subgroups: tuple[str, ...]
+    default_subgroups: tuple[str, ...]
+    filters: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"scores": list(self.scores), "subgroups": list(self.subgroups),
+                "default_subgroups": list(self.default_subgroups), "filters": list(self.filters)}
+
+
+def log_choices(source, name: str | None = None) -> LogChoices | None:
+    """The choices of an evaluation log (as :func:`load_audit_source` takes it), None for a CSV."""
+    if isinstance(source, (list, tuple)):
+        files = [read_bytes(Path(p)) for p in source]
+        return LogChoices(*lmeval_choices([(n, detect_kind(raw, n)[1]) for raw, n in files], None))
+    if isinstance(source, (str, os.PathLike)) and Path(source).is_dir():
+        files, results, _ = read_output_dir(Path(source))
+        return LogChoices(*lmeval_choices(files, results))
+    raw, display = read_bytes(source, name)
+    kind, parsed = detect_kind(raw, display)
+    if kind == CSV:
+        return None
+    if kind == LMEVAL_SAMPLES:
+        return LogChoices(*lmeval_choices([(display, parsed)], None))
+    header, samples = read_eval_archive(raw, display) if kind == INSPECT_EVAL else read_json_log(parsed, display)
+    return LogChoices(*inspect_choices(header, samples))
+
+
+@dataclass(frozen=True)
 class PoolTable:
     """A pool to label, as the CSV a live audit stores: ``content`` (UTF-8 CSV bytes), ``roles``
     (the column roles the reader fixed, as for a live pool: ``id``, ``text``, ``features``,
@@ -171,4 +206,4 @@ def _with_notes(data: AuditData, notes: list[str]) -> AuditData:
 
 
 __all__ = ["CSV", "INSPECT_EVAL", "INSPECT_JSON", "LMEVAL_DIR", "LMEVAL_SAMPLES", "SOURCE_KINDS", "CsvSource",
-           "PoolTable", "detect_kind", "load_audit_source", "read_pool_table"]
+           "LogChoices", "PoolTable", "detect_kind", "load_audit_source", "log_choices", "read_pool_table"]

@@ -41,22 +41,32 @@ def estimand_cells(pc: PolicyClass, estimand: str) -> tuple[str, ...]:
     raise InputError(f"estimand {estimand!r} is not oracle-based")
 
 
+def estimand_unavailable(pc: PolicyClass, estimand: str) -> str | None:
+    """Why ``pc`` cannot evaluate ``estimand`` (None when it can): the oracle-based estimands need
+    the class's oracle (``tau_full`` falls back to τ per policy), ``file`` needs τ per policy."""
+    if estimand not in ESTIMANDS:
+        return f"unknown estimand {estimand!r} (choose from {', '.join(ESTIMANDS)})"
+    if estimand == "file" or (estimand == "tau_full" and pc.oracle is None):
+        return None if pc.tau is not None else f"estimand {estimand!r} needs τ per policy in the file (or an oracle)"
+    if pc.oracle is None:
+        return f"estimand {estimand!r} needs an 'oracle' (correct response per cell) in the file"
+    return None
+
+
+def available_estimands(pc: PolicyClass) -> tuple[str, ...]:
+    """The estimands ``pc`` can evaluate, in the order of :data:`ESTIMANDS`."""
+    return tuple(e for e in ESTIMANDS if estimand_unavailable(pc, e) is None)
+
+
 def estimand_values(pc: PolicyClass, estimand: str = "tau_full") -> np.ndarray:
     """τ(h) in {0, 1} for every deterministic policy of ``pc`` (int8 array in ``pc.names`` order)."""
     import numpy as np  # here, not at module level: ESTIMANDS is the CLI's choices, read without numpy
 
-    if estimand not in ESTIMANDS:
-        raise InputError(f"unknown estimand {estimand!r} (choose from {', '.join(ESTIMANDS)})")
+    why = estimand_unavailable(pc, estimand)
+    if why is not None:
+        raise InputError(why if estimand not in ESTIMANDS else f"{pc.source}: {why}")
     if estimand == "file" or (estimand == "tau_full" and pc.oracle is None):
-        if pc.tau is None:
-            raise InputError(
-                f"{pc.source}: estimand {estimand!r} needs τ per policy in the file (or an oracle), none given"
-            )
         return pc.tau.astype(np.int8, copy=True)
-    if pc.oracle is None:
-        raise InputError(
-            f"{pc.source}: estimand {estimand!r} needs an 'oracle' (correct response per cell) in the file"
-        )
     cols = pc.columns(estimand_cells(pc, estimand))
     codes = {s: i for i, s in enumerate(pc.codebook)}
     # An oracle response that no policy ever gives cannot be matched: code -1.

@@ -89,7 +89,7 @@ def lattice_levels_spec(lat, component_names: Sequence[str], estimand: str, curr
                                     end=levels["supports"])])
     long["current"] = long["rank"] == current_rank
     return chart_spec(lattice_levels_chart(long, title=f"Support lattice for {estimand}, level by level",
-                                           subtitle=[f"{len(component_names)} components: {len(frame)} supports; "
+                                           subtitle=[f"{len(component_names)} components: {len(frame)} supports",
                                                      "bars = supports with that many components",
                                                      "outlined = the level of the current support"]))
 

@@ -355,7 +355,7 @@ def test_replay_page_reads_an_inspect_log_upload():
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("2 scorers (match, graded)" in i.value for i in at.info)  # the log asks which scorer
     key = at.session_state["_accepted_uploads"]["run"].key
-    at.text_input(key=f"score_upload:{key}").input("match").run()
+    at.selectbox(key=f"score_upload:{key}").set_value("match").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert int(metric(at, "Cases replayed")) == engine.n
     section = at.session_state["report_sections"]["replay"]
@@ -424,7 +424,8 @@ def test_policy_editor_adds_a_policy_and_the_minimal_support_grows():
     at = _add_scoring_target_inertia(at)
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.radio(key="policy_source").value == "upload"
-    assert any("edited class.json" in c.value for c in at.caption)
+    assert any("edited class (8 policies, made here from the frozen seven-policy class) (edited here" in c.value
+               for c in at.caption)
     link = at.query_params["class"]
     link = link[0] if isinstance(link, list) else link
     edited = analyses.class_from_link(link).value
@@ -435,7 +436,8 @@ def test_policy_editor_adds_a_policy_and_the_minimal_support_grows():
     assert int(metric(at, "Cells in an optimum")) == engine.size == 3
     assert int(metric(at, "Optimal supports")) == engine.n_optimal
     fresh = app(**{"class": link})  # the link opens the edited class in a new session
-    assert not fresh.exception and any("edited class.json" in c.value for c in fresh.caption)
+    assert not fresh.exception and any("edited class (8 policies, made here from the class from a link)" in c.value
+                                       for c in fresh.caption)
 
 
 def test_explorer_explains_a_class_with_too_many_components_for_a_lattice():
