@@ -17,7 +17,7 @@ CLI commands print them; nothing is assembled twice.
 * :mod:`.live`: live audits (start, claim, label, undo, export) for the Live audit page.
 """
 
-from audit_core.analyses.combine import CombinedAudits, combine_audits
+from audit_core.analyses.combine import CombinedAudits, combine_audits, combine_files
 from audit_core.analyses.common import Verdict
 from audit_core.analyses.compare import RunsComparison, compare_runs
 from audit_core.analyses.identify import (
@@ -77,7 +77,7 @@ __all__ = [
     "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "ESTIMANDS", "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES",
     "paper_params", "paper_rows",
     "CombinedAudits", "LogMeasurement", "PlannedAudit", "RunReplay", "RunsComparison", "assumed_pool_source",
-    "combine_audits", "compare_runs", "plan_study", "typed_run", "TestbedCheck", "TestbedItems", "check_testbed",
+    "combine_audits", "combine_files", "compare_runs", "plan_study", "typed_run", "TestbedCheck", "TestbedItems", "check_testbed",
     "generate_testbed", "ALL_DIRECTIONS", "BEHAVIOURS", "BehaviourRule", "add_policy", "class_file",
     "class_from_link", "class_link", "copy_policy", "policy_row", "remove_policy", "composable", "rename_axes", "RunTable", "Source", "file_bytes", "follow_access", "StudySimulation", "SupportExploration",
     "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "measure_log",

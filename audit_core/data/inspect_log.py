@@ -35,6 +35,7 @@ from dataclasses import replace
 
 import pandas as pd
 
+from audit_core.data import jsonio
 from audit_core.data.loader import (
     SUBGROUP_NAMES,
     AuditData,
@@ -52,22 +53,47 @@ _RESERVED = ("id", "sample_id", "epoch", "annotation_time", "completed_at", "sta
 _LISTED = 8
 
 
-def _zip_member(archive: zipfile.ZipFile, raw: bytes, info: zipfile.ZipInfo) -> bytes:
-    """One member's bytes; Zstandard members are decompressed here (zipfile has no method 93)."""
+# A .eval member is decompressed in streaming and no further than this: a small archive whose
+# member expands to a gigabyte (a compression bomb) is refused after MAX_MEMBER_BYTES of output,
+# not after the whole expansion is held in memory. Real sample members are kilobytes.
+MAX_MEMBER_BYTES = 64 * 2**20
+MAX_ARCHIVE_BYTES = 512 * 2**20  # all members together, decompressed
+
+
+def _zip_member(archive: zipfile.ZipFile, raw: bytes, info: zipfile.ZipInfo, name: str = "log") -> bytes:
+    """One member's bytes, at most :data:`MAX_MEMBER_BYTES`; Zstandard members are decompressed
+    here (zipfile has no method 93)."""
     if info.compress_type != _ZSTD_METHOD:
-        return archive.read(info)
-    import zstandard  # imported here: only .eval logs need it
+        stream = archive.open(info)
+    else:
+        import zstandard  # imported here: only .eval logs need it
 
-    name_len, extra_len = struct.unpack("<HH", raw[info.header_offset + 26:info.header_offset + 30])
-    start = info.header_offset + 30 + name_len + extra_len
-    return zstandard.ZstdDecompressor().decompressobj().decompress(raw[start:start + info.compress_size])
+        name_len, extra_len = struct.unpack("<HH", raw[info.header_offset + 26:info.header_offset + 30])
+        start = info.header_offset + 30 + name_len + extra_len
+        stream = zstandard.ZstdDecompressor().stream_reader(memoryview(raw)[start:start + info.compress_size])
+    with stream:
+        data = stream.read(MAX_MEMBER_BYTES + 1)
+    if len(data) > MAX_MEMBER_BYTES:
+        raise InputError(f"{name}: member {info.filename!r} of the Inspect log expands to more than "
+                         f"{MAX_MEMBER_BYTES // 2**20} MB; refused (a compression bomb?)")
+    return data
 
 
-def _json_member(archive, raw: bytes, info, name: str):
+def _json_member(archive, raw: bytes, info, name: str, read: list[int] | None = None):
+    """One member as JSON; ``read`` (one number) counts the bytes decompressed so far, so that
+    many members each under the member limit still stop at :data:`MAX_ARCHIVE_BYTES`."""
     import zstandard
 
     try:
-        return json.loads(_zip_member(archive, raw, info))
+        data = _zip_member(archive, raw, info, name)
+        if read is not None:
+            read[0] += len(data)
+            if read[0] > MAX_ARCHIVE_BYTES:
+                raise InputError(f"{name}: the Inspect log's members expand to more than "
+                                 f"{MAX_ARCHIVE_BYTES // 2**20} MB")
+        return jsonio.loads(data, f"{name}: member {info.filename!r}")
+    except InputError:
+        raise
     # Decompression (zstd, zlib, unsupported method, encrypted, truncated) and JSON errors alike.
     except (zstandard.ZstdError, zlib.error, zipfile.BadZipFile, ValueError, NotImplementedError, RuntimeError,
             EOFError, OSError, struct.error) as exc:
@@ -103,8 +129,13 @@ def read_eval_archive(raw: bytes, name: str) -> tuple[dict, list[dict]]:
     if "header.json" not in members and "_journal/start.json" not in members and not samples:
         raise InputError(f"{name}: a zip archive, but not an Inspect AI log (no header.json or samples/ members)")
     header_info = members.get("header.json") or members.get("_journal/start.json")
-    header = _json_member(archive, raw, header_info, name) if header_info else {}
-    return _checked(header, [_json_member(archive, raw, i, name) for i in samples], name)
+    declared = sum(i.file_size for i in samples) + (header_info.file_size if header_info else 0)
+    if declared > MAX_ARCHIVE_BYTES:
+        raise InputError(f"{name}: the Inspect log's members expand to {declared / 2**20:,.0f} MB, more than "
+                         f"{MAX_ARCHIVE_BYTES // 2**20} MB")
+    read = [0]
+    header = _json_member(archive, raw, header_info, name, read) if header_info else {}
+    return _checked(header, [_json_member(archive, raw, i, name, read) for i in samples], name)
 
 
 def read_json_log(document: dict, name: str) -> tuple[dict, list[dict]]:

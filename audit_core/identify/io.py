@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from audit_core.data import jsonio
 from audit_core.data.csvio import CsvSource, decode_utf8, read_bytes, read_csv_frame
 from audit_core.errors import InputError
 from audit_core.identify.cells import parse_cell_id, split_cell_id
@@ -39,7 +40,7 @@ def load_policy_class(source: CsvSource, name: str | None = None) -> PolicyClass
         raise InputError(f"{display}: the file is empty")
     if is_json:
         try:
-            document = json.loads(text)
+            document = jsonio.loads(text, display)
         except json.JSONDecodeError as exc:
             raise InputError(f"{display}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
         except RecursionError:

@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from audit_core.data import jsonio
 from audit_core.errors import InputError
 from audit_core.identify import frozen_policy_class, parse_cell_id
 from audit_core.identify.policies import LABELS, letter
@@ -244,7 +245,7 @@ def items_from_text(text: str, name: str = "items") -> tuple[Item, ...]:
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = jsonio.loads(line, f"items file {name!r} line {number}")
         except json.JSONDecodeError as exc:
             raise InputError(f"items file {name!r} line {number}: not JSON ({exc.msg})") from None
         items.append(item_from_dict(data, f"items file {name!r} line {number}", theories))
