@@ -62,11 +62,11 @@ def loads(text: str | bytes, where: str) -> Any:
     except _Refused as exc:
         raise InputError(f"{where}: {exc}") from None
     except RecursionError:
-        raise InputError(f"{where}: JSON nested more than {MAX_DEPTH} levels deep") from None
+        raise InputError(f"{where}: JSON nested too deeply (more than {MAX_DEPTH} levels)") from None
     except ValueError as exc:
         if isinstance(exc, json.JSONDecodeError):
             raise
         raise InputError(f"{where}: a number JSON cannot hold") from None  # e.g. the int digit limit
     if isinstance(document, (dict, list)) and depth_exceeds(document):
-        raise InputError(f"{where}: JSON nested more than {MAX_DEPTH} levels deep")
+        raise InputError(f"{where}: JSON nested too deeply (more than {MAX_DEPTH} levels)")
     return document
