@@ -196,5 +196,5 @@ def write_all(folder: Path) -> dict[str, Path]:
 
 
 if __name__ == "__main__":
-    for name, path in write_all(Path(sys.argv[1] if len(sys.argv) > 1 else "corpus_large")).items():
+    for _name, path in write_all(Path(sys.argv[1] if len(sys.argv) > 1 else "corpus_large")).items():
         print(f"{path}: {path.stat().st_size:,} bytes")

@@ -116,7 +116,7 @@ def test_large_file_through_cli_and_analyses(name, large, capsys):
 def test_report_of_hostile_names_in_every_format(tmp_path, capsys):
     for suffix in (".html", ".md", ".zip", ".json"):
         out = tmp_path / f"report{suffix}"
-        code = _bounded(lambda: main(["report", "--out", str(out), "--replay", str(FILES / "run_hostile_names.csv"),
+        code = _bounded(lambda out=out: main(["report", "--out", str(out), "--replay", str(FILES / "run_hostile_names.csv"),
                                       "--score", "score", "--subgroup", "subgroup", "--policies",
                                       str(FILES / "policy_markdown_name.csv")]))
         err = capsys.readouterr().err
