@@ -14,6 +14,7 @@ from pathlib import Path
 from audit_core import analyses
 from audit_core.cli import emit
 from audit_core.cli.identify_cmd import parse_cost, policy_source
+from audit_core.data.files import writable_target, write_file
 from audit_core.errors import InputError
 from audit_core.presets import BUNDLED_POOLS, EXAMPLE_RESPONSE_LOG, paper_params, paper_rows
 from audit_core.sequential import AuditParams
@@ -110,20 +111,22 @@ def run(args) -> int:
         raise InputError(f"--replicates: must be at least 1, got {args.replicates}")
     if out.parent and not out.parent.exists():
         raise InputError(f"--out {out}: the folder {out.parent} does not exist")
+    writable_target(out, "--out")  # a folder, a device or /proc is refused before the work
     sections = _sections(args)
     report = Report(args.title, tuple(sections))
     if fmt == "html":
-        out.write_text(render_html(report), encoding="utf-8")
+        data = render_html(report).encode("utf-8")
     elif fmt == "md":
-        out.write_text(render_markdown(report), encoding="utf-8")
+        data = render_markdown(report).encode("utf-8")
     elif fmt == "zip":
-        out.write_bytes(markdown_zip(report))
+        data = markdown_zip(report)
     elif fmt == "pdf":
         from audit_core.report.pdf import render_pdf
-        out.write_bytes(render_pdf(report))
+        data = render_pdf(report)
     else:
-        out.write_text(render_json(report), encoding="utf-8")
-    payload = {"out": str(out), "format": fmt, "bytes": out.stat().st_size,
+        data = render_json(report).encode("utf-8")
+    write_file(out, data, "--out")  # whole or not at all; a full disk or a long name is one message
+    payload = {"out": str(out), "format": fmt, "bytes": len(data),
                "sections": [s.title for s in sections], "created_utc": report.created.isoformat()}
     emit(payload, args.json, lambda d: f"wrote {d['out']} ({d['format']}, {d['bytes']} bytes): "
                                        + "; ".join(d["sections"]))

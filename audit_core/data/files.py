@@ -9,10 +9,13 @@ regular file: pipes, devices, sockets, folders and the kernel's pseudo files (``
 never end, ``/proc/self/environ`` hold the server's secrets), and a size limit is checked on the
 file's size before it is read, so a 3 GB sparse file is refused without allocating anything.
 No message quotes the file's content; the path is shown as the user typed it.
+
+:func:`write_file` is the one way an output file (a report, an export) is written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from dataclasses import dataclass
@@ -110,3 +113,40 @@ def read_file(path: str | os.PathLike, folder: Path | None = None, max_bytes: in
     if data.startswith(_SQLITE_MAGIC):
         raise InputError(f"{shown}: a SQLite database (a workspace?), not a data file")
     return data
+
+
+def writable_target(path: str | os.PathLike, what: str = "output file") -> Path:
+    """``path`` if a file may be written there: an existing target must be a regular file (a
+    folder, a device such as ``/dev/full``, a FIFO that would block, or a kernel file under
+    ``/proc``/``/sys``/``/dev`` is refused). Checked before the work that produces the file."""
+    target = Path(path)
+    shown = _shown(str(target))
+    try:
+        if any(target.resolve().is_relative_to(root) for root in _SYSTEM_ROOTS):
+            raise InputError(f"{what} {shown}: a system path, not a place for a file")
+        if target.is_dir():
+            raise InputError(f"{what} {shown}: a folder; give a file name")
+        if target.exists() and not target.is_file():
+            raise InputError(f"{what} {shown}: not a regular file (a device, pipe or socket)")
+    except OSError as exc:  # e.g. a name longer than the file system allows
+        raise InputError(f"{what} {shown}: cannot be written ({exc.strerror or exc})") from None
+    return target
+
+
+def write_file(path: str | os.PathLike, data: bytes, what: str = "output file") -> Path:
+    """Write ``data`` to ``path`` whole or not at all: into a temporary file beside it, then renamed
+    over it, so a full disk leaves no truncated file (:func:`writable_target` first). Any OS error
+    (name too long, no permission, no space) is one :class:`InputError` naming the path."""
+    target = writable_target(path, what)
+    temporary = target.with_name(f".{target.name[:200]}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise InputError(f"{what} {_shown(str(target))}: cannot be written ({exc.strerror or exc})") from None
+    return target
