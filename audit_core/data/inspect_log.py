@@ -100,6 +100,11 @@ def _json_member(archive, raw: bytes, info, name: str, read: list[int] | None = 
         raise InputError(f"{name}: member {info.filename!r} of the Inspect log cannot be read ({exc})") from None
 
 
+def _json_kind(value) -> str:
+    """What a JSON value is, for a message that must not quote it (it may be anything, any size)."""
+    return {str: "string", bool: "boolean", dict: "object", list: "list"}.get(type(value), type(value).__name__)
+
+
 def _checked(header, samples: list, name: str) -> tuple[dict, list[dict]]:
     """The log's structure as the reader relies on it (a sample is an object, its scores and
     metadata objects), else one message naming the sample."""
@@ -208,7 +213,7 @@ def _sample_value(sample: dict, scorer: str, key: str | None, name: str) -> floa
     number = inspect_value(value)
     if number is None:
         raise InputError(f"{name}: scorer {scorer!r}, sample {sample.get('id')!r} epoch {sample.get('epoch')}: "
-                         f"value {value!r} is not C/I/P/N, a boolean or a number")
+                         f"its value (a JSON {_json_kind(value)}) is not C/I/P/N, a boolean or a number")
     return number
 
 

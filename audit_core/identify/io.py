@@ -186,7 +186,7 @@ def _from_long_csv(raw: bytes, source: str) -> PolicyClass:
             try:
                 weight = float(weight_col[i])
             except ValueError:
-                raise InputError(f"{source}: data row {row}: column 'weight' is not a number: {weight_col[i]!r}") from None
+                raise InputError(f"{source}: data row {row}: column 'weight' is not a number") from None
             mix = mixtures.setdefault(pname, {})
             if comp in mix:
                 raise InputError(f"{source}: data row {row}: mixture {pname!r} lists component {comp!r} twice")
@@ -204,7 +204,7 @@ def _from_long_csv(raw: bytes, source: str) -> PolicyClass:
         if tau_col is not None and tau_col[i].strip():
             text = tau_col[i].strip()
             if text not in ("0", "1"):
-                raise InputError(f"{source}: data row {row}: column 'tau' must be 0 or 1, got {text!r}")
+                raise InputError(f"{source}: data row {row}: column 'tau' must be 0 or 1")
             previous = tau_text.setdefault(pname, (text, row))
             if previous[0] != text:
                 raise InputError(

@@ -176,7 +176,8 @@ def write_jsonl(records: Iterable[Mapping[str, Any]], path: str | Path) -> int:
 def _field(data: Mapping[str, Any], key: str, where: str) -> str:
     value = data.get(key)
     if not isinstance(value, str) or not value:
-        raise InputError(f"{where}: field {key!r} must be a non-empty string, got {value!r}")
+        raise InputError(f"{where}: field {key!r} must be a non-empty string"
+                         + ("" if value is None else f", got a {type(value).__name__}"))
     return value
 
 

@@ -150,7 +150,7 @@ def _zip(members: dict[str, bytes]) -> bytes:
     (json.dumps({"results": {}, "configs": {}}).encode(), "results file holds no per-sample scores"),
     (json.dumps({"eval": {}, "samples": []}).encode(), "has no samples"),
     (json.dumps({"eval": {"task": "t"}, "samples": [{"id": 1, "epoch": 1, "scores": {"s": {"value": "maybe"}}}]}).encode(),
-     r"value 'maybe' is not C/I/P/N"),
+     r"its value \(a JSON string\) is not C/I/P/N"),
     (json.dumps({"eval": {}, "samples": [{"id": 1, "epoch": 1, "scores": {"s": {"value": 3}}}]}).encode(),
      r"score 3 is outside \[0, 1\]"),
     (json.dumps({"eval": {}, "samples": [{"id": 1, "epoch": 1, "scores": {"s": {"value": {"a": 1, "b": 0}}}}]}).encode(),
