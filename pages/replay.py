@@ -88,8 +88,9 @@ with up_col:
                                    if ACCESS.folder else ""))
         st.button("Re-read now", on_click=reread, args=(path,), icon=":material/refresh:", key="replay_reread")
         if st.session_state.get("replay_follow_error"):
-            st.error(f"Could not read the file: {_shared.plain(st.session_state['replay_follow_error'])}. "
-                     "The last reading stays below.", icon=":material/error:")
+            kept = " The last reading stays below." if _shared.accepted_upload("follow") is not None else ""
+            st.error(f"Could not read the file: {_shared.plain(st.session_state['replay_follow_error'])}.{kept}",
+                     icon=":material/error:")
         followed = _shared.accepted_upload("follow")
         if followed is not None:
             source = _shared.load_upload("run", followed)
