@@ -267,7 +267,7 @@ def audit_row(conn: sqlite3.Connection, audit_id: int) -> dict:
     for key in ("roles", "params", "config"):
         try:
             data[key] = json.loads(data[key])
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             data[key] = None
         if not isinstance(data[key], dict):
             raise InputError(f"audit {audit_id}: its stored {key} are not a JSON object; the workspace was "

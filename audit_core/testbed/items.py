@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from audit_core.data import jsonio
+from audit_core.data.files import read_file
 from audit_core.errors import InputError
 from audit_core.identify import frozen_policy_class, parse_cell_id
 from audit_core.identify.policies import LABELS, letter
@@ -231,10 +232,10 @@ def read_items(path: str | Path) -> tuple[Item, ...]:
     """Items of a JSONL file; InputError for a missing file, bad JSON or a malformed item."""
     name = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"items file {name!r}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_file(path).decode("utf-8")  # a regular file only (no FIFO, device, /proc)
+    except InputError as exc:
+        raise InputError(f"items file {exc}") from None
+    except UnicodeDecodeError as exc:
         raise InputError(f"items file {name!r}: cannot read it ({exc})") from None
     return items_from_text(text, name)
 

@@ -47,3 +47,21 @@ def test_export_to_the_same_places_is_refused_in_one_line(tmp_path, capsys):
                            ("/proc/self/x.csv", "a system path")):
         _one_line(capsys, ["audit", "export", "--audit", "1", "--out", target] + db, needle)
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing partial left behind
+
+
+@pytest.mark.parametrize("argv", [["replay", "{fifo}"], ["testbed", "check", "{fifo}"],
+                                  ["audit", "new", "--pool", "{fifo}", "--db", "{tmp}/w.sqlite"],
+                                  ["identify", "--policies", "{fifo}"], ["measure", "{fifo}"]])
+def test_a_fifo_given_as_input_is_refused_at_once(argv, tmp_path, capsys):
+    import os
+    import threading
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    codes = []
+    worker = threading.Thread(target=lambda: codes.append(main([a.format(fifo=fifo, tmp=tmp_path) for a in argv])),
+                              daemon=True)
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), "reading a FIFO blocked"
+    err = capsys.readouterr().err.strip().splitlines()
+    assert codes == [2] and len(err) == 1 and "not a regular file" in err[0], err
