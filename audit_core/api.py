@@ -518,46 +518,39 @@ def combine(runs: Sequence[Any], *, level: float = 0.05, side: str = "model", at
 
     Parameters
     ----------
-    runs : ``replay --json`` documents (``.json`` paths, or dicts), labelled CSVs, or replay results.
+    runs : files (``replay --json`` documents as ``.json``, labelled CSVs or logs, replayed here with
+        ``style``'s parameters overridden by ``q``/``alpha``/``m``; every file is read and checked
+        for a run given twice before any replay), or results of :func:`replay` and their ``to_dict()``.
     side : ``"model"`` (a rejection is a failure mode found) or ``"auditor"`` (an audit passed).
     at : the e-value after the last case (``"end"``) or at the dual stop (``"stop"``).
     method : ``"both"``, ``"e-bh"`` or ``"e-bonferroni"``.
 
     Returns ``CombinedAudits`` (``table``, ``results``, ``verdict``); ``to_dict()`` is ``combine --json``.
     """
-    import json
-
     from audit_core import analyses
     from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
     from audit_core.sequential.multiple import E_BH, E_BONFERRONI, METHODS
     methods = {"both": METHODS, "e-bh": (E_BH,), "e-bonferroni": (E_BONFERRONI,)}
     if method not in methods:
         raise InputError(f"method: expected one of {', '.join(COMBINE_METHODS)}, got {method!r}")
+    if all(isinstance(run, (str, Path)) for run in runs):
+        return analyses.combine_files([str(r) for r in runs], level, side, at, methods[method], style=style, q=q,
+                                      alpha=alpha, m=m, score=score,
+                                      model_process=model_process or DEFAULT_MODEL_PROCESS,
+                                      auditor_process=auditor_process or DEFAULT_AUDITOR_PROCESS)
     if len(runs) < 2:
         raise InputError("combine: give at least two runs")
     if not 0.0 < level < 1.0:
         raise InputError(f"level: must lie strictly between 0 and 1, got {level}")
-    params = None
     loaded: list[tuple[str, Any]] = []
     for index, run in enumerate(runs):
-        name = str(run) if isinstance(run, (str, Path)) else f"run {index + 1}"
         if isinstance(run, dict):
-            loaded.append((name, run))
+            loaded.append((f"run {index + 1}", run))
         elif hasattr(run, "result") and hasattr(run, "source"):  # a replay result
             loaded.append((run.source.name, run.result))
-        elif Path(str(run)).suffix.lower() == ".json":
-            try:
-                loaded.append((name, json.loads(Path(run).read_text(encoding="utf-8"))))
-            except FileNotFoundError:
-                raise InputError(f"run {run}: file not found") from None
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise InputError(f"run {run}: not a JSON document ({exc})") from None
         else:
-            params = params or _params(style, q=q, alpha=alpha, m=m)
-            replayed = analyses.replay_run(_run(run), score=score, subgroups=(), params=params,
-                                           model_process=model_process or DEFAULT_MODEL_PROCESS,
-                                           auditor_process=auditor_process or DEFAULT_AUDITOR_PROCESS)
-            loaded.append((name, replayed.result.to_dict()))
+            raise InputError(f"run {index + 1}: give files, replay results or their to_dict(), not a mix with "
+                             f"{type(run).__name__}")
     if len({n for n, _ in loaded}) < len(loaded):
         raise InputError("combine: a run is given twice")
     try:
@@ -704,11 +697,27 @@ class WrittenReport:
                 f"{self.bytes:,} bytes): {escape_html('; '.join(self.sections))}</p>")
 
 
+def report_target(out: str | Path, format: str | None = None) -> tuple[Path, str]:
+    """The report's path and format (from the suffix unless ``format`` is given), checked before any
+    work: a known format, an existing folder, and a place a file may be written (not a folder, a
+    device, a pipe or a system path)."""
+    from audit_core.data.files import writable_target
+    out = Path(out)
+    fmt = format or REPORT_FORMATS.get(out.suffix.lower())
+    if fmt not in set(REPORT_FORMATS.values()):
+        raise InputError(f"out: {out}: unknown suffix {out.suffix!r}; use .html, .md, .zip, .json or .pdf "
+                         "(or give the format)")
+    if out.parent and not out.parent.exists():
+        raise InputError(f"out: {out}: the folder {out.parent} does not exist")
+    return writable_target(out, "out:"), fmt
+
+
 def write_report(out: str | Path, *results: Any, title: str = "Evaluation audit report",
                  format: str | None = None) -> WrittenReport:
     """Write the report sections of ``results`` (any results of this module, in order) to ``out``:
     PDF (typst), self-contained HTML, Markdown (``.md``, or ``.zip`` with chart images) or JSON,
-    chosen by the suffix unless ``format`` is given.
+    chosen by the suffix unless ``format`` is given. The file is written whole or not at all (a full
+    disk leaves no truncated report).
 
     Returns a ``WrittenReport`` (path, format, size, section titles, creation time); ``to_dict()``
     is ``report --json``.
@@ -719,35 +728,27 @@ def write_report(out: str | Path, *results: Any, title: str = "Evaluation audit 
     >>> audit_core.write_report("report.html", audit_core.replay("recorded_run")).format
     'html'
     """
+    from audit_core.data.files import write_file
     from audit_core.report import Report, markdown_zip, render_html, render_json, render_markdown
-    out = Path(out)
-    fmt = format or REPORT_FORMATS.get(out.suffix.lower())
-    if fmt not in set(REPORT_FORMATS.values()):
-        raise InputError(f"out: {out}: unknown suffix {out.suffix!r}; use .html, .md, .zip, .json or .pdf "
-                         "(or give the format)")
+    out, fmt = report_target(out, format)
     sections = []
     for result in results:
         section = getattr(result, "section", None)
         if section is None:
             raise InputError(f"write_report: {type(result).__name__} has no report section")
         sections.append(section)
-    if out.parent and not out.parent.exists():
-        raise InputError(f"out: {out}: the folder {out.parent} does not exist")
     report = Report(title, tuple(sections))
-    try:
-        if fmt == "html":
-            out.write_text(render_html(report), encoding="utf-8")
-        elif fmt == "md":
-            out.write_text(render_markdown(report), encoding="utf-8")
-        elif fmt == "zip":
-            out.write_bytes(markdown_zip(report))
-        elif fmt == "pdf":
-            from audit_core.report.pdf import render_pdf
-            out.write_bytes(render_pdf(report))
-        else:
-            out.write_text(render_json(report), encoding="utf-8")
-        size = out.stat().st_size
-    except OSError as exc:
-        raise InputError(f"out: {out}: cannot write the report ({exc.strerror or type(exc).__name__})") from None
-    return WrittenReport(out=str(out), format=fmt, bytes=size, sections=tuple(s.title for s in sections),
+    if fmt == "html":
+        data = render_html(report).encode("utf-8")
+    elif fmt == "md":
+        data = render_markdown(report).encode("utf-8")
+    elif fmt == "zip":
+        data = markdown_zip(report)
+    elif fmt == "pdf":
+        from audit_core.report.pdf import render_pdf
+        data = render_pdf(report)
+    else:
+        data = render_json(report).encode("utf-8")
+    write_file(out, data, "out:")
+    return WrittenReport(out=str(out), format=fmt, bytes=len(data), sections=tuple(s.title for s in sections),
                          created_utc=report.created.isoformat())

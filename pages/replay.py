@@ -31,7 +31,10 @@ from pages import _cache, _shared, _uploads
 UPLOAD = "upload"
 NONE = "(none)"
 FOLLOW = "follow"
-RUN_KEYS = [k for k in BUNDLED] + [UPLOAD, FOLLOW]
+# Following a file by path is offered only under the server's data folder, or on a server bound to
+# this machine alone (docs/deploy.md); a visitor of a shared server without one cannot name a path.
+ACCESS = analyses.follow_access(st.get_option("server.address"))
+RUN_KEYS = [k for k in BUNDLED] + [UPLOAD] + ([FOLLOW] if ACCESS.allowed else [])
 
 _shared.page_header(
     "Replay",
@@ -48,7 +51,7 @@ labels[FOLLOW] = "Follow a file on this machine (re-read on request)"
 def reread(path: str) -> None:
     """Read the followed file again (a button callback): a run still being annotated grows."""
     try:
-        data = analyses.file_bytes(path)
+        data = analyses.file_bytes(path, ACCESS, st.get_option("server.maxUploadSize") * 2**20)
         source = _uploads.load_upload("run", _uploads.Upload(Path(path).name, data, analyses.content_key(data, Path(path).name)))
     except InputError as exc:
         st.session_state["replay_follow_error"] = str(exc)
@@ -75,14 +78,18 @@ with up_col:
         if source is None:
             st.caption(f"No accepted upload: showing the bundled {BUNDLED[DEFAULT_RUN].title}.")
     elif choice == FOLLOW:
-        path = st.text_input("Path of the labelled file (CSV or log) on this machine",
+        path = st.text_input("Path of the labelled file (CSV or log) on this machine" +
+                             (", inside the server's data folder" if ACCESS.folder else ""),
                              key=_shared.kept("replay_follow_path"),
                              help="For a run still being annotated: press Re-read to replay what is there now. "
-                                  "Rows already replayed keep their trajectories (growing runs).")
+                                  "Rows already replayed keep their trajectories (growing runs)." +
+                                  (" A relative path is taken from the data folder; files outside it are not read."
+                                   if ACCESS.folder else ""))
         st.button("Re-read now", on_click=reread, args=(path,), icon=":material/refresh:", key="replay_reread")
         if st.session_state.get("replay_follow_error"):
-            st.error(f"Could not read the file: {_shared.plain(st.session_state['replay_follow_error'])}. "
-                     "The last reading stays below.", icon=":material/error:")
+            kept = " The last reading stays below." if _uploads.accepted_upload("follow") is not None else ""
+            st.error(f"Could not read the file: {_shared.plain(st.session_state['replay_follow_error'])}.{kept}",
+                     icon=":material/error:")
         followed = _uploads.accepted_upload("follow")
         if followed is not None:
             source = _uploads.load_upload("run", followed)

@@ -21,7 +21,7 @@ from audit_core._lazy import lazy_exports
 
 # submodule -> the names it defines; each submodule is imported when one of its names is first used
 _EXPORTS = {
-    "combine": ("CombinedAudits", "combine_audits"),
+    "combine": ("CombinedAudits", "combine_audits", "combine_files"),
     "common": ("Verdict",),
     "compare": ("RunsComparison", "compare_runs"),
     "identify": (
@@ -34,7 +34,7 @@ _EXPORTS = {
     "replay": ("ACCEPTED_SCORES", "RunReplay", "replay_run", "score_labels", "typed_run"),
     "simulate": ("StudySimulation", "simulate_study"),
     "sources": (
-        "RunTable", "Source", "content_key", "file_bytes", "policy_source", "pool_source", "response_log_source",
+        "RunTable", "Source", "content_key", "file_bytes", "follow_access", "policy_source", "pool_source", "response_log_source",
         "run_source",
     ),
     "testbed": ("ALL_DIRECTIONS", "TestbedCheck", "TestbedItems", "check_testbed", "generate_testbed"),
@@ -56,9 +56,9 @@ __all__ = [
     "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "ESTIMANDS", "available_estimands", "estimand_unavailable", "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES",
     "paper_params", "paper_rows",
     "CombinedAudits", "LogMeasurement", "PlannedAudit", "RunReplay", "RunsComparison", "assumed_pool_source",
-    "combine_audits", "compare_runs", "plan_study", "typed_run", "TestbedCheck", "TestbedItems", "check_testbed",
+    "combine_audits", "combine_files", "compare_runs", "plan_study", "typed_run", "TestbedCheck", "TestbedItems", "check_testbed",
     "generate_testbed", "ALL_DIRECTIONS", "BEHAVIOURS", "BehaviourRule", "add_policy", "class_file",
-    "class_from_link", "class_link", "copy_policy", "policy_row", "remove_policy", "composable", "rename_axes", "RunTable", "Source", "file_bytes", "StudySimulation", "SupportExploration",
+    "class_from_link", "class_link", "copy_policy", "policy_row", "remove_policy", "composable", "rename_axes", "RunTable", "Source", "file_bytes", "follow_access", "StudySimulation", "SupportExploration",
     "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "lattice_overview", "measure_log",
     "policy_source", "pool_source", "replay_run", "response_log_source", "score_labels", "run_source",
     "simulate_study", "support_lattice",

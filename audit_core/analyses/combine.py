@@ -8,16 +8,27 @@ largest set R with e_i ≥ K/(α|R|) for every i in R (FDR ≤ α under any depe
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from audit_core.analyses.common import Verdict, plural
 from audit_core.analyses.display import Displayed
+from audit_core.analyses.replay import typed_run
+from audit_core.analyses.sources import run_source
+from audit_core.data import jsonio
+from audit_core.data.csvio import decode_utf8
+from audit_core.data.files import read_file
+from audit_core.errors import InputError
+from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_STYLE
 from audit_core.report.document import ReportSection
+from audit_core.sequential import AuditParams, replay
 from audit_core.sequential.multiple import METHODS, MultipleTestResult, audit_e_value, combine
 from audit_core.views import sequential as views
 
@@ -61,7 +72,12 @@ def combine_audits(runs: Sequence[tuple[str, Any]], level: float = 0.05, side: s
                    methods: Sequence[str] = METHODS) -> CombinedAudits:
     """e-BH and/or e-Bonferroni over ``runs`` = (name, replay result or its ``to_dict()``) pairs."""
     names = tuple(name for name, _ in runs)
-    log_e = [audit_e_value(run if isinstance(run, dict) else run.to_dict(), side, at) for _, run in runs]
+    log_e = []
+    for name, run in runs:
+        try:
+            log_e.append(audit_e_value(run.to_dict() if hasattr(run, "to_dict") else run, side, at))
+        except InputError as exc:
+            raise InputError(f"{name}: {exc}") from None
     results: dict[str, MultipleTestResult] = combine(log_e, level, names, methods)
     decisions = [_decision_of(run) for _, run in runs]
     what = "failure modes" if side == "model" else "passed audits"
@@ -72,3 +88,57 @@ def combine_audits(runs: Sequence[tuple[str, Any]], level: float = 0.05, side: s
                                         verdict=verdict.text)
     return CombinedAudits(names=names, level=level, side=side, at=at, results=results,
                           table=views.combination_table(results, names, decisions), section=section, verdict=verdict)
+
+
+def _repeated(raws: Sequence[tuple[str, bytes]]) -> None:
+    """A run given twice (the same file under two spellings, or a copy) is refused before any run
+    is read or replayed: it would count one audit's evidence twice."""
+    seen: dict[str, str] = {}
+    for name, raw in raws:
+        key = hashlib.sha256(raw).hexdigest()  # a folder counts by its resolved path
+        if key in seen:
+            raise InputError(f"combine: {seen[key]} and {name} are the same run (the same bytes); give each run once")
+        seen[key] = name
+
+
+def _run_document(raw: bytes, name: str) -> Any:
+    """A ``replay --json`` document: JSON parsed with the hostile-input bounds."""
+    try:
+        return jsonio.loads(decode_utf8(raw, f"run {name}", kind="JSON"), f"run {name}")
+    except json.JSONDecodeError as exc:
+        raise InputError(f"run {name}: not a JSON document (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+
+
+def combine_files(paths: Sequence[str], level: float = 0.05, side: str = "model", at: str = "end",
+                  methods: Sequence[str] = METHODS, *, style: str = DEFAULT_STYLE, q: float | None = None,
+                  alpha: float | None = None, m: int | None = None, score: str | None = None,
+                  model_process: str = DEFAULT_MODEL_PROCESS,
+                  auditor_process: str = DEFAULT_AUDITOR_PROCESS) -> CombinedAudits:
+    """:func:`combine_audits` over files: ``replay --json`` documents (``.json``) and labelled runs
+    (CSV or logs, replayed with ``style``'s parameters, overridden by ``q``/``alpha``/``m``).
+
+    Every file is read and checked for repeats first; a labelled run is replayed without building
+    its charts (only its e-value trajectories are combined), so 300 runs take seconds."""
+    if len(paths) < 2:
+        raise InputError("combine: give at least two runs")
+    if not 0.0 < level < 1.0:
+        raise InputError(f"level: must lie strictly between 0 and 1, got {level}")
+    # An lm-eval output folder is read as a folder; every file is read once, here.
+    raws = [(str(path), b"" if Path(path).is_dir() else read_file(path)) for path in paths]
+    _repeated([(name, raw or str(Path(name).resolve()).encode()) for name, raw in raws])
+    params = None
+    runs = []
+    for name, raw in raws:
+        if Path(name).suffix.lower() == ".json":
+            runs.append((name, _run_document(raw, name)))
+            continue
+        if params is None:
+            params = AuditParams.for_style(style, q=q, alpha=alpha, m=m)
+        data = typed_run(run_source(raw or name, name, check=False), score=score, subgroups=())
+        result = replay(data.scores, params, subgroups=data.subgroup_frame, model_process=model_process,
+                        auditor_process=auditor_process)
+        runs.append((name, result.to_dict()))
+    try:
+        return combine_audits(runs, level, side, at, methods)
+    except InputError as exc:
+        raise InputError(f"combine: {exc}") from None

@@ -16,6 +16,7 @@ dashboard without sign-in). :func:`session_identity` turns a sign-in into an Ide
 from __future__ import annotations
 
 import math
+import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -61,7 +62,7 @@ from audit_core.live.roles import (
     signed_in,
 )
 from audit_core.live.session import DEFAULT_ANNOTATOR
-from audit_core.live.store import read_events
+from audit_core.live.store import read_events, workspace_failure
 from audit_core.presets import DEFAULT_MODEL_PROCESS  # noqa: F401 (the page's default)
 from audit_core.report import ReportChart, ReportSection, ReportTable, safe_csv_bytes
 from audit_core.sequential import FAILURE_FOUND, MODEL_PROCESSES
@@ -185,30 +186,41 @@ def _open(audit_id: int, db) -> Iterator[LiveAudit]:
     path = Path(db) if db is not None else default_db_path()
     try:
         info = path.stat()
-    except OSError:                        # no workspace yet: opening it creates it (and finds no audit)
-        yield LiveAudit(connect(db), int(audit_id))
-        return
+    except OSError:                        # no workspace there: said so, nothing is created
+        raise InputError(f"audit database {path}: no workspace there yet (no audit was created in it)") from None
     key = (str(path.resolve()), info.st_dev, info.st_ino, int(audit_id))
     with _registry:
         lock = _audit_locks.setdefault(key, threading.Lock())
     with lock:
         with _registry:
             audit = _open_audits.get(key)
-        if audit is None:
-            audit = LiveAudit(connect(path, shared=True), int(audit_id))
-        with _registry:
-            _open_audits[key] = audit
-            _open_audits.move_to_end(key)
-            while len(_open_audits) > OPEN_AUDITS_KEPT:
-                # The lock stays (one small object per audit ever opened): dropping it while a thread
-                # holds it would let a second lock admit another thread to the same open audit.
-                _open_audits.popitem(last=False)
-        yield audit
+        try:
+            if audit is None:
+                audit = LiveAudit(connect(path, shared=True), int(audit_id))
+            with _registry:
+                _open_audits[key] = audit
+                _open_audits.move_to_end(key)
+                while len(_open_audits) > OPEN_AUDITS_KEPT:
+                    # The lock stays (one small object per audit ever opened): dropping it while a thread
+                    # holds it would let a second lock admit another thread to the same open audit.
+                    _open_audits.popitem(last=False)
+            yield audit
+        except sqlite3.Error as exc:
+            with _registry:  # opened again from the database next time
+                _open_audits.pop(key, None)
+            raise workspace_failure(path, exc) from None
 
 
 def live_audit_list(db=None) -> pd.DataFrame:
     """The audits of the workspace (id, pool, strategy, process, seed, labels, skipped, created)."""
-    rows = list_audits(connect(db))
+    path = Path(db) if db is not None else default_db_path()
+    if not path.exists():  # listing creates no folder and no database
+        rows = []
+    else:
+        try:
+            rows = list_audits(connect(path, create=False))
+        except sqlite3.Error as exc:
+            raise workspace_failure(path, exc) from None
     return pd.DataFrame(rows, columns=["audit_id", "pool", "strategy", "process", "seed", "labels", "skipped",
                                        "created"])
 
@@ -219,8 +231,12 @@ def start_live_audit(pool: str, strategy: str = "adaptive", process: str = "SR-L
     (``content``). ``settings``: :meth:`LiveAudit.create`'s (``style``, ``roles``, ``truth``,
     ``config``, ``who``: the creator, refused unless an owner; parameter overrides such as ``q``,
     ``alpha``, ``m``, ``budget``)."""
-    audit = LiveAudit.create(connect(db), pool, strategy=strategy, process=process, seed=int(seed), content=content,
-                             **settings)
+    path = Path(db) if db is not None else default_db_path()
+    try:
+        audit = LiveAudit.create(connect(db), pool, strategy=strategy, process=process, seed=int(seed),
+                                 content=content, **settings)
+    except sqlite3.Error as exc:
+        raise workspace_failure(path, exc) from None
     return LiveAction(audit=audit.to_dict(), status=audit.status())
 
 

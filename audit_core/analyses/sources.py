@@ -8,6 +8,7 @@ and keep the user's last good source, and the CLI reads files exactly as the pag
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ import pandas as pd
 
 from audit_core.data.bundled import BUNDLED
 from audit_core.data.csvio import read_bytes, read_csv_frame
+from audit_core.data.files import DATA_DIR_ENV, MAX_FOLLOW_BYTES, FileAccess, file_access, read_file
 from audit_core.data.labels import score_labels
 from audit_core.data.loader import ColumnGuess, detect_columns, load_audit_frame
 from audit_core.errors import InputError
@@ -203,17 +205,20 @@ _NO_GUESS = ColumnGuess(None, (), None, None, None, ())
 CHOICE_NEEDED = "choose one"
 
 
-def file_bytes(path: str | Path) -> bytes:
-    """The bytes of a file on this machine (a run still being annotated, read again on request)."""
-    target = Path(str(path).strip()).expanduser()
-    if not str(path).strip():
-        raise InputError("file path: give the path of a file on this machine")
-    if not target.is_file():
-        raise InputError(f"file {str(target)!r}: not found (or not a file)")
-    try:
-        return target.read_bytes()
-    except OSError as exc:
-        raise InputError(f"file {str(target)!r}: cannot read it ({exc.strerror})") from None
+def follow_access(server_address: str | None) -> FileAccess:
+    """Whether a server listening on ``server_address`` offers *Follow a file on this machine*,
+    and under which folder: the environment variable ``AUDIT_DATA_DIR``
+    (:func:`audit_core.data.files.file_access`; docs/deploy.md)."""
+    return file_access(os.environ.get(DATA_DIR_ENV), server_address)
+
+
+def file_bytes(path: str | Path, access: FileAccess, max_bytes: int = MAX_FOLLOW_BYTES) -> bytes:
+    """The bytes of a file on this machine that a visitor asked to follow (a run still being
+    annotated, read again on request): only a regular file under the server's data folder, at
+    most ``max_bytes`` (:func:`audit_core.data.files.read_file`)."""
+    if not access.allowed:
+        raise InputError(f"file path: {access.reason}")
+    return read_file(path, access.folder, max_bytes)
 
 
 def run_source(data: SourceData, name: str | None = None, check: bool = True) -> Source:

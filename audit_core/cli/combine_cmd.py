@@ -8,8 +8,6 @@ passed"), after the run's last case (``--at end``) or at the dual test's stop (`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from audit_core import api
 from audit_core.cli import emit
 from audit_core.presets import (
@@ -21,10 +19,6 @@ from audit_core.presets import (
     MULTIPLE_TIMES,
     STYLES,
 )
-
-if TYPE_CHECKING:
-    pass
-
 
 
 def register(subparsers) -> None:

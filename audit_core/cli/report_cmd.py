@@ -89,6 +89,7 @@ def _results(args) -> list:
 def run(args) -> int:
     if args.replicates < 1:
         raise InputError(f"--replicates: must be at least 1, got {args.replicates}")
+    api.report_target(args.out, args.format)  # a bad suffix, folder or device is refused before the work
     written = api.write_report(args.out, *_results(args), title=args.title, format=args.format)
     emit(written.to_dict(), args.json, lambda d: f"wrote {d['out']} ({d['format']}, {d['bytes']} bytes): "
                                                  + "; ".join(d["sections"]))

@@ -17,7 +17,6 @@ import csv
 import io
 import os
 import re
-from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
@@ -38,10 +37,8 @@ def read_bytes(source: CsvSource, name: str | None = None) -> tuple[bytes, str]:
     if isinstance(source, (bytes, bytearray)):
         return bytes(source), name or "uploaded file"
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if not path.is_file():
-            raise InputError(f"{path}: file not found")
-        return path.read_bytes(), name or str(path)
+        from audit_core.data.files import read_file  # regular files only (no FIFO, device, /proc)
+        return read_file(source), name or str(source)
     if hasattr(source, "read"):
         data = source.read()
         if isinstance(data, str):
@@ -151,11 +148,13 @@ def read_csv_frame(source: CsvSource, name: str | None = None, expect_delimiter:
     for i, h in enumerate(header, start=1):
         if not h:
             raise InputError(f"{name}: column {i} of the header has no name")
-    seen: set[str] = set()
-    for h in header:
+    # Until the file is read as a table its header is not shown (it may be any file's first line):
+    # positions, not names.
+    seen: dict[str, int] = {}
+    for i, h in enumerate(header, start=1):
         if h in seen:
-            raise InputError(f"{name}: column name {h!r} appears twice in the header")
-        seen.add(h)
+            raise InputError(f"{name}: columns {seen[h]} and {i} of the header have the same name")
+        seen[h] = i
     _check_field_counts(text, delimiter, len(header), name)
     try:
         frame = pd.read_csv(
@@ -166,7 +165,7 @@ def read_csv_frame(source: CsvSource, name: str | None = None, expect_delimiter:
         # The checks above catch what we know of; anything pandas still refuses is one message.
         raise InputError(f"{name}: malformed CSV: {str(exc).strip().splitlines()[-1]}") from None
     if frame.empty:
-        raise InputError(f"{name}: the file has a header ({', '.join(header[:6])}) but no data rows")
+        raise InputError(f"{name}: the file has a header line ({len(header)} column(s)) but no data rows")
     frame.columns = header
     frame.attrs[DECIMAL_COMMA_COLUMNS] = _read_decimal_commas(frame) if decimal_comma and delimiter != "," else ()
     return frame

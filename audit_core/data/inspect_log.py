@@ -35,6 +35,7 @@ from dataclasses import replace
 
 import pandas as pd
 
+from audit_core.data import jsonio
 from audit_core.data.loader import (
     SUBGROUP_NAMES,
     AuditData,
@@ -52,26 +53,56 @@ _RESERVED = ("id", "sample_id", "epoch", "annotation_time", "completed_at", "sta
 _LISTED = 8
 
 
-def _zip_member(archive: zipfile.ZipFile, raw: bytes, info: zipfile.ZipInfo) -> bytes:
-    """One member's bytes; Zstandard members are decompressed here (zipfile has no method 93)."""
+# A .eval member is decompressed in streaming and no further than this: a small archive whose
+# member expands to a gigabyte (a compression bomb) is refused after MAX_MEMBER_BYTES of output,
+# not after the whole expansion is held in memory. Real sample members are kilobytes.
+MAX_MEMBER_BYTES = 64 * 2**20
+MAX_ARCHIVE_BYTES = 512 * 2**20  # all members together, decompressed
+
+
+def _zip_member(archive: zipfile.ZipFile, raw: bytes, info: zipfile.ZipInfo, name: str = "log") -> bytes:
+    """One member's bytes, at most :data:`MAX_MEMBER_BYTES`; Zstandard members are decompressed
+    here (zipfile has no method 93)."""
     if info.compress_type != _ZSTD_METHOD:
-        return archive.read(info)
-    import zstandard  # imported here: only .eval logs need it
+        stream = archive.open(info)
+    else:
+        import zstandard  # imported here: only .eval logs need it
 
-    name_len, extra_len = struct.unpack("<HH", raw[info.header_offset + 26:info.header_offset + 30])
-    start = info.header_offset + 30 + name_len + extra_len
-    return zstandard.ZstdDecompressor().decompressobj().decompress(raw[start:start + info.compress_size])
+        name_len, extra_len = struct.unpack("<HH", raw[info.header_offset + 26:info.header_offset + 30])
+        start = info.header_offset + 30 + name_len + extra_len
+        stream = zstandard.ZstdDecompressor().stream_reader(memoryview(raw)[start:start + info.compress_size])
+    with stream:
+        data = stream.read(MAX_MEMBER_BYTES + 1)
+    if len(data) > MAX_MEMBER_BYTES:
+        raise InputError(f"{name}: member {info.filename!r} of the Inspect log expands to more than "
+                         f"{MAX_MEMBER_BYTES // 2**20} MB; refused (a compression bomb?)")
+    return data
 
 
-def _json_member(archive, raw: bytes, info, name: str):
+def _json_member(archive, raw: bytes, info, name: str, read: list[int] | None = None):
+    """One member as JSON; ``read`` (one number) counts the bytes decompressed so far, so that
+    many members each under the member limit still stop at :data:`MAX_ARCHIVE_BYTES`."""
     import zstandard
 
     try:
-        return json.loads(_zip_member(archive, raw, info))
+        data = _zip_member(archive, raw, info, name)
+        if read is not None:
+            read[0] += len(data)
+            if read[0] > MAX_ARCHIVE_BYTES:
+                raise InputError(f"{name}: the Inspect log's members expand to more than "
+                                 f"{MAX_ARCHIVE_BYTES // 2**20} MB")
+        return jsonio.loads(data, f"{name}: member {info.filename!r}")
+    except InputError:
+        raise
     # Decompression (zstd, zlib, unsupported method, encrypted, truncated) and JSON errors alike.
     except (zstandard.ZstdError, zlib.error, zipfile.BadZipFile, ValueError, NotImplementedError, RuntimeError,
             EOFError, OSError, struct.error) as exc:
         raise InputError(f"{name}: member {info.filename!r} of the Inspect log cannot be read ({exc})") from None
+
+
+def _json_kind(value) -> str:
+    """What a JSON value is, for a message that must not quote it (it may be anything, any size)."""
+    return {str: "string", bool: "boolean", dict: "object", list: "list"}.get(type(value), type(value).__name__)
 
 
 def _checked(header, samples: list, name: str) -> tuple[dict, list[dict]]:
@@ -114,15 +145,32 @@ def iter_eval_archive(raw: bytes, name: str):
     header, _ = _checked(header, [], name)
 
     def each():
+        # One sample at a time: memory is bounded by the member limit, whatever the log's length.
         for position, info in enumerate(samples, start=1):
             yield _checked_sample(_json_member(archive, raw, info, name), position, name)
     return header, each()
 
 
 def read_eval_archive(raw: bytes, name: str) -> tuple[dict, list[dict]]:
-    """(header, samples in write order) of a ``.eval`` zip archive."""
-    header, samples = iter_eval_archive(raw, name)
-    return header, list(samples)
+    """(header, samples in write order) of a ``.eval`` zip archive, all held at once: refused when
+    the members declare, or turn out to expand to, more than :data:`MAX_ARCHIVE_BYTES`."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(raw))
+        infos = archive.infolist()
+    except zipfile.BadZipFile as exc:
+        raise InputError(f"{name}: a zip archive that cannot be read ({exc})") from None
+    members = {i.filename: i for i in infos}
+    samples = [i for i in infos if i.filename.startswith("samples/") and i.filename.endswith(".json")]
+    if "header.json" not in members and "_journal/start.json" not in members and not samples:
+        raise InputError(f"{name}: a zip archive, but not an Inspect AI log (no header.json or samples/ members)")
+    header_info = members.get("header.json") or members.get("_journal/start.json")
+    declared = sum(i.file_size for i in samples) + (header_info.file_size if header_info else 0)
+    if declared > MAX_ARCHIVE_BYTES:
+        raise InputError(f"{name}: the Inspect log's members expand to {declared / 2**20:,.0f} MB, more than "
+                         f"{MAX_ARCHIVE_BYTES // 2**20} MB")
+    read = [0]
+    header = _json_member(archive, raw, header_info, name, read) if header_info else {}
+    return _checked(header, [_json_member(archive, raw, i, name, read) for i in samples], name)
 
 
 def read_json_log(document: dict, name: str) -> tuple[dict, list[dict]]:
@@ -195,7 +243,7 @@ def _sample_value(sample: dict, scorer: str, key: str | None, name: str) -> floa
     number = inspect_value(value)
     if number is None:
         raise InputError(f"{name}: scorer {scorer!r}, sample {sample.get('id')!r} epoch {sample.get('epoch')}: "
-                         f"value {value!r} is not C/I/P/N, a boolean or a number")
+                         f"its value (a JSON {_json_kind(value)}) is not C/I/P/N, a boolean or a number")
     return number
 
 

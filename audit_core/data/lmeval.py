@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from audit_core.data import jsonio
 from audit_core.data.loader import (
     SUBGROUP_NAMES,
     AuditData,
@@ -63,7 +64,7 @@ def parse_samples(text: str, name: str) -> list[dict]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = jsonio.loads(line, f"{name}: line {line_no}")
         except json.JSONDecodeError as exc:
             raise InputError(f"{name}: line {line_no} is not JSON ({exc.msg})") from None
         if not isinstance(row, dict) or "doc_id" not in row:
@@ -79,7 +80,7 @@ def parse_samples(text: str, name: str) -> list[dict]:
 def _metrics_of(row: dict) -> list[str]:
     listed = row.get("metrics")
     if isinstance(listed, list):
-        return [m for m in listed if m in row]
+        return [m for m in listed if isinstance(m, str) and m in row]
     return [k for k, v in row.items() if k not in _NOT_METRICS and isinstance(v, (int, float))]
 
 
@@ -154,7 +155,12 @@ def lmeval_frame(files: list[tuple[str, str]], results: dict | None, score: str 
         doc_keys += [k for k in (row.get("doc") or {}) if k not in doc_keys]
     doc_columns = {(f"doc.{k}" if k in _RESERVED or k == metric else str(k)): k for k in doc_keys}
     records = []
-    for task, row in rows:
+    for position, (task, row) in enumerate(rows, start=1):
+        if not isinstance(row[metric], (bool, int, float, str, type(None))):
+            # a list or object (e.g. a multi-reference metric) is no score: one message, not a
+            # pandas TypeError later
+            raise InputError(f"{name}: sample {position} (task {task!r}): the {metric!r} value is a JSON "
+                             f"{'list' if isinstance(row[metric], list) else 'object'}, not a number")
         doc = row.get("doc") or {}
         record = {"id": f"{task}/{row['doc_id']}", "task": task, "doc_id": str(row["doc_id"]),
                   metric: row[metric]}
@@ -236,7 +242,7 @@ def read_output_dir(directory: Path) -> tuple[list[tuple[str, str]], dict | None
                     if not stamps or p.name == f"results_{stamps[-1]}.json"]
     if result_files:
         try:
-            results = json.loads(result_files[0].read_text(encoding="utf-8"))
+            results = jsonio.loads(result_files[0].read_text(encoding="utf-8"), str(result_files[0]))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InputError(f"{result_files[0]}: not a readable lm-eval results file ({exc})") from None
     try:

@@ -181,7 +181,7 @@ def _parse_numbers(series: pd.Series, column: str, name: str, allow_words: bool 
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
         raise InputError(
-            f"{name}: column {column!r}, data row {first + 1}: {text.iloc[first]!r} is not a finite number "
+            f"{name}: column {column!r}, data row {first + 1}: not a finite number "
             f"({int(bad.sum())} such value(s), at {_rows(bad)})"
         )
     return values, words
@@ -427,24 +427,51 @@ def _typed_columns(frame: pd.DataFrame, score: str, subgroups: tuple, features: 
     return typed
 
 
+_ZONE = r"(?:Z|[+-]\d{2}(?::?\d{2})?)$"  # an ISO-8601 time's zone designator: Z, +02, +02:00, -0530
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
+
+
 def _order_positions(series: pd.Series, column: str, name: str, cache: dict) -> tuple[np.ndarray, bool]:
-    """(sort keys, are they timestamps): numbers, else ISO-8601 timestamps (as UTC nanoseconds)."""
+    """(sort keys, are they timestamps): numbers, else ISO-8601 timestamps (as UTC nanoseconds).
+
+    Times with a zone (``Z``, ``+02:00``) are ordered by their instant in UTC. Times without one
+    are ordered as written; a column mixing the two is refused (a naive time has no instant to
+    compare with an aware one, and guessing its zone would reorder the run silently)."""
     try:
         return _parse_numbers(series, column, name, cache=cache)[0], False
     except InputError as numeric_error:
         if pd.api.types.is_datetime64_any_dtype(series):
             stamps = pd.to_datetime(series, utc=True)
         else:
-            text = _as_text(series)
+            text = _as_text(series).str.strip()
             if (text == "").any() or not text.str.contains(r"^\d{4}-\d{2}-\d{2}", regex=True).all():
                 raise numeric_error from None
-            try:
-                stamps = pd.to_datetime(text, format="ISO8601", utc=True)
-            except (ValueError, TypeError):
-                raise numeric_error from None
+            aware = text.str.contains(_ZONE, regex=True).to_numpy()
+            if aware.any() and not aware.all():
+                raise InputError(
+                    f"{name}: column {column!r} mixes times with a time zone (Z or an offset, {_rows(aware)}) "
+                    f"and without one ({_rows(~aware)}); give every time a zone, or none") from None
+            stamps = pd.to_datetime(text, format="ISO8601", utc=True, errors="coerce")
+            bad = stamps.isna().to_numpy()
+            if bad.any():
+                raise InputError(f"{name}: column {column!r}, {_rows(bad)}: {_impossible(text.iloc[int(np.flatnonzero(bad)[0])])}"
+                                 "; order values must be numbers or ISO-8601 times") from None
         if stamps.isna().any():
             raise numeric_error from None
         return stamps.astype("int64").to_numpy().astype(float), True
+
+
+def _impossible(value: str) -> str:
+    """Why a time that looks ISO-8601 is not one: an impossible date is named as such."""
+    import datetime as dt
+    match = _DATE.match(value)
+    if match:
+        year, month, day = map(int, match.groups())
+        try:
+            dt.date(year, month, day)
+        except ValueError:
+            return f"impossible date (day {day} of month {month} of {year} does not exist)"
+    return "not an ISO-8601 time"
 
 
 def _sort_by_order(frame: pd.DataFrame, typed: dict, order: str | None, name: str, notes: list[str],
@@ -459,10 +486,9 @@ def _sort_by_order(frame: pd.DataFrame, typed: dict, order: str | None, name: st
     tie = np.flatnonzero(ranked[1:] == ranked[:-1])
     if len(tie):
         twins = np.flatnonzero(positions == ranked[tie[0]]) + 1
-        shown = repr(str(frame[order].iloc[twins[0] - 1]).strip()) if timestamps else f"{ranked[tie[0]]:g}"
         involved = int(pd.Series(positions).duplicated(keep=False).sum())
         raise InputError(
-            f"{name}: column {order!r}: value {shown} appears at data rows "
+            f"{name}: column {order!r}: {'the same instant' if timestamps else 'the same value'} at data rows "
             f"{', '.join(map(str, twins[:_MAX_ROWS_LISTED]))}; annotation order values must be unique "
             f"({involved} row(s) involved)"
         )

@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from audit_core.data import jsonio
 from audit_core.data.csvio import CsvSource, read_bytes
 from audit_core.data.inspect_log import (
     POOL_SCORE_PREFIX,
@@ -57,11 +58,11 @@ def detect_kind(raw: bytes, name: str) -> tuple[str, object]:
     if text is None:
         return CSV, None
     try:
-        document = json.loads(text)
+        document = jsonio.loads(text, name)
     except json.JSONDecodeError:
         first = next(line for line in text.splitlines() if line.strip())
         try:
-            row = json.loads(first)
+            row = jsonio.loads(first, f"{name}: line 1")
         except json.JSONDecodeError:
             raise InputError(f"{name}: starts like JSON but is neither a JSON document nor JSON lines") from None
         if isinstance(row, dict) and "doc_id" in row:

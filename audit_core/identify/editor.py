@@ -16,6 +16,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from audit_core.data import jsonio
 from audit_core.errors import InputError
 from audit_core.identify.cells import split_cell_id
 from audit_core.identify.io import policy_class_from_json, policy_class_to_json
@@ -177,7 +178,7 @@ def decode_class(text: str) -> PolicyClass:
         raw = inflater.decompress(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)), MAX_DECODED_BYTES)
         if inflater.unconsumed_tail:  # more than MAX_DECODED_BYTES: not a small class
             raise ValueError("too large")
-        document = json.loads(raw.decode("utf-8"))
+        document = jsonio.loads(raw.decode("utf-8"), "class from a link")
     except (ValueError, zlib.error, UnicodeDecodeError, RecursionError):
         raise InputError("the class in the link is not a readable class; it was left out") from None
     return _rebuild(document, "class from a link")

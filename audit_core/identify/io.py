@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from audit_core.data import jsonio
 from audit_core.data.csvio import CsvSource, decode_utf8, read_bytes, read_csv_frame
 from audit_core.errors import InputError
 from audit_core.identify.cells import parse_cell_id, split_cell_id
@@ -39,7 +40,7 @@ def load_policy_class(source: CsvSource, name: str | None = None) -> PolicyClass
         raise InputError(f"{display}: the file is empty")
     if is_json:
         try:
-            document = json.loads(text)
+            document = jsonio.loads(text, display)
         except json.JSONDecodeError as exc:
             raise InputError(f"{display}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
         except RecursionError:
@@ -185,7 +186,7 @@ def _from_long_csv(raw: bytes, source: str) -> PolicyClass:
             try:
                 weight = float(weight_col[i])
             except ValueError:
-                raise InputError(f"{source}: data row {row}: column 'weight' is not a number: {weight_col[i]!r}") from None
+                raise InputError(f"{source}: data row {row}: column 'weight' is not a number") from None
             mix = mixtures.setdefault(pname, {})
             if comp in mix:
                 raise InputError(f"{source}: data row {row}: mixture {pname!r} lists component {comp!r} twice")
@@ -203,7 +204,7 @@ def _from_long_csv(raw: bytes, source: str) -> PolicyClass:
         if tau_col is not None and tau_col[i].strip():
             text = tau_col[i].strip()
             if text not in ("0", "1"):
-                raise InputError(f"{source}: data row {row}: column 'tau' must be 0 or 1, got {text!r}")
+                raise InputError(f"{source}: data row {row}: column 'tau' must be 0 or 1")
             previous = tau_text.setdefault(pname, (text, row))
             if previous[0] != text:
                 raise InputError(

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from audit_core.data.files import write_file
 from audit_core.errors import InputError
 from audit_core.live.pool import PLACEHOLDER_SCORE, TRUTH_NAMES
 from audit_core.live.session import LiveAudit
@@ -79,7 +80,7 @@ def export_csv(audit: LiveAudit, out: str | os.PathLike) -> ExportResult:
     path = Path(out)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(safe_csv_bytes(frame))
     except OSError as exc:
         raise InputError(f"export file {path}: {exc.strerror}") from None
+    write_file(path, safe_csv_bytes(frame), "export file")
     return ExportResult(path=str(path), n=len(frame), columns=tuple(frame.columns))

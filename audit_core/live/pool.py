@@ -18,6 +18,7 @@ import numpy as np
 from audit_core.auditing.pool import Pool, build_pool
 from audit_core.data.bundled import BUNDLED
 from audit_core.data.csvio import read_csv_frame
+from audit_core.data.files import read_file
 from audit_core.data.loader import AuditData, load_audit_frame
 from audit_core.data.sources import read_pool_table
 from audit_core.errors import InputError
@@ -62,11 +63,11 @@ def pool_source(spec: str, content: bytes | None = None) -> tuple[str, bytes, di
                  "features": list(info.features), "style": info.style, "suspects": list(info.suspects)}
         return info.path.name, info.path.read_bytes(), roles
     path = Path(spec)
-    if not path.is_file():
+    if not path.exists():
         keys = ", ".join(k for k in BUNDLED if k != "recorded_run")
         raise InputError(f"pool {spec!r}: not a bundled pool ({keys}) and not a file")
     check_pool_bytes(path.name, path.stat().st_size)
-    return _pool_file(path.name, path.read_bytes())
+    return _pool_file(path.name, read_file(path))  # a regular file only (no FIFO, device, /proc)
 
 
 def _pool_file(name: str, raw: bytes) -> tuple[str, bytes, dict]:

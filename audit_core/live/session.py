@@ -218,8 +218,12 @@ class LiveAudit:
         self.pool_spec, self.created = row["pool_spec"], row["created"]
         self.roles = row["roles"]
         self.strategy, self.process, self.seed = row["strategy"], row["process"], int(row["seed"])
-        self.params = AuditParams(**row["params"])
-        self.config = AuditorConfig(**row["config"])
+        try:  # a hand-edited row ({"q": "x"}, an unknown key) is refused here, not mid-replay
+            self.params = AuditParams(**row["params"])
+            self.config = AuditorConfig(**row["config"])
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"audit {self.audit_id}: its stored parameters are not valid ({exc}); the workspace "
+                             "was changed outside the workbench (restore it from a backup)") from None
         if sha256(row["content"]) != row["sha256"]:
             raise InputError(f"audit {self.audit_id}: the stored pool does not match its checksum")
         self.pool, self.data = build_live_pool(row["content"], row["pool_name"], self.roles)
@@ -304,6 +308,15 @@ class LiveAudit:
 
     def _apply(self, state: _State, event: store.Event) -> None:
         row = self.row_of.get(event.case_id)
+        if event.kind in ("labelled", "skipped") and row not in state.pending:
+            # the workbench writes a label or skip only for a pending proposal: a row that is not
+            # one was written by someone else
+            raise InputError(f"audit {self.audit_id}: event {event.id} {event.kind} case {event.case_id!r}, which "
+                             "was not proposed; the workspace was changed outside the workbench (restore it "
+                             "from a backup)")
+        if event.kind == "labelled" and not isinstance(event.score, (int, float)):
+            raise InputError(f"audit {self.audit_id}: event {event.id} has no numeric score; the workspace was "
+                             "changed outside the workbench (restore it from a backup)")
         if event.kind == "proposed":
             proposal = state.sampler.select()
             if proposal is None or proposal.index != row:

@@ -22,6 +22,7 @@ never interleave between reading the state and appending to it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -167,10 +168,14 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn
+        conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        # Also when COMMIT itself fails (a full disk): a transaction left open would hold the
+        # write lock and refuse every later BEGIN on this connection.
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
         raise
-    conn.execute("COMMIT")
 
 
 def _statements(script: str) -> list[str]:
@@ -203,9 +208,25 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
             conn.execute(f"PRAGMA user_version = {version + 1}")
 
 
+def workspace_failure(path: Path, exc: sqlite3.Error) -> InputError:
+    """One message for a database error met while using a workspace. A write runs in one
+    transaction that is rolled back on failure, so a full disk loses nothing already recorded."""
+    text = str(exc)
+    if "full" in text or "disk I/O" in text:
+        return InputError(f"workspace {path.name}: the disk is full or failing ({text}); nothing was recorded and "
+                          "nothing recorded before was lost. Free some space and do it again")
+    if "no such table" in text or "no such column" in text or "malformed" in text:
+        return InputError(f"workspace {path.name}: not a complete workspace ({text}); it was changed outside the "
+                          "workbench (restore it from a backup)")
+    return InputError(f"workspace {path.name}: {text}")
+
+
 def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERSION,
-            shared: bool = False) -> sqlite3.Connection:
+            shared: bool = False, create: bool = True) -> sqlite3.Connection:
     """Open (creating if needed) the workspace database at ``path`` (default :func:`default_db_path`).
+
+    ``create=False``: a missing database is an error, and no folder or file is made (reading
+    commands such as listing or status never create a workspace).
 
     ``shared``: the connection may be used from several threads, one at a time (the caller
     serialises the use; a dashboard keeps one open audit per workspace for all its sessions).
@@ -213,6 +234,8 @@ def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERS
     db = Path(path) if path is not None else default_db_path()
     if db.exists() and db.is_dir():
         raise InputError(f"audit database {db}: is a directory, expected a database file")
+    if not create and not db.exists():
+        raise InputError(f"audit database {db}: no workspace there yet (no audit was created in it)")
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(db, timeout=30.0, isolation_level=None,  # transactions are explicit
@@ -222,7 +245,11 @@ def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERS
         conn.execute("PRAGMA foreign_keys=ON")
         migrate(conn, migrate_to)
     except sqlite3.DatabaseError as exc:
+        if "full" in str(exc) or "disk I/O" in str(exc):
+            raise workspace_failure(db, exc) from None
         raise InputError(f"audit database {db}: {exc}") from None
+    except OSError as exc:  # the folder cannot be made (permissions, a file in the way, a full disk)
+        raise InputError(f"audit database {db}: cannot create its folder ({exc.strerror})") from None
     return conn
 
 
@@ -265,7 +292,13 @@ def audit_row(conn: sqlite3.Connection, audit_id: int) -> dict:
             "pool_name", "sha256", "content")
     data = dict(zip(keys, row, strict=True))
     for key in ("roles", "params", "config"):
-        data[key] = json.loads(data[key])
+        try:
+            data[key] = json.loads(data[key])
+        except (TypeError, ValueError, RecursionError):
+            data[key] = None
+        if not isinstance(data[key], dict):
+            raise InputError(f"audit {audit_id}: its stored {key} are not a JSON object; the workspace was "
+                             "changed outside the workbench (restore it from a backup)")
     return data
 
 

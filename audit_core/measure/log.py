@@ -164,10 +164,10 @@ def _oracle_value(raw: str, labelled: bool, where: str) -> str:
     if labelled:
         label = value.upper()
         if label not in LABELS:
-            raise InputError(f"{where}: oracle {raw!r} is not one of {', '.join(LABELS)}")
+            raise InputError(f"{where}: the oracle is not one of {', '.join(LABELS)}")
         return label
     if is_non_answer(value):
-        raise InputError(f"{where}: oracle {raw!r} is blank or INVALID; give the correct response")
+        raise InputError(f"{where}: the oracle is blank or INVALID; give the correct response")
     return value
 
 

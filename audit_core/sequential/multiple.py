@@ -166,12 +166,22 @@ def audit_e_value(replay_result: Any, side: str = "model", at: str = "end") -> f
     payload = replay_result.to_dict() if hasattr(replay_result, "to_dict") else replay_result
     if not isinstance(payload, Mapping) or "decision" not in payload or "processes" not in payload:
         raise InputError("replay result: expected the JSON of `replay --json` (keys 'decision' and 'processes')")
-    decision = payload["decision"]
+    # Every field is checked before use: a hand-edited document is refused with one message.
+    decision, processes = payload["decision"], payload["processes"]
+    if not isinstance(decision, Mapping) or not isinstance(processes, Mapping):
+        raise InputError("replay result: 'decision' and 'processes' must be JSON objects")
     name = decision.get(f"{side}_process")
-    process = payload["processes"].get(name) if isinstance(payload["processes"], Mapping) else None
-    if process is None or not process.get("log_e"):
-        raise InputError(f"replay result: no trajectory for the {side} process {name!r}")
-    trajectory = process["log_e"]
+    process = processes.get(name) if isinstance(name, str) else None
+    trajectory = process.get("log_e") if isinstance(process, Mapping) else None
+    if not isinstance(trajectory, list) or not trajectory:
+        raise InputError(f"replay result: no trajectory for the {side} process"
+                         + (f" {name!r}" if isinstance(name, str) else ""))
     stop = (decision.get("stop") or len(trajectory)) if at == "stop" else len(trajectory)
-    value = trajectory[int(stop) - 1]
-    return -math.inf if value is None else float(value)
+    if not isinstance(stop, int) or isinstance(stop, bool) or not 1 <= stop <= len(trajectory):
+        raise InputError(f"replay result: the stop is not a step of the {len(trajectory)}-step trajectory")
+    value = trajectory[stop - 1]
+    if value is None:
+        return -math.inf
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
+        raise InputError(f"replay result: step {stop} of the {side} process's trajectory is not a number")
+    return float(value)

@@ -28,6 +28,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from audit_core.data import jsonio
+from audit_core.data.files import read_file
 from audit_core.errors import InputError
 from audit_core.identify import frozen_policy_class, parse_cell_id
 from audit_core.identify.policies import LABELS, letter
@@ -175,7 +177,8 @@ def write_jsonl(records: Iterable[Mapping[str, Any]], path: str | Path) -> int:
 def _field(data: Mapping[str, Any], key: str, where: str) -> str:
     value = data.get(key)
     if not isinstance(value, str) or not value:
-        raise InputError(f"{where}: field {key!r} must be a non-empty string, got {value!r}")
+        raise InputError(f"{where}: field {key!r} must be a non-empty string"
+                         + ("" if value is None else f", got a {type(value).__name__}"))
     return value
 
 
@@ -229,10 +232,10 @@ def read_items(path: str | Path) -> tuple[Item, ...]:
     """Items of a JSONL file; InputError for a missing file, bad JSON or a malformed item."""
     name = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"items file {name!r}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_file(path).decode("utf-8")  # a regular file only (no FIFO, device, /proc)
+    except InputError as exc:
+        raise InputError(f"items file {exc}") from None
+    except UnicodeDecodeError as exc:
         raise InputError(f"items file {name!r}: cannot read it ({exc})") from None
     return items_from_text(text, name)
 
@@ -244,7 +247,7 @@ def items_from_text(text: str, name: str = "items") -> tuple[Item, ...]:
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = jsonio.loads(line, f"items file {name!r} line {number}")
         except json.JSONDecodeError as exc:
             raise InputError(f"items file {name!r} line {number}: not JSON ({exc.msg})") from None
         items.append(item_from_dict(data, f"items file {name!r} line {number}", theories))

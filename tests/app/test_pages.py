@@ -450,7 +450,8 @@ def test_explorer_explains_a_class_with_too_many_components_for_a_lattice():
     assert int(metric(at, "Cells in support")) > 0
 
 
-def test_replay_follows_a_growing_file_and_keeps_the_prefix(tmp_path):
+def test_replay_follows_a_growing_file_and_keeps_the_prefix(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUDIT_DATA_DIR", str(tmp_path))
     path = tmp_path / "growing.csv"
     head = "case,grp,correct\n" + "".join(f"c{i},{'a' if i % 2 else 'b'},{int(i % 5 != 0)}\n" for i in range(30))
     path.write_text(head)

@@ -85,7 +85,7 @@ def test_text_summary(capsys, run_csv):
     (["--q", "0.95"], None, "give --grid-mod and --grid-aud"),
     (["--order", "order", "--file-order"], None, "not both"),
     ([], "id,correct\n1,1\n2,7\n", "'correct', data row 2: score 7 is outside"),
-    ([], "id,correct,order\n1,1,1\n2,0,1\n", "value 1 appears at data rows 1, 2"),
+    ([], "id,correct,order\n1,1,1\n2,0,1\n", "the same value at data rows 1, 2"),
     (["--weights", "cubic"], None, "invalid choice"),
 ])
 def test_bad_input_exit_2_one_line(capsys, run_csv, tmp_path, argv_tail, content, pattern):

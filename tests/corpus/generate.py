@@ -68,6 +68,113 @@ def many_columns_log(n_columns: int = 5000) -> bytes:
     return frame.to_csv(index=False).encode()
 
 
+# ----------------------------------------------------------------- hostile shapes (issue 18, item 2)
+
+ROOT = Path(__file__).resolve().parents[2]
+DEEP = "[" * 100_000 + "]" * 100_000  # 200 KB: nested far past Python's recursion limit
+
+
+def _lmeval_rows() -> list[dict]:
+    return [{"doc_id": i, "doc": {"subject": "ab"[i % 2]}, "acc": float(i % 3 != 0), "filter": "none",
+             "metrics": ["acc"]} for i in range(12)]
+
+
+def _jsonl(rows) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in rows).encode()
+
+
+def lmeval_deep() -> bytes:
+    """lm-eval samples whose first doc is nested 100,000 levels deep."""
+    return _jsonl(_lmeval_rows()).replace(b'{"subject": "a"}', DEEP.encode(), 1)
+
+
+def _inspect_log() -> dict:
+    return json.loads((ROOT / "tests" / "fixtures" / "inspect" / "run.json").read_text())
+
+
+def inspect_huge_epoch() -> bytes:
+    """An Inspect JSON log whose first epoch is a 400-digit integer."""
+    return json.dumps(_inspect_log()).replace('"epoch": 1', '"epoch": ' + "7" * 400, 1).encode()
+
+
+def inspect_huge_score() -> bytes:
+    """An Inspect JSON log whose first score value is a 5,000-digit integer."""
+    return json.dumps(_inspect_log()).replace('"value": "C"', '"value": ' + "1" * 5000, 1).encode()
+
+
+def policy_huge_tau() -> bytes:
+    """The frozen class with a 5,001-digit τ."""
+    text = (ROOT / "data" / "frozen_policies.json").read_text()
+    return text.replace('"tau": 1', '"tau": 1' + "0" * 5000, 1).encode()
+
+
+def replay_document() -> bytes:
+    """A real ``replay --json`` document (of the bundled Inspect fixture)."""
+    import contextlib
+    import io
+
+    from audit_core.cli import main
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["replay", str(ROOT / "tests" / "fixtures" / "inspect" / "run.json"), "--score", "match",
+                     "--json"]) == 0
+    return out.getvalue().encode()
+
+
+def combine_huge_number() -> bytes:
+    """A replay document whose case count has more than 5,000 digits."""
+    return replay_document().replace(b'"n": ', b'"n": 1' + b"0" * 5000, 1)
+
+
+def eval_zstd_bomb(expanded: int = 2**30) -> bytes:
+    """A .eval archive (about 40 KB) whose one sample member is a Zstandard frame expanding to
+    ``expanded`` bytes of blanks, its zip header claiming 2 KB (a lying bomb)."""
+    import io
+    import struct
+    import zipfile
+
+    import zstandard
+    compressor = zstandard.ZstdCompressor(level=3).compressobj()
+    chunk = b" " * 2**20
+    frame = b"".join(compressor.compress(chunk) for _ in range(expanded // len(chunk))) + compressor.flush()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr("header.json", json.dumps({"eval": {"task": "bomb"}, "status": "success"}))
+        archive.writestr("samples/1_epoch_1.json", frame)
+    raw = bytearray(buffer.getvalue())
+    with zipfile.ZipFile(io.BytesIO(bytes(raw))) as archive:
+        info = archive.getinfo("samples/1_epoch_1.json")
+    central = raw.rindex(b"PK\x01\x02")  # the last central-directory entry is the sample's
+    for at, method_offset, size_offset in ((info.header_offset, 8, 22), (central, 10, 24)):
+        struct.pack_into("<H", raw, at + method_offset, 93)  # Zstandard
+        struct.pack_into("<I", raw, at + size_offset, 2048)  # the lie: 2 KB uncompressed
+    return bytes(raw)
+
+
+HOSTILE = {
+    "run_lmeval_deep.jsonl": lmeval_deep,
+    "run_inspect_400_digit_epoch.json": inspect_huge_epoch,
+    "run_inspect_5000_digit_score.json": inspect_huge_score,
+    "run_eval_zstd_bomb.eval": eval_zstd_bomb,
+    "policy_5001_digit_tau.json": policy_huge_tau,
+    "combine_deep.json": lambda: DEEP.encode(),
+    "combine_5001_digits.json": combine_huge_number,
+    "testbed_deep.jsonl": lambda: (DEEP + "\n").encode(),
+}
+
+
+def many_runs(folder: Path, n: int = 300, rows: int = 200) -> list[Path]:
+    """``n`` small labelled runs, distinct (for ``combine``)."""
+    rng = np.random.default_rng(3)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(n):
+        frame = pd.DataFrame({"id": np.arange(rows), "correct": (rng.random(rows) < 0.8).astype(int)})
+        paths.append(folder / f"run{i:03d}.csv")
+        paths[-1].write_bytes(frame.to_csv(index=False).encode())
+    return paths
+
+
 LARGE = {
     "log_own_clusters.csv": own_cluster_log,
     "run_many_subgroups.csv": many_subgroups_run,
@@ -81,7 +188,7 @@ LARGE = {
 def write_all(folder: Path) -> dict[str, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     out = {}
-    for name, make in LARGE.items():
+    for name, make in {**LARGE, **HOSTILE}.items():
         path = folder / name
         path.write_bytes(make())
         out[name] = path

@@ -27,13 +27,23 @@ def _kind(name: str) -> str:
     return name.split("_", 1)[0]
 
 
+# A good run to combine a corpus file with (combine needs two).
+PARTNER = Path(analyses.BUNDLED["recorded_run"].path)
+
+
 def _cli_argv(kind: str, path: Path) -> list[str]:
     return {"run": ["replay", str(path), "--json"],
             "policy": ["identify", "--policies", str(path), "--json"],
-            "log": ["measure", str(path), "--bootstrap", "20", "--json"]}[kind]
+            "log": ["measure", str(path), "--bootstrap", "20", "--json"],
+            "combine": ["combine", str(path), str(PARTNER), "--json"],
+            "testbed": ["testbed", "check", str(path)]}[kind]
 
 
 def _analyses(kind: str, path: Path):
+    if kind == "combine":
+        return analyses.combine_files([str(path), str(PARTNER)])
+    if kind == "testbed":
+        return analyses.check_testbed(path.read_bytes(), path.name)
     if kind == "run":
         return analyses.replay_run(analyses.run_source(path, check=False))
     if kind == "policy":

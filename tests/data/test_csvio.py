@@ -43,7 +43,7 @@ def test_quoted_commas_and_blank_lines():
     (b"id,score\n1,0\n2\n", r"data row 2 \(line 3\) has 1 field"),
     (b"id,score\n1,0,5\n", "data row 1"),
     (b"id,,score\n1,2,3\n", "column 2 of the header has no name"),
-    (b"id,score,id\n1,2,3\n", "'id' appears twice"),
+    (b"id,score,id\n1,2,3\n", "columns 1 and 3 of the header have the same name"),
     (b"id,score\n1,\xff\n", r"not UTF-8 .*line 2, column 3"),
 ])
 def test_bad_files(content, pattern):

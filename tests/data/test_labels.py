@@ -35,7 +35,7 @@ def test_too_many_labels_is_not_a_label_column():
 def test_mapping_feeds_the_loader_and_unmapped_labels_are_reported():
     frame = pd.DataFrame({"v": ["correct", "incorrect", "unsure"], "g": ["a", "b", "a"]})
     mapped = frame.assign(v=apply_score_mapping(frame["v"], {"correct": 1, "incorrect": 0}, "v"))
-    with pytest.raises(InputError, match="'unsure' is not a finite number"):
+    with pytest.raises(InputError, match="'v', data row 3: not a finite number"):
         load_audit_frame(mapped, score="v", subgroups=("g",), order=False)
     full = frame.assign(v=apply_score_mapping(frame["v"], {"correct": 1, "incorrect": 0, "unsure": 0.5}, "v"))
     data = load_audit_frame(full, score="v", subgroups=("g",), order=False)

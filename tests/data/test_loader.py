@@ -64,21 +64,21 @@ def test_nothing_silent_blank_subgroups_duplicate_ids():
 
 @pytest.mark.parametrize("content,kwargs,pattern", [
     (b"id,correct\n1,1\n2,\n3,0\n", {}, r"'correct' is empty at data row 2"),
-    (b"id,correct\n1,1\n2,maybe\n3,0\n", {}, r"'correct', data row 2: 'maybe' is not a finite number"),
+    (b"id,correct\n1,1\n2,maybe\n3,0\n", {}, r"'correct', data row 2: not a finite number"),
     (b"id,correct\n1,1\n2,0\n3,2\n", {}, r"'correct', data row 3: score 2 is outside \[0, 1\]"),
     (b"id,score\n1,-0.1\n", {}, r"data row 1: score -0.1 is outside"),
-    (b"id,score\n1,nan\n", {}, r"'nan' is not a finite number"),
+    (b"id,score\n1,nan\n", {}, r"data row 1: not a finite number"),
     (b"id,correct\n1,1\n", {"score": "accuracy"}, r"score column 'accuracy' not found; the columns are 'id', 'correct'"),
-    (b"id,correct,order\n1,1,1\n2,0,2\n3,1,1\n", {}, r"'order': value 1 appears at data rows 1, 3"),
-    (b"id,correct,order\n1,1,1\n2,0,second\n", {}, r"'order', data row 2: 'second' is not a finite number"),
+    (b"id,correct,order\n1,1,1\n2,0,2\n3,1,1\n", {}, r"'order': the same value at data rows 1, 3"),
+    (b"id,correct,order\n1,1,1\n2,0,second\n", {}, r"'order', data row 2: not a finite number"),
     (b"id,correct,order\n1,1,1\n2,0,\n", {}, r"'order' is empty at data row 2"),
     (b"id,domain,value\n1,a,x\n", {}, r"no score column found.*choose one as the score"),
-    (b"id,correct,f1\n1,1,0.5\n2,0,abc\n", {"features": ["f1"]}, r"'f1', data row 2: 'abc'"),
+    (b"id,correct,f1\n1,1,0.5\n2,0,abc\n", {"features": ["f1"]}, r"'f1', data row 2: not a finite number"),
     (b"id,correct\n1,1\n", {"subgroups": ["correct"]}, r"'correct' is chosen both as score and as subgroup"),
     (b"id:correct:domain\n1:1:a\n", {"score": "correct"}, r"single column: the delimiter must be one of"),
     (b"id:correct:domain\n1:1:a\n", {}, r"no score column found.*single column: the delimiter"),
     (b"", {}, r"empty"),
-    (b"id,correct\n", {}, r"header .* but no data rows"),
+    (b"id,correct\n", {}, r"header line \(2 column\(s\)\) but no data rows"),
     (b"id,correct\n1,\xe9\n", {}, r"not UTF-8 .*line 2"),
 ])
 def test_bad_input_messages(content, kwargs, pattern):

@@ -151,7 +151,7 @@ CSV_HEAD = "policy,cell,response,tau\n"
     [
         ("a,x:1,yes,1\na,x:2,no,1\nb,x:1,yes,0\n", "policy 'b' has no response for 1 cell"),
         ("a,x:1,yes,1\na,x:1,no,1\n", "answers cell 'x:1' twice"),
-        ("a,x:1,yes,2\n", "column 'tau' must be 0 or 1, got '2'"),
+        ("a,x:1,yes,2\n", "column 'tau' must be 0 or 1"),
         ("a,x:1,yes,1\na,y:1,yes,0\n", "has τ=0 but τ=1 on data row 1"),
         ("a,x:1,yes,1\nb,x,yes,0\n", "has 1 part"),
         (",x:1,yes,1\n", "column 'policy' is blank"),

@@ -63,7 +63,7 @@ def test_oracle_must_be_consistent_within_cluster_and_world():
 
 
 def test_oracle_label_checked_and_case_insensitive():
-    _err(GOOD.replace(b",TRUE\n", b",MAYBE\n"), "'MAYBE' is not one of TRUE, FALSE, UNKNOWN")
+    _err(GOOD.replace(b",TRUE\n", b",MAYBE\n"), "data row 1: the oracle is not one of TRUE, FALSE, UNKNOWN")
     log = load_response_log(GOOD.replace(b",TRUE\n", b",true\n"))
     assert log.oracle_labels == (("TRUE", "UNKNOWN", "TRUE"),)
 

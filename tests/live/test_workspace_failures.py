@@ -1,0 +1,149 @@
+"""The workspace fails cleanly (issue 18, item 4): a full disk during ``audit label``, a workspace
+whose rows were changed by hand, and reading commands on a missing workspace each end in one
+message (exit 2), nothing recorded is lost and nothing is created."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import uuid
+
+import pytest
+
+import audit_core.analyses.live as live_analyses
+import audit_core.live.store as store
+from audit_core.cli import main
+
+
+def _json(capsys, argv):
+    code = main(argv + ["--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads(captured.out)
+
+
+def _fails(capsys, argv, *needles):
+    code = main(argv)
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "Traceback" not in err, err
+    assert all(n in lines[0] for n in needles), lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def audit(tmp_path, capsys):
+    """A workspace with one audit whose first case is labelled and second claimed."""
+    db = tmp_path / "w.sqlite"
+    args = ["--db", str(db)]
+    audit_id = str(_json(capsys, ["audit", "new", "--pool", "gpqa:small", "--seed", "3"] + args)["audit_id"])
+    (first,) = _json(capsys, ["audit", "next", "--audit", audit_id] + args)["cases"]
+    _json(capsys, ["audit", "label", "--audit", audit_id, first["case_id"], "1"] + args)
+    (second,) = _json(capsys, ["audit", "next", "--audit", audit_id] + args)["cases"]
+    return db, audit_id, first["case_id"], second["case_id"]
+
+
+def _status(capsys, db, audit_id):
+    return _json(capsys, ["audit", "status", "--audit", audit_id, "--db", str(db)])
+
+
+def test_disk_full_while_labelling_is_one_message_and_loses_nothing(audit, capsys, monkeypatch):
+    db, audit_id, first, second = audit
+
+    def full(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+    monkeypatch.setattr(store, "append_event", full)
+    _fails(capsys, ["audit", "label", "--audit", audit_id, second, "0", "--db", str(db)],
+           "disk is full", "nothing was recorded and nothing recorded before was lost")
+    monkeypatch.undo()
+    status = _status(capsys, db, audit_id)
+    assert status["n"] == 1 and status["pending"] == [second]  # the first label kept, the second still to do
+    labelled = _json(capsys, ["audit", "label", "--audit", audit_id, second, "0", "--db", str(db)])
+    assert labelled["status"]["n"] == 2  # once there is room again, the same label goes in
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A 1 MB tmpfs (needs the right to mount: root in a container); skipped where not allowed."""
+    mount_point = tmp_path / f"tiny-{uuid.uuid4().hex[:6]}"
+    mount_point.mkdir()
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount_point)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    yield mount_point
+    for opened in list(live_analyses._open_audits.values()):  # the workspace stays open in this process
+        opened.conn.close()
+    live_analyses._open_audits.clear()
+    if subprocess.run(["umount", str(mount_point)], capture_output=True).returncode != 0:
+        subprocess.run(["umount", "-l", str(mount_point)], check=False)
+
+
+def test_a_real_full_disk_while_labelling(audit, tiny_disk, capsys):
+    db, audit_id, first, second = audit
+    small = tiny_disk / "w.sqlite"
+    with sqlite3.connect(db) as source, sqlite3.connect(small) as target:
+        source.backup(target)  # the WAL's content included
+    source.close()
+    target.close()
+    filler = tiny_disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)  # take every free block
+    try:
+        while os.write(fd, b"\0" * 4096):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    _fails(capsys, ["audit", "label", "--audit", audit_id, second, "0", "--db", str(small)], "disk is full")
+    filler.unlink()
+    status = _status(capsys, small, audit_id)
+    assert status["n"] == 1 and status["pending"] == [second]
+    assert _json(capsys, ["audit", "label", "--audit", audit_id, second, "0", "--db", str(small)])["status"]["n"] == 2
+
+
+def _tamper(db, sql, *params):
+    # A new process (each command is one) opens the audit afresh; this one forgets the audits it
+    # keeps open, as a restarted server would.
+    live_analyses._open_audits.clear()
+    conn = sqlite3.connect(db)
+    conn.execute(sql, params)
+    conn.commit()
+    conn.close()
+
+
+def test_a_label_for_a_case_never_proposed_is_named(audit, capsys):
+    db, audit_id, first, second = audit
+    _tamper(db, "INSERT INTO events (audit_id, kind, case_id, annotator, ts, score) "
+                "VALUES (?, 'labelled', 'Q1', 'mallory', '2026-01-01T00:00:00', 1.0)", int(audit_id))
+    _fails(capsys, ["audit", "status", "--audit", audit_id, "--db", str(db)],
+           "labelled case 'Q1', which was not proposed", "changed outside the workbench")
+
+
+@pytest.mark.parametrize("params, needle", [('{"q": "x"}', "stored parameters are not valid"),
+                                            ('[1, 2]', "stored params are not a JSON object"),
+                                            ("{not json", "stored params are not a JSON object")])
+def test_stored_parameters_changed_by_hand_are_named(audit, capsys, params, needle):
+    db, audit_id, _, _ = audit
+    _tamper(db, "UPDATE audits SET params = ? WHERE id = ?", params, int(audit_id))
+    _fails(capsys, ["audit", "status", "--audit", audit_id, "--db", str(db)], needle)
+
+
+def test_a_workspace_without_its_events_table(audit, capsys):
+    db, audit_id, _, _ = audit
+    _tamper(db, "DROP TABLE events")
+    for action in (["status"], ["next"], ["list"]):
+        argv = ["audit", *action, "--db", str(db)] + ([] if action == ["list"] else ["--audit", audit_id])
+        _fails(capsys, argv, "not a complete workspace", "no such table: events")
+
+
+def test_reading_commands_on_a_missing_workspace_create_nothing(tmp_path, capsys):
+    db = tmp_path / "x" / "y" / "z.sqlite"
+    assert _json(capsys, ["audit", "list", "--db", str(db)]) == {"audits": []}
+    _fails(capsys, ["audit", "status", "--audit", "1", "--db", str(db)], "no workspace there yet")
+    _fails(capsys, ["audit", "next", "--audit", "1", "--db", str(db)], "no workspace there yet")
+    assert not (tmp_path / "x").exists()
