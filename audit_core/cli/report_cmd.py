@@ -64,7 +64,7 @@ def _results(args) -> list:
     policy = policy_source(args.policies)
     results = [api.identify_support(_components(args.components), estimand=args.estimand, policies=policy)]
     if args.synthesize:
-        results.append(api.synthesize(policy, estimand=args.estimand, cost=parse_cost(args.cost)))
+        results.append(api.synthesize(policy, estimand=args.estimand, cost=parse_cost(args.cost), all=True))
     if args.measure:
         results.append(api.measure_log(args.measure, policies=policy if args.policies else None,
                                        bootstrap=args.bootstrap, seed=args.seed))
