@@ -1,14 +1,30 @@
-"""Load test of one dashboard server (issue 13): N concurrent browser sessions against 127.0.0.1.
+"""Load test of one dashboard server (issue 18, item 5): N websocket sessions against 127.0.0.1.
 
-Starts ``streamlit run app.py`` on a free port of 127.0.0.1 (its own process group, ended at the
-end), opens ``--sessions`` (default 10) headless Chromium pages at once, each in its own browser
-context (its own Streamlit session), and in each: loads the Replay page, uploads its own CSV
-(60 + i cases) and waits for "Cases replayed" to show exactly its own count. Reports latency
-percentiles of the page load and of the upload-to-result step, server RSS before and after, and
-session isolation (every session saw its own count). Everything is bounded: --timeout seconds per
-step, the whole run by --deadline. Not a timed test: run it by hand.
+No browsers: each session is a websocket client of Streamlit's own protocol (``/_stcore/stream``,
+protobuf ``BackMsg`` out, ``ForwardMsg`` in, from the installed streamlit package), so the client
+is not the bottleneck. The script starts ``streamlit run`` on free ports of 127.0.0.1 (each server
+in its own process group, ended at the end) and measures:
 
-    python bench/load_server.py --sessions 10
+* floor: a bare Streamlit page (``bench/toggle_floor_app.py``): 20 simultaneous first pages and a
+  toggle with 20 sessions connected: what Streamlit itself costs on this machine;
+* the workbench: time to the first complete Protocol explorer page (script finished) for 10 and for
+  20 sessions opening it together (p50 / p95), after one warm-up session (the cold start, imports
+  and bundled data, is reported on its own);
+* a toggle's rerun (the explorer's ``target`` component, a fragment run) while 20 sessions stay
+  connected: p50 / p95 over ``--toggles`` clicks;
+* uploads: ``--upload-sessions`` sessions each upload their own CSV run of ``--upload-mb`` MB to
+  Replay (over the same HTTP upload route the browser uses) and wait for "Cases replayed" to equal
+  their own row count; the server's resident memory (process and children) after all of them;
+* isolation: every session then points its uploader at another session's uploaded file id; the
+  server must not hand it that file (its page keeps its own count, never the other's).
+
+Bounded: at most 40 sessions, ``--timeout`` seconds per step, the whole run by ``--deadline``.
+Goals (issue 18): first pages p95 <= 2 s with 20 sessions, toggle p95 <= 300 ms, memory <= 1 GB.
+Prints the figures and the load average (the machine may be shared). Run by hand:
+
+    python bench/load_server.py            # everything
+    python bench/load_server.py --skip-upload --sessions 10,20
+    python bench/load_server.py --baseline /path/to/main/checkout   # before -> after in one run
 """
 
 from __future__ import annotations
@@ -17,21 +33,29 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import signal
 import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
+import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+import httpx
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+ROOT = Path(__file__).resolve().parents[1]
+MAX_SESSIONS = 40
+XSRF_COOKIE = "_streamlit_xsrf"
+
+
+# ------------------------------------------------------------------------------------------ server
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -39,137 +63,345 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
+class Server:
+    """``streamlit run script`` on 127.0.0.1:<free port>, in its own process group."""
 
-
-def rss_mb(pid: int) -> float:
-    """Resident set of the server and its children (MB)."""
-    total = 0
-    pids = [pid] + [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
-                                                    text=True).stdout.split()]
-    for p in pids:
-        try:
-            for line in open(f"/proc/{p}/status"):
-                if line.startswith("VmRSS"):
-                    total += int(line.split()[1])
-        except FileNotFoundError:
-            continue
-    return total / 1024.0
-
-
-def csv_text(n: int) -> str:
-    return "case,grp,correct\n" + "".join(f"c{i},{'a' if i % 2 else 'b'},{int(i % 5 != 0)}\n" for i in range(n))
-
-
-async def metric(page, label: str) -> str | None:
-    box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
-    if await box.count() == 0:
-        return None
-    return (await box.locator('[data-testid="stMetricValue"]').inner_text()).strip()
-
-
-async def session(browser, url: str, index: int, folder: Path, timeout: float) -> dict:
-    context = await browser.new_context()
-    page = await context.new_page()
-    page.set_default_timeout(timeout * 1000)  # ten first runs on a shared 2-core machine are slow
-    out = {"session": index, "expected": 60 + index}
-    try:
-        started = time.perf_counter()
-        await page.goto(f"{url}/replay-run", timeout=timeout * 1000)
-        await page.wait_for_selector('h1:has-text("Replay")', timeout=timeout * 1000)
-        out["load_s"] = time.perf_counter() - started
-        await page.locator('[data-testid="stSelectbox"]').filter(has_text="Data").first.click()
-        await page.get_by_role("option", name="Upload a labelled CSV").click()
-        path = folder / f"session{index}.csv"
-        path.write_text(csv_text(out["expected"]))
-        await page.wait_for_selector('input[type="file"]', state="attached", timeout=timeout * 1000)
-        started = time.perf_counter()
-        await page.set_input_files('input[type="file"]', str(path))
-        deadline = time.monotonic() + timeout
-        seen = None
-        while time.monotonic() < deadline:
-            seen = await metric(page, "Cases replayed")
-            if seen == str(out["expected"]):
-                break
-            await asyncio.sleep(0.2)
-        out["upload_s"] = time.perf_counter() - started
-        out["seen"] = seen
-    except Exception as exc:  # a session that fails is reported, the others go on
-        out["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
-    finally:
-        await context.close()
-    return out
-
-
-async def run_sessions(url: str, n: int, timeout: float) -> list[dict]:
-    from playwright.async_api import async_playwright
-    with tempfile.TemporaryDirectory() as tmp:
-        async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    def __init__(self, script: str, timeout: float, cwd: Path = ROOT):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(self.port),
+             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.proc.stderr.read().decode()[-2000:]}")
             try:
-                return await asyncio.gather(*(session(browser, url, i, Path(tmp), timeout) for i in range(n)))
-            finally:
-                await browser.close()
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        self.xsrf = self._cookie(response)
+                        return
+            except OSError:
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError("server did not become healthy")
+
+    @staticmethod
+    def _cookie(response) -> str:
+        for header in response.headers.get_all("Set-Cookie") or []:
+            if header.startswith(XSRF_COOKIE + "="):
+                return header.split(";", 1)[0].split("=", 1)[1]
+        return ""
+
+    def rss_mb(self) -> float:
+        """Resident memory of the server and its children (MB)."""
+        pids = [self.proc.pid] + [int(p) for p in subprocess.run(
+            ["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True).stdout.split()]
+        total = 0
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/status") as status:
+                    total += next(int(line.split()[1]) for line in status if line.startswith("VmRSS"))
+            except (FileNotFoundError, StopIteration):
+                continue
+        return total / 1024
+
+    def cpu_seconds(self) -> float:
+        with open(f"/proc/{self.proc.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
 
 
-def percentiles(values: list[float]) -> dict:
+# ----------------------------------------------------------------------------------------- session
+
+@dataclass
+class Run:
+    seconds: float
+    status: int
+    elements: list = field(default_factory=list)  # (fragment_id, element proto)
+    exceptions: list = field(default_factory=list)
+
+    def widgets(self, kind: str):
+        return [(frag, el) for frag, el in self.elements if el.WhichOneof("type") == kind]
+
+    def metric(self, label: str) -> str | None:
+        found = [el.metric.body for _, el in self.elements
+                 if el.WhichOneof("type") == "metric" and el.metric.label == label]
+        return found[-1] if found else None
+
+
+class Session:
+    """One Streamlit session over a websocket, speaking the browser's protocol."""
+
+    def __init__(self, server: Server, timeout: float):
+        self.server, self.timeout = server, timeout
+        self.states: dict[str, object] = {}  # widget id -> (field, value): sent with every rerun
+        self.session_id = ""
+        self.page_hash = ""
+        self.page_name = ""
+
+    async def connect(self) -> None:
+        self.ws = await websockets.connect(
+            f"ws://127.0.0.1:{self.server.port}/_stcore/stream",
+            subprotocols=["streamlit", self.server.xsrf or "x"],
+            additional_headers={"Origin": self.server.url, "Cookie": f"{XSRF_COOKIE}={self.server.xsrf}"},
+            max_size=None, open_timeout=self.timeout)
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+    async def _send(self, msg: BackMsg) -> None:
+        await self.ws.send(msg.SerializeToString())
+
+    async def rerun(self, page_name: str = "", query: str = "", fragment_id: str = "") -> Run:
+        """Send a rerun with the current widget states; wait for its script_finished."""
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = query
+        state.page_name = page_name
+        state.page_script_hash = ""  # the page is chosen by its URL name, as on a fresh load
+        if fragment_id:
+            state.fragment_id = fragment_id
+        for wid, (kind, value) in self.states.items():
+            w = state.widget_states.widgets.add()
+            w.id = wid
+            if kind == "file_uploader_state_value":
+                w.file_uploader_state_value.CopyFrom(value)
+            else:
+                setattr(w, kind, value)
+        start = time.perf_counter()
+        await self._send(msg)
+        return await self._until_finished(start)
+
+    async def _until_finished(self, start: float) -> Run:
+        run = Run(0.0, -1)
+        end = start + self.timeout
+        while True:
+            raw = await asyncio.wait_for(self.ws.recv(), timeout=max(0.1, end - time.perf_counter()))
+            fwd = ForwardMsg()
+            fwd.ParseFromString(raw)
+            kind = fwd.WhichOneof("type")
+            if kind == "new_session":
+                self.session_id = fwd.new_session.initialize.session_id or self.session_id
+                self.page_hash = fwd.new_session.page_script_hash or self.page_hash
+            elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                element = fwd.delta.new_element
+                run.elements.append((fwd.delta.fragment_id, element))
+                if element.WhichOneof("type") == "exception":
+                    run.exceptions.append(element.exception.message)
+            elif kind == "script_finished":
+                status = fwd.script_finished
+                if status == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    continue
+                run.seconds, run.status = time.perf_counter() - start, status
+                return run
+            elif kind == "file_urls_response":
+                self._file_urls = fwd.file_urls_response
+
+    async def upload(self, widget_id: str, name: str, data: bytes) -> object:
+        """Upload ``data`` as the browser does (file URL request, HTTP PUT); return the file info."""
+        msg = BackMsg()
+        request_id = uuid.uuid4().hex
+        msg.file_urls_request.request_id = request_id
+        msg.file_urls_request.file_names.append(name)
+        msg.file_urls_request.session_id = self.session_id
+        await self._send(msg)
+        self._file_urls = None
+        while self._file_urls is None:
+            raw = await asyncio.wait_for(self.ws.recv(), timeout=self.timeout)
+            fwd = ForwardMsg()
+            fwd.ParseFromString(raw)
+            if fwd.WhichOneof("type") == "file_urls_response":
+                self._file_urls = fwd.file_urls_response
+        urls = self._file_urls.file_urls[0]
+        upload_url = urls.upload_url if urls.upload_url.startswith("http") else self.server.url + urls.upload_url
+        async with httpx.AsyncClient(timeout=self.timeout) as client:
+            response = await client.put(upload_url, files={"file": (name, data, "text/csv")},
+                                        headers={"X-Xsrftoken": self.server.xsrf},
+                                        cookies={XSRF_COOKIE: self.server.xsrf})
+            response.raise_for_status()
+        from streamlit.proto.Common_pb2 import FileUploaderState
+        state = FileUploaderState()
+        info = state.uploaded_file_info.add()
+        info.file_id, info.name, info.size = urls.file_id, name, len(data)
+        info.file_urls.CopyFrom(urls)
+        self.states[widget_id] = ("file_uploader_state_value", state)
+        return state
+
+
+# -------------------------------------------------------------------------------------- measuring
+
+def pct(values: list[float], p: float) -> float:
+    xs = sorted(values)
+    return xs[min(len(xs) - 1, max(0, int(round(p / 100 * len(xs) + 0.5)) - 1))]
+
+
+def summary(values: list[float]) -> str:
     if not values:
-        return {}
-    q = statistics.quantiles(values, n=20, method="inclusive") if len(values) > 1 else values * 19
-    return {"p50": round(statistics.median(values), 2), "p90": round(q[17], 2), "p95": round(q[18], 2),
-            "max": round(max(values), 2)}
+        return "no values"
+    return (f"p50 {statistics.median(values):.2f} s, p95 {pct(values, 95):.2f} s, max {max(values):.2f} s "
+            f"(n={len(values)})")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sessions", type=int, default=10)
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per step of a session")
-    parser.add_argument("--deadline", type=float, default=600.0, help="seconds for the whole run")
-    args = parser.parse_args()
-    if not 1 <= args.sessions <= 50:
-        sys.exit("--sessions: between 1 and 50")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    log = tempfile.TemporaryFile()
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                               "--server.port", str(port), "--server.address", "127.0.0.1",
-                               "--browser.gatherUsageStats", "false"],
-                              cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+async def first_pages(server: Server, n: int, timeout: float, page: str = "") -> tuple[list[float], list[Session]]:
+    """``n`` sessions connect and ask for their first page at once; seconds to script finished."""
+    sessions = [Session(server, timeout) for _ in range(n)]
+    await asyncio.gather(*(s.connect() for s in sessions))
+    runs = await asyncio.gather(*(s.rerun(page) for s in sessions))
+    bad = [r for r in runs if r.status != ForwardMsg.FINISHED_SUCCESSFULLY or r.exceptions]
+    if bad:
+        print(f"  ! {len(bad)} first pages did not finish cleanly: {bad[0].exceptions[:1]}")
+    return [r.seconds for r in runs], sessions
+
+
+async def toggles(session: Session, first: Run, label: str, count: int) -> list[float]:
+    """Click the toggle ``label`` ``count`` times (alternating); seconds per rerun."""
+    found = [(frag, el) for frag, el in first.widgets("checkbox") if el.checkbox.label == label]
+    if not found:
+        raise RuntimeError(f"no toggle {label!r} on the page")
+    frag, element = found[0]
+    value = element.checkbox.default
+    times = []
+    for _ in range(count):
+        value = not value
+        session.states[element.checkbox.id] = ("bool_value", value)
+        run = await session.rerun(session.page_name, fragment_id=frag)
+        times.append(run.seconds)
+    return times
+
+
+def csv_run(rows: int, seed: int) -> bytes:
+    rng = random.Random(seed)
+    lines = ["case,grp,correct"] + [f"c{i},g{i % 12},{int(rng.random() < 0.8)}" for i in range(rows)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+async def upload_session(server: Server, index: int, rows: int, timeout: float) -> tuple[Session, int, object, float]:
+    session = Session(server, timeout)
+    await session.connect()
+    session.page_name = "replay-run"
+    first = await session.rerun("replay-run")
+    select = next(el for _, el in first.widgets("selectbox") if el.selectbox.label == "Data")
+    upload_label = next(o for o in select.selectbox.options if o.startswith("Upload"))
+    session.states[select.selectbox.id] = ("string_value", upload_label)
+    second = await session.rerun("replay-run")
+    uploader = next(el for _, el in second.widgets("file_uploader"))
+    n = rows + index  # every session its own count
+    start = time.perf_counter()
+    info = await session.upload(uploader.file_uploader.id, f"run_{index}.csv", csv_run(n, index))
+    run = await session.rerun("replay-run")
+    seconds = time.perf_counter() - start
+    shown = run.metric("Cases replayed")
+    if shown is None or int(shown.replace(",", "")) != n:
+        raise RuntimeError(f"session {index}: Cases replayed {shown!r}, expected {n}; {run.exceptions[:1]}")
+    session.uploader_id = uploader.file_uploader.id
+    return session, n, info, seconds
+
+
+async def measure_workbench(name: str, root: Path, args, counts: list[int], results: dict) -> None:
+    """Every workbench figure on one server started from ``root`` (this checkout, or a baseline)."""
+    server = Server("app.py", args.timeout, cwd=root)
     try:
-        ready = time.monotonic() + 90
-        while not healthy(url):
-            if server.poll() is not None or time.monotonic() > ready:
-                log.seek(0)
-                sys.exit("server did not start:\n" + log.read().decode(errors="replace")[-2000:])
-            time.sleep(0.3)
-        before = rss_mb(server.pid)
-        started = time.perf_counter()
-        results = asyncio.run(asyncio.wait_for(run_sessions(url, args.sessions, args.timeout), args.deadline))
-        wall = time.perf_counter() - started
-        after = rss_mb(server.pid)
+        rss_start = server.rss_mb()
+        cold = Session(server, args.timeout)
+        await cold.connect()
+        run = await cold.rerun()
+        results[f"{name}: cold first page (1 session)"] = f"{run.seconds:.2f} s"
+        await cold.close()
+        sessions: list[Session] = []
+        for n in counts:
+            cpu0 = server.cpu_seconds()
+            times, sessions = await first_pages(server, n, args.timeout)
+            cpu = server.cpu_seconds() - cpu0
+            results[f"{name}: {n} first explorer pages at once"] = summary(times) + f"; server CPU {cpu / n:.2f} s/page"
+            if n != counts[-1]:
+                await asyncio.gather(*(s.close() for s in sessions))
+        probe = Session(server, args.timeout)
+        await probe.connect()
+        first = await probe.rerun()
+        results[f"{name}: toggle 'target', {len(sessions)} idle"] = summary(
+            await toggles(probe, first, "target", args.toggles))
+        await asyncio.gather(*(s.close() for s in sessions + [probe]))
+        results[f"{name}: server RSS after first pages"] = f"{server.rss_mb():.0f} MB (start {rss_start:.0f} MB)"
+        if args.skip_upload:
+            return
+        rows = int(args.upload_mb * 2**20 / 16)  # ~16 bytes per row of csv_run
+        gate = asyncio.Semaphore(args.upload_concurrency)  # bounded: a shared machine's memory
+
+        async def one(i: int):
+            async with gate:
+                return await upload_session(server, i, rows, args.timeout)
+
+        done = await asyncio.wait_for(asyncio.gather(*(one(i) for i in range(args.upload_sessions))),
+                                      timeout=args.deadline)
+        results[f"{name}: {args.upload_sessions} uploads of {args.upload_mb:g} MB to Replay"] = summary(
+            [d[3] for d in done])
+        results[f"{name}: server RSS after {args.upload_sessions} uploads"] = f"{server.rss_mb():.0f} MB"
+        leaks = 0
+        for i, (session, n, _, _) in enumerate(done):  # point the uploader at the next session's file
+            _, other_n, other_info, _ = done[(i + 1) % len(done)]
+            session.states[session.uploader_id] = ("file_uploader_state_value", other_info)
+            run = await session.rerun("replay-run")
+            shown = run.metric("Cases replayed")
+            if shown is not None and int(shown.replace(",", "")) == other_n and other_n != n:
+                leaks += 1
+        results[f"{name}: sessions shown another session's upload"] = f"{leaks} of {len(done)}"
+        await asyncio.gather(*(d[0].close() for d in done))
     finally:
-        try:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(server.pid, signal.SIGKILL)
-        log.close()
-    isolated = [r for r in results if r.get("seen") == str(r["expected"])]
-    summary = {"sessions": args.sessions, "wall_s": round(wall, 1),
-               "page_load_s": percentiles([r["load_s"] for r in results if "load_s" in r]),
-               "upload_to_result_s": percentiles([r["upload_s"] for r in isolated]),
-               "server_rss_mb": {"before": round(before, 1), "after": round(after, 1)},
-               "isolation": f"{len(isolated)} of {args.sessions} sessions saw exactly their own upload",
-               "errors": [r for r in results if "error" in r or r.get("seen") != str(r["expected"])]}
-    for key, value in summary.items():
-        print(f"{key}: {value}")
-    print(json.dumps(summary))
+        server.stop()
+
+
+async def main(args: argparse.Namespace) -> int:
+    counts = sorted(int(c) for c in args.sessions.split(","))
+    if max(counts + [args.upload_sessions]) > MAX_SESSIONS:
+        raise SystemExit(f"at most {MAX_SESSIONS} sessions")
+    print(f"load average at start: {os.getloadavg()}  (cores: {os.cpu_count()})", flush=True)
+    results: dict[str, str] = {}
+
+    # The floor: a bare Streamlit page.
+    floor = Server("bench/toggle_floor_app.py", args.timeout)
+    try:
+        await first_pages(floor, 1, args.timeout)
+        times, sessions = await first_pages(floor, counts[-1], args.timeout)
+        results[f"floor: {counts[-1]} first pages at once"] = summary(times)
+        probe = Session(floor, args.timeout)
+        await probe.connect()
+        first = await probe.rerun()
+        results[f"floor: toggle, {counts[-1]} idle"] = summary(await toggles(probe, first, "target", args.toggles))
+        await asyncio.gather(*(s.close() for s in sessions + [probe]))
+    finally:
+        floor.stop()
+    targets = ([("before", Path(args.baseline))] if args.baseline else []) + [("after" if args.baseline else "workbench", ROOT)]
+    for name, root in targets:
+        await measure_workbench(name, root, args, counts, results)
+        print(f"{name} done; load average {os.getloadavg()}", flush=True)
+    print(f"load average at end: {os.getloadavg()}")
+    width = max(map(len, results))
+    for key, value in results.items():
+        print(f"{key:<{width}}  {value}")
+    print(json.dumps({"load_average": os.getloadavg(), **results}))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", default="10,20", help="simultaneous first pages, comma-separated (default 10,20)")
+    parser.add_argument("--toggles", type=int, default=15, help="toggle clicks measured (default 15)")
+    parser.add_argument("--upload-sessions", type=int, default=20)
+    parser.add_argument("--upload-mb", type=float, default=10.0)
+    parser.add_argument("--upload-concurrency", type=int, default=4, help="uploads in flight at once (default 4)")
+    parser.add_argument("--skip-upload", action="store_true")
+    parser.add_argument("--baseline", metavar="DIR", help="another checkout (e.g. the main branch) measured first "
+                                                            "in the same run, as 'before'")
+    parser.add_argument("--timeout", type=float, default=180.0, help="seconds per step (default 180)")
+    parser.add_argument("--deadline", type=float, default=900.0, help="seconds for the uploads (default 900)")
+    sys.exit(asyncio.run(main(parser.parse_args())))

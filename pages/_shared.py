@@ -15,7 +15,7 @@ import streamlit as st
 from audit_core.analyses import Source, Verdict, content_key
 from audit_core.errors import InputError
 from audit_core.report import ReportSection, chart_png, chart_svg, markdown_literal, safe_csv_bytes
-from pages import _cache
+from pages import _auth, _cache
 from pages._page_config import APP_TITLE
 
 SECTIONS_KEY = "report_sections"
@@ -92,6 +92,7 @@ def sidebar() -> None:
         st.caption("Check that an evaluation protocol identifies what it claims to measure, then "
                    "audit a model with anytime-valid e-processes. Bundled example data load by "
                    "default; nothing leaves this machine.")
+        _auth.sidebar_box()
         sections = computed_sections()
         if sections:
             st.markdown("**Computed in this session** (available on *Report*):")

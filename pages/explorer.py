@@ -398,3 +398,4 @@ else:
     mount_instant_numbers()
     st.fragment(support_view)()
 leave_one_out()
+_cache.warm_supports(policy, estimand)  # after this page is drawn: every support of a bundled class, shared

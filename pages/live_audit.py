@@ -3,6 +3,10 @@
 Everything is stored in the workspace database (``$AUDIT_HOME``) as events; this page keeps only
 the chosen audit id and the annotator's name in ``st.session_state`` (under its own keys, so they
 survive visits to other pages). Every number comes from ``audit_core.analyses.live``.
+
+Who acts (issue 23): with sign-in configured, the signed-in identity and its role (``pages/_auth``);
+the engine refuses what the role does not allow, and this page only leaves out the controls a
+role cannot use. Without sign-in, the name typed below, recorded as self-declared.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import streamlit as st
 from audit_core import analyses
 from audit_core.analyses import live
 from audit_core.errors import InputError
-from pages import _shared
+from pages import _auth, _shared
 
 AUDIT_KEY = "live_audit_id"              # the audit this session works on
 ANNOTATOR_KEY = "live_annotator"         # who labels
@@ -39,33 +43,44 @@ def _error(exc: InputError) -> None:
     st.error(_shared.plain(exc), icon=":material/error:")
 
 
-def choose_audit() -> int | None:
+def _may(who: live.Identity | None, action: str) -> bool:
+    return who is not None and live.allows(who.role, action)
+
+
+def _start_form(who: live.Identity | None) -> None:
+    with st.form("live_new"):
+        source = st.selectbox("Pool", (*live.LIVE_POOLS, UPLOAD), key="live_new_pool")
+        upload = st.file_uploader("Pool file: a CSV (one row per model output to label) or an Inspect AI "
+                                  "log (.eval / .json; its outputs are labelled, its scorers hidden)",
+                                  type=["csv", "eval", "json"], key="live_new_upload")
+        strategy = st.selectbox("Strategy", live.LIVE_STRATEGIES, index=live.LIVE_STRATEGIES.index("adaptive"),
+                                key="live_new_strategy")
+        process = st.selectbox("Model e-process", live.MODEL_PROCESSES, index=live.MODEL_PROCESSES.index(live.DEFAULT_MODEL_PROCESS),
+                               key="live_new_process")
+        seed = st.number_input("Seed", min_value=0, value=0, step=1, key="live_new_seed")
+        if st.form_submit_button("Start audit", icon=":material/play_arrow:"):
+            try:
+                if source == UPLOAD:
+                    if upload is None:
+                        raise InputError("pool: choose a CSV file or an Inspect AI log to upload")
+                    started = live.start_live_audit(upload.name, strategy, process, int(seed),
+                                                    content=upload.getvalue(), who=who)
+                else:
+                    started = live.start_live_audit(source, strategy, process, int(seed), who=who)
+                st.session_state[AUDIT_KEY] = started.audit["audit_id"]
+                st.session_state.pop(LAST_LABEL_KEY, None)
+            except InputError as exc:
+                _error(exc)
+
+
+def choose_audit(who: live.Identity | None) -> int | None:
     audits = live.live_audit_list()
     start, resume = st.tabs(["Start an audit", "Resume an audit"])
     with start:
-        with st.form("live_new"):
-            source = st.selectbox("Pool", (*live.LIVE_POOLS, UPLOAD), key="live_new_pool")
-            upload = st.file_uploader("Pool file: a CSV (one row per model output to label) or an Inspect AI "
-                                      "log (.eval / .json; its outputs are labelled, its scorers hidden)",
-                                      type=["csv", "eval", "json"], key="live_new_upload")
-            strategy = st.selectbox("Strategy", live.LIVE_STRATEGIES, index=live.LIVE_STRATEGIES.index("adaptive"),
-                                    key="live_new_strategy")
-            process = st.selectbox("Model e-process", live.MODEL_PROCESSES, index=live.MODEL_PROCESSES.index(live.DEFAULT_MODEL_PROCESS),
-                                   key="live_new_process")
-            seed = st.number_input("Seed", min_value=0, value=0, step=1, key="live_new_seed")
-            if st.form_submit_button("Start audit", icon=":material/play_arrow:"):
-                try:
-                    if source == UPLOAD:
-                        if upload is None:
-                            raise InputError("pool: choose a CSV file or an Inspect AI log to upload")
-                        started = live.start_live_audit(upload.name, strategy, process, int(seed),
-                                                        content=upload.getvalue())
-                    else:
-                        started = live.start_live_audit(source, strategy, process, int(seed))
-                    st.session_state[AUDIT_KEY] = started.audit["audit_id"]
-                    st.session_state.pop(LAST_LABEL_KEY, None)
-                except InputError as exc:
-                    _error(exc)
+        if _auth.sign_in_configured() and not _may(who, "create"):
+            st.caption("Only an owner can start an audit (the operator assigns roles).")
+        else:
+            _start_form(who)
     with resume:
         if audits.empty:
             st.caption("No audit in this workspace yet.")
@@ -81,9 +96,10 @@ def choose_audit() -> int | None:
     return st.session_state.get(AUDIT_KEY)
 
 
-def label_panel(audit_id: int, annotator: str) -> None:
+def label_panel(audit_id: int, annotator: live.Identity | None) -> None:
+    """The audit; with ``annotator`` (who may label) their case to label, else a read-only view."""
     last = st.session_state.get(LAST_LABEL_KEY)
-    view = live.live_audit_view(audit_id, annotator, claim=last is None)
+    view = live.live_audit_view(audit_id, annotator, claim=last is None and _may(annotator, "claim"))
     status = view.status
     if status.stop is not None:
         st.success(f"Decision: {_shared.plain(view.verdict)}", icon=":material/flag:")
@@ -102,14 +118,32 @@ def label_panel(audit_id: int, annotator: str) -> None:
         done_panel(audit_id, annotator, last, status)
     elif view.current:
         case_panel(audit_id, annotator, view)
+    elif annotator is not None and not _may(annotator, "label"):
+        st.caption(f"You are signed in as a {annotator.role}: you see the audit, you do not label.")
     if view.trajectory is not None:
         _shared.show_chart(view.trajectory, key="live_trajectory")
     with st.expander(f"Labels ({len(view.labels)})"):
         _shared.show_table(view.labels)
+    if len(view.by_annotator):
+        with st.expander(f"Who labelled how many cases ({len(view.by_annotator)})"):
+            _shared.show_table(view.by_annotator)
     if len(view.skips):
         with st.expander(f"Skipped cases ({len(view.skips)})"):
             _shared.show_table(view.skips)
-    share(audit_id, view)
+    if _may(annotator, "event log"):
+        owner_panel(audit_id, annotator, view)
+    share(audit_id, view, annotator)
+
+
+def owner_panel(audit_id: int, owner: live.Identity, view) -> None:
+    """Owners: the event log, and undo of the last label or skip whoever gave it."""
+    with st.expander("Event log (owners)"):
+        _shared.show_table(live.live_event_log(audit_id, owner))
+        last = view.undoable
+        if last is not None and last.annotator != owner.name and _auth.sign_in_configured():
+            if st.button(f"Undo the last label or skip (case {last.case_id}, by {last.annotator})",
+                         key="live_owner_undo", icon=":material/undo:"):
+                _act(live.undo_last_label, audit_id, owner)
 
 
 def _act(action, *args, done: tuple[str, str] | None = None, **kwargs) -> None:
@@ -164,40 +198,54 @@ def case_panel(audit_id: int, annotator: str, view) -> None:
                "no label and leaves the audit; the reason is kept.")
 
 
-def open_in_replay(audit_id: int) -> None:
+def open_in_replay(audit_id: int, who: live.Identity | None) -> None:
     """Hand the export to Replay as an accepted upload, with the settings of this audit."""
-    handoff = live.replay_handoff(audit_id)
+    handoff = live.replay_handoff(audit_id, who=who)
     upload = _shared.Upload(handoff.name, handoff.data, analyses.content_key(handoff.data, handoff.name))
     _shared.open_in_replay(upload, handoff.score, handoff.style, handoff.params, handoff.model_process,
                            handoff.auditor_process)
 
 
-def share(audit_id: int, view) -> None:
+def share(audit_id: int, view, who: live.Identity | None) -> None:
     st.session_state.setdefault(SECTIONS_KEY, {})[view.section.key] = view.section
     left, middle, right = st.columns(3)
-    if view.status.n:
-        left.download_button("Export labelled CSV (recorded-run format)", live.export_live_csv(audit_id),
+    if view.status.n and _may(who, "export"):
+        left.download_button("Export labelled CSV (recorded-run format)", live.export_live_csv(audit_id, who=who),
                              file_name=f"live_audit_{audit_id}.csv", mime="text/csv", key="live_export",
                              icon=":material/download:")
         if middle.button("Open in Replay", key="live_to_replay", icon=":material/replay:",
                          help="Replays the export with this audit's parameters and processes: the same "
                               "trajectories, decision and stop."):
-            open_in_replay(audit_id)
+            open_in_replay(audit_id, who)
         right.caption("This audit is also on *Report*.")
 
 
-audit_id = choose_audit()
-if "live_annotator_input" not in st.session_state:
-    st.session_state["live_annotator_input"] = st.session_state.get(ANNOTATOR_KEY, "")
-st.text_input("Your name (recorded with every label)", key="live_annotator_input",
-              on_change=_keep, args=("live_annotator_input", ANNOTATOR_KEY))
-annotator = st.session_state.get(ANNOTATOR_KEY) or st.session_state.get("live_annotator_input", "")
+def typed_name() -> live.Identity | None:
+    """Without sign-in: the name typed here, recorded as self-declared (None until one is given)."""
+    if "live_annotator_input" not in st.session_state:
+        st.session_state["live_annotator_input"] = st.session_state.get(ANNOTATOR_KEY, "")
+    st.text_input("Your name (recorded with every label)", key="live_annotator_input",
+                  on_change=_keep, args=("live_annotator_input", ANNOTATOR_KEY))
+    name = st.session_state.get(ANNOTATOR_KEY) or st.session_state.get("live_annotator_input", "")
+    return live.declared(name) if name.strip() else None
+
+
+sign_in = _auth.sign_in_configured()
+who = _auth.session_identity() if sign_in else None
+audit_id = choose_audit(who)
+if not sign_in:
+    who = typed_name()
+elif who is not None:
+    st.caption(f"Signed in as **{_shared.plain(who.name)}** ({who.role})"
+               + (": every label records this identity." if _may(who, "label") else "."))
 if audit_id is None:
     st.caption("Start or resume an audit above.")
-elif not annotator.strip():
+elif who is None and not sign_in:
     st.caption(f"Audit {audit_id} is open: enter your name to label.")
 else:
+    if who is None:
+        st.caption(f"Audit {audit_id}: sign in (sidebar) to label; until then you see it read-only.")
     try:
-        label_panel(int(audit_id), annotator.strip())
+        label_panel(int(audit_id), who)
     except InputError as exc:
         _error(exc)

@@ -80,11 +80,11 @@ if run:
 
         st.session_state[RESULT_KEY] = _cache.plan_study(pool, strategy, process, params, replicates, seed, progress)
         bar.empty()
+    except InputError as exc:  # before ValueError, its base class: the engine's message names the limit
+        _shared.show_input_error(exc, "these settings", "The last plan stays below.")
     except ValueError:
         st.error("Could not use the assumed subgroup sizes: give whole numbers separated by commas. "
                  "The last plan stays below.")
-    except InputError as exc:
-        _shared.show_input_error(exc, "these settings", "The last plan stays below.")
 
 _shared.write_link(LINK)
 view = st.session_state.get(RESULT_KEY)
@@ -102,7 +102,7 @@ m1, m2 = st.columns(2)
 m1.metric("P(audit passed | no failure)", f"{p:.2f}", help=f"95% Wilson interval [{low:.2f}, {high:.2f}].")
 m2.metric("Monte Carlo error (largest)", f"±{plan.mc_error:.2f}",
           help="Half-width of the widest 95% interval of a probability on this page.")
-_shared.show_chart(view.chart)
+_shared.show_chart(view.decisions_chart)
 left, right = st.columns([1.6, 1])
 with left:
     st.subheader("Decisions by budget")

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+_PHI_BLOCK = 4096  # rows of the design built at once
+
 
 class OnlineEnsemble:
     """``K`` random-feature ridge learners updated online with Poisson bootstrap weights.
@@ -44,11 +46,17 @@ class OnlineEnsemble:
         root_d = np.sqrt(max(d, 1))  # a pool without features (d = 0) has nothing to scale
         hidden_w = rng.standard_normal((n_members, d, n_hidden)) * (input_scale / root_d)
         hidden_b = rng.uniform(-1.0, 1.0, size=(n_members, 1, n_hidden))
-        hidden = np.tanh(np.einsum("nd,kdh->knh", x, hidden_w) + hidden_b) / np.sqrt(n_hidden)
-        linear = np.broadcast_to(x / root_d, (n_members, n, d))
-        ones = np.ones((n_members, n, 1))
-        # phi: (K, n, D) design of every case for every member, computed once.
-        self.phi = np.ascontiguousarray(np.concatenate([ones, linear, hidden], axis=2))
+        # phi: (K, n, D) design of every case for every member, computed once, written in place
+        # a block of rows at a time: building it from whole-pool temporaries (hidden layer, its
+        # tanh, the broadcast features, the concatenation) peaked at ~3x phi (issue 18: a 30 MB
+        # pool took 2.8 GB). Each block's values are bitwise those of the whole-pool expression.
+        phi = np.empty((n_members, n, 1 + d + n_hidden))
+        phi[:, :, 0] = 1.0
+        phi[:, :, 1:1 + d] = x / root_d
+        for start in range(0, n, _PHI_BLOCK):
+            block = slice(start, min(n, start + _PHI_BLOCK))
+            phi[:, block, 1 + d:] = np.tanh(np.einsum("nd,kdh->knh", x[block], hidden_w) + hidden_b) / np.sqrt(n_hidden)
+        self.phi = phi
         dim = self.phi.shape[2]
         self.theta = rng.standard_normal((n_members, dim)) * prior_scale
         self.theta0 = self.theta.copy()
@@ -71,14 +79,22 @@ class OnlineEnsemble:
         active = weights > 0
         if not active.any():
             return
-        phi = self.phi[active, index, :]                       # (k, D)
-        cov = self.cov[active]                                  # (k, D, D)
+        every = bool(active.all())
+        # With every member active (views, no gathering) or a subset (gathered copies, written
+        # back): the same arithmetic, so the same numbers; the in-place forms save temporaries.
+        phi = self.phi[:, index, :] if every else self.phi[active, index, :]       # (k, D)
+        cov = self.cov if every else self.cov[active]                                # (k, D, D)
         cov_phi = np.einsum("kij,kj->ki", cov, phi)             # P phi
-        denom = 1.0 / weights[active] + np.einsum("ki,ki->k", phi, cov_phi)
+        denom = 1.0 / (weights if every else weights[active]) + np.einsum("ki,ki->k", phi, cov_phi)
         gain = cov_phi / denom[:, None]
-        resid = (y - self.prior) - np.einsum("ki,ki->k", phi, self.theta[active])
-        self.theta[active] += gain * resid[:, None]
-        self.cov[active] = cov - gain[:, :, None] * cov_phi[:, None, :]
+        theta = self.theta if every else self.theta[active]
+        resid = (y - self.prior) - np.einsum("ki,ki->k", phi, theta)
+        cov -= gain[:, :, None] * cov_phi[:, None, :]
+        if every:
+            self.theta += gain * resid[:, None]
+        else:
+            self.theta[active] = theta + gain * resid[:, None]
+            self.cov[active] = cov
 
     def predict_members(self, rows: np.ndarray | None = None) -> np.ndarray:
         """(K, n_rows) predicted accuracies (not clipped)."""
@@ -92,7 +108,13 @@ class OnlineEnsemble:
     def predict(self, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Ensemble mean and standard deviation of the predicted accuracy of ``rows``."""
         members = self.predict_members(rows)
-        return members.mean(axis=0), members.std(axis=0)
+        # numpy's mean and std (population) spelled out so the mean is summed once: std adds the
+        # same rows in the same order, divides by K and takes the root, so the same numbers.
+        k = members.shape[0]
+        mean = members.sum(axis=0) / k
+        spread = members - mean
+        np.multiply(spread, spread, out=spread)
+        return mean, np.sqrt(spread.sum(axis=0) / k)
 
 
 class RefitEnsemble(OnlineEnsemble):
@@ -197,4 +219,10 @@ class NeuralEnsemble:
 
     def predict(self, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         members = self.predict_members(rows)
-        return members.mean(axis=0), members.std(axis=0)
+        # numpy's mean and std (population) spelled out so the mean is summed once: std adds the
+        # same rows in the same order, divides by K and takes the root, so the same numbers.
+        k = members.shape[0]
+        mean = members.sum(axis=0) / k
+        spread = members - mean
+        np.multiply(spread, spread, out=spread)
+        return mean, np.sqrt(spread.sum(axis=0) / k)

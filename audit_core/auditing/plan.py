@@ -40,6 +40,26 @@ from audit_core.sequential import AUDIT_PASSED, FAILURE_FOUND, INCONCLUSIVE, Aud
 SCENARIOS = ("failure", "no failure")
 OUTCOMES = (FAILURE_FOUND, AUDIT_PASSED)
 
+# Bounds on the work one plan may ask for, checked before any array is built (issue 18): every
+# simulated audit scores the whole pool at each step, so time and memory grow with the pool's size,
+# and the plan runs 2 x replicates audits. 20,000 cases is about ten times the largest bundled pool
+# (sdoh, 2,268) and keeps one worker near 100 MB; 5,000,000 case-audits (cases x replicates) lets
+# every bundled pool run the page's 2,000 replicates. Listed in docs/limits.md.
+MAX_PLAN_CASES = 20_000
+MAX_PLAN_WORK = 5_000_000
+
+
+def check_plan_size(n_cases: int, replicates: int | None = None) -> None:
+    """InputError naming the limit when a pool of ``n_cases`` (or it times ``replicates``) is
+    beyond :data:`MAX_PLAN_CASES` (:data:`MAX_PLAN_WORK`)."""
+    if n_cases > MAX_PLAN_CASES:
+        raise InputError(f"pool of {n_cases:,} cases: a plan simulates audits on at most {MAX_PLAN_CASES:,} "
+                         f"cases (the sum of the subgroup sizes); use smaller subgroups, the proportions matter")
+    if replicates is not None and n_cases * replicates > MAX_PLAN_WORK:
+        raise InputError(f"{n_cases:,} cases x {replicates:,} simulated audits = {n_cases * replicates:,}: a plan "
+                         f"runs at most {MAX_PLAN_WORK:,} (cases x audits); use at most "
+                         f"{max(1, MAX_PLAN_WORK // n_cases):,} audits for this pool")
+
 
 def assumed_pool(sizes, failing_accuracy: float, base_accuracy: float = 0.92, n_failing: int = 1,
                  n_features: int = 8, separation: float = 2.0, seed: int = 0, style: str = "gpqa") -> Pool:
@@ -50,6 +70,7 @@ def assumed_pool(sizes, failing_accuracy: float, base_accuracy: float = 0.92, n_
     sizes = [int(s) for s in np.atleast_1d(sizes)]
     if not sizes or any(s < 1 for s in sizes):
         raise InputError(f"subgroup sizes: expected one or more whole numbers >= 1, got {sizes}")
+    check_plan_size(sum(sizes))
     if not 0 <= n_failing <= len(sizes):
         raise InputError(f"failing subgroups: expected 0 to {len(sizes)}, got {n_failing}")
     for role, value in (("failing accuracy", failing_accuracy), ("base accuracy", base_accuracy)):
@@ -173,6 +194,7 @@ def plan_audit(pool: Pool, strategy: str = "adaptive", process: str = "SR-LR-UI"
                address: str | None = None, client=None) -> AuditPlan:
     """Simulate the audit in both scenarios and summarise (module doc). The two scenarios use the
     same seeds; ``progress(done, total)`` counts audits over both."""
+    check_plan_size(pool.n, replicates)
     params = params or AuditParams.for_style(pool.style or "gpqa")
     lifted = no_failure_accuracy if no_failure_accuracy is not None else params.q_aud
     if not params.q <= lifted <= 1.0:

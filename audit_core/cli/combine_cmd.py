@@ -8,17 +8,12 @@ passed"), after the run's last case (``--at end``) or at the dual test's stop (`
 
 from __future__ import annotations
 
-import math
-
-from audit_core import analyses
+from audit_core import api
 from audit_core.cli import emit
-from audit_core.errors import InputError
 from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
 from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES
-from audit_core.sequential.multiple import E_BH, E_BONFERRONI, METHODS, SIDES, TIMES
+from audit_core.sequential.multiple import SIDES, TIMES
 from audit_core.sequential.params import STYLES
-
-METHOD_CHOICES = {"e-bh": (E_BH,), "e-bonferroni": (E_BONFERRONI,), "both": METHODS}
 
 
 def register(subparsers) -> None:
@@ -26,7 +21,7 @@ def register(subparsers) -> None:
                               description=__doc__.split("\n\n")[0])
     p.add_argument("runs", nargs="+", metavar="RUN", help="replay --json output (.json) or labelled audit CSV")
     p.add_argument("--level", type=float, default=0.05, help="FDR / FWER level (default 0.05)")
-    p.add_argument("--method", choices=sorted(METHOD_CHOICES), default="both", help="procedure (default both)")
+    p.add_argument("--method", choices=api.COMBINE_METHODS, default="both", help="procedure (default both)")
     p.add_argument("--side", choices=SIDES, default="model",
                    help="model: find failures (default); auditor: certify passes")
     p.add_argument("--at", choices=TIMES, default="end", help="e-value after the last case (default) or at the dual stop")
@@ -42,20 +37,10 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    if not 0.0 < args.level < 1.0:
-        raise InputError(f"--level: must lie strictly between 0 and 1, got {args.level}")
-    view = analyses.combine_files(args.runs, args.level, args.side, args.at, METHOD_CHOICES[args.method],
-                                  style=args.style, q=args.q, alpha=args.alpha, m=args.m, score=args.score,
-                                  model_process=args.model_process, auditor_process=args.auditor_process)
-    results, names = view.results, view.names
-    log_e = list(next(iter(results.values())).log_e)
-    decisions = list(view.table["own decision"])
-    payload = {"level": args.level, "side": args.side, "at": args.at,
-               "runs": [{"name": n, "log_e": (None if not math.isfinite(e) else e), "own_decision": d,
-                         **{m: r.rejected[i] for m, r in results.items()}}
-                        for i, (n, e, d) in enumerate(zip(names, log_e, decisions, strict=False))],
-               "methods": {m: r.to_dict() for m, r in results.items()}}
-    emit(payload, args.json, render_text)
+    view = api.combine(args.runs, level=args.level, side=args.side, at=args.at, method=args.method, score=args.score,
+                       style=args.style, q=args.q, alpha=args.alpha, m=args.m, model_process=args.model_process,
+                       auditor_process=args.auditor_process)
+    emit(view.to_dict(), args.json, render_text)
     return 0
 
 

@@ -18,6 +18,7 @@ from audit_core.identify.estimands import ESTIMANDS, estimand_values
 from audit_core.identify.io import load_policy_class, policy_class_from_json, policy_class_to_json
 from audit_core.identify.lattice import (
     MAX_LATTICE_COMPONENTS,
+    MAX_LATTICE_WORK,
     Lattice,
     LatticeNode,
     LatticeTooLarge,
@@ -41,7 +42,7 @@ __all__ = [
     "Synthesis",
     "cell_costs",
     "distinguishing_cells",
-    "lattice", "LatticeTooLarge", "MAX_LATTICE_COMPONENTS",
+    "lattice", "LatticeTooLarge", "MAX_LATTICE_COMPONENTS", "MAX_LATTICE_WORK",
     "minimum_supports",
     "MixtureReport",
     "PolicyClass",

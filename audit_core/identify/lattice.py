@@ -16,6 +16,11 @@ from audit_core.identify.equivalence import identify
 from audit_core.identify.policies import PolicyClass
 
 MAX_LATTICE_COMPONENTS = 12
+# The lattice runs ``identify`` on each of the 2^k supports, each over every policy, and keeps every
+# support's classes and collisions: time and memory grow with 2^k x policies (issue 18: 12
+# components x 512 policies took 59 s and 4 GB in the explorer). 32,768 keeps one lattice under
+# about a second and a few tens of MB (e.g. 12 components x 8 policies, 8 x 128, 4 x 2,048).
+MAX_LATTICE_WORK = 16_384
 
 
 @dataclass(frozen=True)
@@ -97,7 +102,7 @@ class Lattice:
         return {
             "estimand": self.estimand,
             "supports": [n.to_dict() for n in self.supports],
-            "leave_one_out": [l.to_dict() for l in self.leave_one_out],
+            "leave_one_out": [loo.to_dict() for loo in self.leave_one_out],
         }
 
 
@@ -142,7 +147,8 @@ def corollary_text(pc: PolicyClass, removed: str, n_remaining: int, exclusive: l
 
 
 class LatticeTooLarge(InputError):
-    """More components than :data:`MAX_LATTICE_COMPONENTS`: the 2^k supports are not enumerated."""
+    """More components than :data:`MAX_LATTICE_COMPONENTS`, or 2^k supports x policies above
+    :data:`MAX_LATTICE_WORK`: the supports are not enumerated."""
 
 
 def lattice(pc: PolicyClass, estimand: str = "tau_full") -> Lattice:
@@ -152,6 +158,12 @@ def lattice(pc: PolicyClass, estimand: str = "tau_full") -> Lattice:
         raise LatticeTooLarge(
             f"{pc.source}: {len(names)} components give 2^{len(names)} supports; the lattice is limited "
             f"to {MAX_LATTICE_COMPONENTS} components"
+        )
+    work = (1 << len(names)) * len(pc.names)
+    if work > MAX_LATTICE_WORK:
+        raise LatticeTooLarge(
+            f"{pc.source}: 2^{len(names)} supports x {len(pc.names):,} policies = {work:,}; the lattice is limited "
+            f"to {MAX_LATTICE_WORK:,} (supports x policies)"
         )
     nodes = []
     for rank in range(len(names) + 1):

@@ -25,6 +25,12 @@ from audit_core.identify.cells import (
 )
 
 WEIGHT_TOLERANCE = 1e-6
+# Bounds on a class a file or a link may carry, by the work it implies (issue 18): every page on
+# a class runs identify over policies x cells and the repair search over pairs of policies.
+# 4,096 policies keep the explorer's first page within a few seconds on a shared server, and
+# 1,000,000 responses (policies x full-support cells) keep the class near 10 MB. docs/limits.md.
+MAX_POLICIES = 4_096
+MAX_RESPONSES = 1_000_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -243,6 +249,9 @@ def build_policy_class(
     if not policies:
         raise InputError(f"{where}: no deterministic policy given")
     names = tuple(policies)
+    if len(names) > MAX_POLICIES or len(names) * len(cells) > MAX_RESPONSES:
+        raise InputError(f"{where}: {len(names):,} policies x {len(cells):,} cells; a class may hold at most "
+                         f"{MAX_POLICIES:,} policies and {MAX_RESPONSES:,} responses (policies x cells)")
     mixtures = dict(mixtures or {})
     _check_names(names, mixtures, where)
     responses, codebook = _encode_responses(policies, cells, axes, where)

@@ -27,6 +27,27 @@ from audit_core.errors import InputError
 PLACEHOLDER_SCORE = "_live_unlabelled"
 # True per-case accuracy in the bundled pools: never a feature, even when not used as the truth.
 TRUTH_NAMES = ("p_correct",)
+# Quotas of a shared workspace (issue 18), checked before anything is parsed or stored: every
+# `next` rebuilds the pool and the auditor's model (~3 KB per case: 8 members x 49 design columns
+# x 8 bytes), so cases bound memory and time; bytes bound what one upload and all audits store.
+# Listed in docs/limits.md.
+MAX_POOL_BYTES = 20 * 2**20
+MAX_POOL_CASES = 20_000
+MAX_WORKSPACE_POOL_BYTES = 200 * 2**20
+
+
+def check_pool_bytes(name: str, size: int) -> None:
+    """InputError naming the limit when a pool file of ``size`` bytes is above :data:`MAX_POOL_BYTES`."""
+    if size > MAX_POOL_BYTES:
+        raise InputError(f"pool {name}: {size / 2**20:.1f} MB; a live audit's pool is at most "
+                         f"{MAX_POOL_BYTES // 2**20} MB (its table of cases, not a log)")
+
+
+def check_pool_cases(name: str, n: int) -> None:
+    """InputError naming the limit when a pool has more than :data:`MAX_POOL_CASES` cases."""
+    if n > MAX_POOL_CASES:
+        raise InputError(f"pool {name}: {n:,} cases; a live audit's pool holds at most {MAX_POOL_CASES:,} cases "
+                         f"(an audit labels a few hundred: sample the pool first)")
 
 
 def pool_source(spec: str, content: bytes | None = None) -> tuple[str, bytes, dict]:
@@ -34,6 +55,7 @@ def pool_source(spec: str, content: bytes | None = None) -> tuple[str, bytes, di
     given ``content``). An Inspect log is stored as the CSV of its model outputs
     (:func:`~audit_core.data.sources.read_pool_table`), so the audit never needs the log again."""
     if content is not None:
+        check_pool_bytes(Path(spec).name or "uploaded pool", len(content))
         return _pool_file(Path(spec).name or "uploaded pool", bytes(content))
     if spec in BUNDLED and spec != "recorded_run":
         info = BUNDLED[spec]
@@ -44,6 +66,7 @@ def pool_source(spec: str, content: bytes | None = None) -> tuple[str, bytes, di
     if not path.exists():
         keys = ", ".join(k for k in BUNDLED if k != "recorded_run")
         raise InputError(f"pool {spec!r}: not a bundled pool ({keys}) and not a file")
+    check_pool_bytes(path.name, path.stat().st_size)
     return _pool_file(path.name, read_file(path))  # a regular file only (no FIFO, device, /proc)
 
 

@@ -35,6 +35,7 @@ from audit_core.sequential.processes import (
     PROCESS_NAMES,
     PROCESS_SPECS,
     EProcess,
+    EProcessSet,
     aud_lr_log_evalues,
     aud_lr_ui_log_evalues,
     log_evalues,
@@ -49,7 +50,7 @@ from audit_core.sequential.replay import DualDecision, Proportion, Replay, propo
 
 __all__ = [
     "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "ConfidenceSequence", "confidence_sequence", "DECISIONS",
-    "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DualTest", "EProcess",
+    "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DualTest", "EProcess", "EProcessSet",
     "EWAForecaster", "FAILURE_FOUND", "INCONCLUSIVE", "MODEL_PROCESSES", "PROCESS_NAMES",
     "PROCESS_SPECS", "DualDecision", "Proportion", "Replay", "proportion", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
     "dual_decision", "ewaf_forecasts", "first_crossing", "log_evalues", "log_likelihood_ratio",

@@ -15,6 +15,12 @@ stopped, can be combined here (:func:`audit_e_value`).
 
 The computation is in logs (a log e-value of several hundred is common): log e_[k] + log k - log K >=
 log(1/alpha). Ties are kept together: the threshold rule rejects every e-value equal to e_[k*].
+Both procedures compare with one rule, :func:`_reaches`: log e >= log threshold - 1e-12, i.e. e at
+least its threshold up to a relative 1e-12, so an e-value equal to the threshold in exact arithmetic
+is rejected (both definitions use >=) even when the logs round it an ulp below.
+An infinite e-value (log e = +inf, e.g. a process that saw a score impossible under its null) is
+accepted and always rejected by both; -inf (e = 0) never is. ``to_dict`` writes both infinities as
+null (``rejected`` tells them apart).
 """
 
 from __future__ import annotations
@@ -27,6 +33,9 @@ from typing import Any
 import numpy as np
 
 from audit_core.errors import InputError
+
+# Relative tolerance of the threshold comparison, the same for both procedures (module doc).
+LOG_TOLERANCE = 1e-12
 
 E_BH = "e-BH"
 E_BONFERRONI = "e-Bonferroni"
@@ -83,9 +92,9 @@ def _check(log_e, level: float, names) -> tuple[np.ndarray, tuple[str, ...]]:
     values = np.asarray(log_e, dtype=float)
     if values.ndim != 1 or values.size == 0:
         raise InputError("e-values: need a non-empty list of log e-values")
-    if np.isnan(values).any() or np.isposinf(values).any():
-        bad = int(np.flatnonzero(np.isnan(values) | np.isposinf(values))[0])
-        raise InputError(f"e-values: log e-value {bad + 1} is {values[bad]}; expected a finite number or -inf")
+    if np.isnan(values).any():
+        bad = int(np.flatnonzero(np.isnan(values))[0])
+        raise InputError(f"e-values: log e-value {bad + 1} is {values[bad]}; expected a number, -inf or +inf")
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < float(level) < 1.0:
         raise InputError(f"level: must lie strictly between 0 and 1, got {level!r}")
     labels = tuple(str(n) for n in names) if names is not None else tuple(str(i + 1) for i in range(values.size))
@@ -94,11 +103,16 @@ def _check(log_e, level: float, names) -> tuple[np.ndarray, tuple[str, ...]]:
     return values, labels
 
 
+def _reaches(log_e, log_threshold: float):
+    """The one comparison of both procedures: e >= threshold up to a relative LOG_TOLERANCE."""
+    return log_e >= log_threshold - LOG_TOLERANCE
+
+
 def e_bonferroni(log_e: Sequence[float], level: float = 0.05, names: Sequence[str] | None = None) -> MultipleTestResult:
     """Reject H_i when e_i >= K/level (FWER <= level; see the module doc)."""
     values, labels = _check(log_e, level, names)
     log_threshold = math.log(values.size / float(level))
-    return MultipleTestResult(E_BONFERRONI, labels, tuple(values.tolist()), tuple(bool(v) for v in values >= log_threshold),
+    return MultipleTestResult(E_BONFERRONI, labels, tuple(values.tolist()), tuple(bool(v) for v in _reaches(values, log_threshold)),
                               float(level), log_threshold, GUARANTEES[E_BONFERRONI])
 
 
@@ -108,15 +122,15 @@ def e_bh(log_e: Sequence[float], level: float = 0.05, names: Sequence[str] | Non
     k_total = values.size
     ordered = np.sort(values)[::-1]
     ranks = np.arange(1, k_total + 1)
-    # log(k e_[k] / K) >= log(1/level); a tiny tolerance keeps exact ties at the boundary
-    passing = np.flatnonzero(ordered + np.log(ranks) - math.log(k_total) >= math.log(1.0 / level) - 1e-12)
+    # log e_[k] >= log(K / (level k)), by the same comparison as e-Bonferroni's
+    passing = np.flatnonzero(_reaches(ordered, np.log(k_total / (float(level) * ranks))))
     if passing.size == 0:
         rejected = tuple(False for _ in labels)
         return MultipleTestResult(E_BH, labels, tuple(values.tolist()), rejected, float(level), math.inf,
                                   GUARANTEES[E_BH])
     k_star = int(passing.max()) + 1
     log_threshold = math.log(k_total / (float(level) * k_star))
-    rejected = tuple(bool(v) for v in values >= ordered[k_star - 1])
+    rejected = tuple(bool(v) for v in _reaches(values, log_threshold))
     return MultipleTestResult(E_BH, labels, tuple(values.tolist()), rejected, float(level), log_threshold,
                               GUARANTEES[E_BH])
 

@@ -118,7 +118,8 @@ class EProcess:
     """One e-process updated a score at a time; O(1) per step (O(grid) for the UI forecast)."""
 
     __slots__ = ("spec", "params", "t", "log_e", "stop", "last_alternative", "_forecaster", "_start",
-                 "_bounds", "_fixed", "_threshold")
+                 "_bounds", "_fixed", "_threshold", "_gamma_fixed", "_changepoint", "_uniform", "_m",
+                 "_log_w_uniform", "_q")
 
     def __init__(self, spec: ProcessSpec, params: AuditParams) -> None:
         self.spec, self.params = spec, check_params(params)
@@ -130,10 +131,17 @@ class EProcess:
         self._start = params.m if spec.starts_at_m else 1
         self._forecaster = (EWAForecaster(_grid(spec, params), params.q, spec.side, params.eta)
                             if spec.adaptive else None)
-        # Checked once here, so the per-step path computes without re-checking.
+        # Checked once here, so the per-step path computes without re-checking; the per-step
+        # constants are attributes (an update is a few microseconds, lookups count).
         self._bounds = clip_bounds(params.q, spec.side)
         self._fixed = log_lr_coefficients(_fixed_alternative(spec, params), params.q, spec.side)
+        self._gamma_fixed = _fixed_alternative(spec, params)
         self._threshold = params.log_threshold
+        self._changepoint = spec.changepoint
+        self._uniform = params.weights == "uniform"
+        self._m = params.m
+        self._log_w_uniform = changepoint_log_weight(1, "uniform", params.m)
+        self._q = params.q
 
     @property
     def name(self) -> str:
@@ -156,29 +164,39 @@ class EProcess:
         ``alternative``: a number chosen before y was seen (predictable), or None / NaN for the
         forecast; the UI processes clip it to their side of q, the others ignore it.
         """
-        y = check_score(y)
-        alternative = check_alternative(alternative)
+        if type(y) is not float or not 0.0 <= y <= 1.0:
+            y = check_score(y)
+        if alternative is not None:
+            alternative = check_alternative(alternative)
         self.t += 1
-        if self._forecaster is None:
-            gamma = _fixed_alternative(self.spec, self.params)
+        forecaster = self._forecaster
+        if forecaster is None:
+            gamma = self._gamma_fixed
             a, c = self._fixed
         else:
-            gamma = self._forecaster.predict()
+            gamma = forecaster._prediction
             if alternative is not None:
                 low, high = self._bounds
                 gamma = min(max(alternative, low), high)
-            a, c = clipped_coefficients(gamma, self.params.q)
-            self._forecaster.observe_checked(y)
-        log_l = y * a + (1.0 - y) * c
+            a, c = clipped_coefficients(gamma, self._q)
+            forecaster.observe_checked(y)
+        return self._advance(y * a + (1.0 - y) * c, gamma)
+
+    def _advance(self, log_l: float, gamma: float) -> float:
+        """Step t's factor log_l (alternative gamma) into log E_t (the step count already moved)."""
+        t = self.t
         self.last_alternative = gamma
-        if self.t >= self._start:
-            if self.spec.changepoint:
-                log_w = changepoint_log_weight(self.t, self.params.weights, self.params.m)
+        if t >= self._start:
+            if self._changepoint:
+                if self._uniform:
+                    log_w = self._log_w_uniform if t <= self._m else -math.inf
+                else:
+                    log_w = changepoint_log_weight(t, self.params.weights, self._m)
                 self.log_e = log_l + _logaddexp(self.log_e, log_w)
             else:
                 self.log_e += log_l
             if self.stop is None and self.log_e >= self._threshold:
-                self.stop = self.t
+                self.stop = t
         return self.log_e
 
     def __repr__(self) -> str:
@@ -188,6 +206,57 @@ class EProcess:
 def make_process(name: str, params: AuditParams) -> EProcess:
     """A fresh streaming e-process ``name`` (one of PROCESS_NAMES)."""
     return EProcess(process_spec(name), check_params(params))
+
+
+class EProcessSet:
+    """Several streaming e-processes fed the same scores (default all six), one ``update`` for all.
+
+    The same numbers as one :class:`EProcess` per name, with the work they have in common done
+    once per step: the score check, one EWAF forecaster per side (LR-UI and SR-LR-UI forecast
+    from the same scores, so the same alternative) and one log factor per (side, adaptive) pair.
+    ``processes``: name -> its EProcess (their ``log_e``, ``stop``, ``t`` are kept current).
+    """
+
+    __slots__ = ("processes", "_groups", "t")
+
+    def __init__(self, params: AuditParams, names=PROCESS_NAMES) -> None:
+        check_params(params)
+        if isinstance(names, str):
+            names = (names,)
+        self.processes = {name: make_process(name, params) for name in names}
+        groups: dict[tuple, list] = {}
+        for process in self.processes.values():
+            groups.setdefault((process.spec.side, process.spec.adaptive), []).append(process)
+        # one (lead, members) per factor: the lead's forecaster is the one that learns
+        self._groups = tuple((members[0], tuple(members)) for members in groups.values())
+        self.t = 0
+
+    def update(self, y: float, alternative: float | None = None) -> None:
+        """Take score y (a number in [0, 1]) for every process; ``alternative`` as for EProcess."""
+        if type(y) is not float or not 0.0 <= y <= 1.0:
+            y = check_score(y)
+        if alternative is not None:
+            alternative = check_alternative(alternative)
+        self.t += 1
+        for lead, members in self._groups:
+            forecaster = lead._forecaster
+            if forecaster is None:
+                gamma = lead._gamma_fixed
+                a, c = lead._fixed
+            else:
+                gamma = forecaster._prediction
+                if alternative is not None:
+                    low, high = lead._bounds
+                    gamma = min(max(alternative, low), high)
+                a, c = clipped_coefficients(gamma, lead._q)
+                forecaster.observe_checked(y)
+            log_l = y * a + (1.0 - y) * c
+            for process in members:
+                process.t += 1
+                process._advance(log_l, gamma)
+
+    def __repr__(self) -> str:
+        return f"EProcessSet({', '.join(self.processes)}, t={self.t})"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -233,15 +302,23 @@ def accumulate(name: str, log_l: np.ndarray, params: AuditParams) -> np.ndarray:
     spec = process_spec(name)
     log_l = np.asarray(log_l, dtype=float)
     if spec.starts_at_m:
-        log_l = log_l.copy()
-        log_l[..., : params.m - 1] = 0.0
-        return np.cumsum(log_l, axis=-1)
+        # factors before m are 1: the running sum starts at m (0 + x is x, the same sums as
+        # zeroing the early factors and summing everything)
+        out = np.zeros(log_l.shape)
+        out[..., params.m - 1:] = np.cumsum(log_l[..., params.m - 1:], axis=-1)
+        return out
     cumulative = np.cumsum(log_l, axis=-1)
     if not spec.changepoint:
         return cumulative
-    log_w = changepoint_log_weights(log_l.shape[-1], params.weights, params.m)
-    before = cumulative - log_l  # C_{j-1}
-    return cumulative + np.logaddexp.accumulate(log_w - before, axis=-1)
+    n = log_l.shape[-1]
+    # Uniform weights are 0 (log -inf) after changepoint m, and logaddexp(x, -inf) = x: the
+    # accumulation is constant from m on, so it runs over the first m steps only (same values).
+    k = min(n, params.m) if params.weights == "uniform" else n
+    log_w = changepoint_log_weights(k, params.weights, params.m)
+    head = np.logaddexp.accumulate(log_w - (cumulative[..., :k] - log_l[..., :k]), axis=-1)  # C_{j-1}
+    cumulative[..., :k] += head
+    cumulative[..., k:] += head[..., -1:]
+    return cumulative
 
 
 def process_log_evalues(name: str, scores, params: AuditParams, alternatives=None) -> np.ndarray:

@@ -155,8 +155,9 @@ class Replay:
             "subgroup_columns": list(self.subgroup_columns),
             "subgroups": table.to_dict(orient="records"),
             "intervals": {"confidence": self.confidence, "ci": "Wilson, valid at a fixed n only",
-                          "cs": "anytime-valid confidence sequence (predictable plug-in empirical Bernstein, "
-                                "Waudby-Smith & Ramdas 2023), each subgroup's scores in arrival order"},
+                          "cs": "anytime-valid confidence sequence (beta-binomial mixture for 0/1 scores, Howard et al. "
+                                "2021; predictable plug-in empirical Bernstein for graded scores, Waudby-Smith & Ramdas "
+                                "2024), each subgroup's scores in arrival order"},
             "params": self.params.to_dict(),
         }
 

@@ -235,7 +235,9 @@ def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: f
     threshold = pd.DataFrame({"y": [log10_threshold]})
     rule = alt.Chart(threshold).mark_rule(color="#c00000", strokeDash=[4, 3], strokeWidth=2).encode(y="y:Q")
     layers = [lines, end_labels, rule]
-    if m is not None:
+    # m's line is drawn only inside the x axis: beyond the last step it would stand outside the plot.
+    m_shown = m is not None and m <= last_step * 1.16
+    if m_shown:
         layers.append(alt.Chart(pd.DataFrame({"x": [m]})).mark_rule(
             color="#555", strokeDash=[2, 2], strokeWidth=1.5).encode(x="x:Q"))
     if len(stops):
@@ -260,7 +262,9 @@ def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: f
     explained = [f"a test stops when its curve reaches the red dashed line 1/α = {10 ** log10_threshold:.4g} "
                  "(◆ = its stopping point)"]
     explained.append("solid = model's null, dashed = auditor's null"
-                     + (f"; dotted vertical line: m = {m}, the auditor's test starts" if m is not None else ""))
+                     + (f"; dotted vertical line: m = {m}, the auditor's test starts" if m_shown else "")
+                     + (f"; the auditor's test starts at m = {m}, after the last case" if m is not None and not m_shown
+                        else ""))
     return alt.layer(*layers).resolve_scale(color="shared").properties(
         title=alt.TitleParams(title, subtitle=explained), height=TRAJECTORY_HEIGHT)
 
@@ -417,12 +421,45 @@ def frequency_accuracy_chart(table: pd.DataFrame, title: str = "Sampling frequen
 
 def chart_spec(chart: alt.TopLevelMixin) -> dict:
     """Styled Vega-Lite spec that fills its container's width (the report fixes the width),
-    its data sets named by position (:func:`positional_dataset_names`)."""
-    spec = style(chart).to_dict()
+    its data sets named by position (:func:`positional_dataset_names`), its long text values
+    shortened (:func:`shorten_labels`)."""
+    # Altair's schema validation (jsonschema over the whole Vega-Lite schema) was half the cost of
+    # building a chart, paid on every cache miss of every session; the specs come from this module's
+    # fixed builders, and tests/bounds/test_chart_specs_valid.py validates what they produce.
+    spec = style(chart).to_dict(validate=False)
     spec.setdefault("width", "container")
     # Fit the width only: the height stays the plot's own, so titles and rotated labels add to it.
     spec["autosize"] = {"type": "fit-x", "contains": "padding"}
-    return positional_dataset_names(spec)
+    return shorten_labels(positional_dataset_names(spec))
+
+
+# Longest text value a chart draws. Vega measures and fits every label, and its cost grows faster
+# than the label's length: one 100,000-character subgroup name kept `report --out x.html` busy for
+# over two minutes (issue 18). Tables and CSV exports keep names in full.
+MAX_LABEL_CHARS = 120
+
+
+def shorten_labels(spec: dict, limit: int = MAX_LABEL_CHARS) -> dict:
+    """``spec`` with every string value of its inline data sets longer than ``limit`` cut to
+    ``limit - 1`` characters plus "…"; when any was, the subtitle says so."""
+    shortened = False
+    for rows in (spec.get("datasets") or {}).values():
+        for row in rows if isinstance(rows, list) else ():
+            if not isinstance(row, dict):
+                continue
+            for key, value in row.items():
+                if isinstance(value, str) and len(value) > limit:
+                    row[key] = value[:limit - 1] + "…"
+                    shortened = True
+    if shortened:
+        note = f"names longer than {limit} characters are shortened (…); the tables give them in full"
+        title = spec.get("title")
+        if isinstance(title, dict):
+            subtitle = title.get("subtitle") or []
+            title["subtitle"] = [*([subtitle] if isinstance(subtitle, str) else subtitle), note]
+        else:
+            spec["title"] = {"text": title or "", "subtitle": note}
+    return spec
 
 
 def positional_dataset_names(spec: dict) -> dict:

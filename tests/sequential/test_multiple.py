@@ -50,6 +50,27 @@ def test_e_bonferroni_threshold_and_e_bh_threshold():
     assert set(combine(log_e, ALPHA)) == {E_BH, E_BONFERRONI}
 
 
+def test_one_tolerance_rule_for_both_procedures():
+    """Defect: e-BH accepted an e-value within a relative 1e-12 of its threshold, e-Bonferroni did
+    not. One rule now: e >= threshold up to a relative 1e-12 (rounding of the logs), for both."""
+    just_below = [math.log(20.0) - 5e-13]  # K = 1, alpha = .05: both thresholds are 20
+    assert e_bh(just_below, ALPHA).rejected == e_bonferroni(just_below, ALPHA).rejected == (True,)
+    clearly_below = [math.log(20.0) - 1e-9]
+    assert e_bh(clearly_below, ALPHA).rejected == e_bonferroni(clearly_below, ALPHA).rejected == (False,)
+    # exact ties at K > 1 (e = K / alpha computed through logs) are rejected by both
+    tie = np.log([3 / ALPHA, 1.0, 1.0])
+    assert e_bonferroni(tie, ALPHA).rejected[0] and e_bh(tie, ALPHA).rejected[0]
+
+
+def test_an_infinite_e_value_is_always_rejected():
+    """Defect: ``combine`` refused log e = +inf; both procedures are defined for it (rejected)."""
+    results = combine([math.inf, 0.0, -math.inf], ALPHA, names=["a", "b", "c"])
+    for result in results.values():
+        assert result.rejected == (True, False, False) and math.isfinite(result.log_threshold)
+        assert result.to_dict()["hypotheses"][0]["rejected"] is True
+    assert combine([math.inf], ALPHA)[E_BH].n_rejected == 1
+
+
 def test_bad_input_names_the_problem():
     with pytest.raises(InputError, match="level"):
         e_bh([0.0], level=1.5)
