@@ -79,7 +79,7 @@ def test_no_oracle_and_both_oracles_rejected():
 
 def test_per_cluster_oracle_columns_give_the_same_result():
     rows = ["model,cluster,cell,response,oracle_base,oracle_target,oracle_sham"]
-    for model, cluster, oracle, answers in frozen_units():
+    for model, cluster, _oracle, answers in frozen_units():
         rows += [f"{model},{cluster},{c},{r},TRUE,UNKNOWN,TRUE" for c, r in answers.items()]
     wide = load_response_log("\n".join(rows).encode())
     long = load_response_log(GOOD)
