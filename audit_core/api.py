@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from audit_core.data.files import writable_target, write_file
 from audit_core.errors import InputError
 
 if TYPE_CHECKING:  # the result types, for readers and type checkers only
@@ -528,6 +529,7 @@ def combine(runs: Sequence[Any], *, level: float = 0.05, side: str = "model", at
     Returns ``CombinedAudits`` (``table``, ``results``, ``verdict``); ``to_dict()`` is ``combine --json``.
     """
     from audit_core import analyses
+    from audit_core.data import jsonio
     from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
     from audit_core.sequential.multiple import E_BH, E_BONFERRONI, METHODS
     methods = {"both": METHODS, "e-bh": (E_BH,), "e-bonferroni": (E_BONFERRONI,)}

@@ -24,7 +24,7 @@ from pathlib import Path
 from audit_core.errors import InputError
 
 DATA_DIR_ENV = "AUDIT_DATA_DIR"
-MAX_FOLLOW_BYTES = 200 * 2**20  # as Streamlit's upload limit (server.maxUploadSize = 200 MB)
+MAX_FOLLOW_BYTES = 50 * 2**20  # as Streamlit's upload limit (server.maxUploadSize = 50 MB)
 LOOPBACK_ADDRESSES = frozenset({"127.0.0.1", "localhost", "::1"})
 _SYSTEM_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
 _SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -65,4 +65,4 @@ def test_a_3_gb_sparse_file_in_the_folder_is_refused_from_its_size(served):
     os.truncate(served / "huge.csv", 3 * 2**30)
     at = follow(app("pages/replay.py"), "huge.csv")
     assert not at.exception and len(at.error) == 1
-    assert "larger than the limit of 200 MB" in at.error[0].value
+    assert "larger than the limit of 50 MB" in at.error[0].value

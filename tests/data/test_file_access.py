@@ -107,7 +107,7 @@ def test_a_3_gb_sparse_file_is_refused_fast_with_bounded_memory(folder):
     message = _message("huge.csv", folder, MAX_FOLLOW_BYTES)
     took = time.perf_counter() - start
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
-    assert "larger than the limit of 200 MB" in message and "3,072 MB" in message
+    assert "larger than the limit of 50 MB" in message and "3,072 MB" in message
     assert took < 1.0 and grown_kib < 50 * 1024  # refused from its size: nothing read
 
 
