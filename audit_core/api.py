@@ -529,7 +529,6 @@ def combine(runs: Sequence[Any], *, level: float = 0.05, side: str = "model", at
     Returns ``CombinedAudits`` (``table``, ``results``, ``verdict``); ``to_dict()`` is ``combine --json``.
     """
     from audit_core import analyses
-    from audit_core.data import jsonio
     from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
     from audit_core.sequential.multiple import E_BH, E_BONFERRONI, METHODS
     methods = {"both": METHODS, "e-bh": (E_BH,), "e-bonferroni": (E_BONFERRONI,)}
@@ -703,7 +702,6 @@ def report_target(out: str | Path, format: str | None = None) -> tuple[Path, str
     """The report's path and format (from the suffix unless ``format`` is given), checked before any
     work: a known format, an existing folder, and a place a file may be written (not a folder, a
     device, a pipe or a system path)."""
-    from audit_core.data.files import writable_target
     out = Path(out)
     fmt = format or REPORT_FORMATS.get(out.suffix.lower())
     if fmt not in set(REPORT_FORMATS.values()):
@@ -730,7 +728,6 @@ def write_report(out: str | Path, *results: Any, title: str = "Evaluation audit 
     >>> audit_core.write_report("report.html", audit_core.replay("recorded_run")).format
     'html'
     """
-    from audit_core.data.files import write_file
     from audit_core.report import Report, markdown_zip, render_html, render_json, render_markdown
     out, fmt = report_target(out, format)
     sections = []
