@@ -246,7 +246,9 @@ def test_simulation_uses_the_paper_parameters_and_gives_the_engine_summary():
     engine = run_study(load_pool("gpqa:large"), rows, 3, params, seed=0, n_jobs=1).summary
     shown = at.dataframe[-1].value
     columns = [c for c in engine.columns if c != "seconds_per_audit"]  # wall time differs run to run
-    pd.testing.assert_frame_equal(shown[columns].reset_index(drop=True), engine[columns].reset_index(drop=True))
+    # The table shows whole-valued float columns (stop quantiles) as counts: same values, int dtype.
+    pd.testing.assert_frame_equal(shown[columns].reset_index(drop=True), engine[columns].reset_index(drop=True),
+                                  check_dtype=False)
 
 
 def test_replay_without_subgroup_columns_means_no_subgroups():
