@@ -45,13 +45,22 @@ from audit_core.sequential.processes import (
     sr_lr_log_evalues,
     sr_lr_ui_log_evalues,
 )
-from audit_core.sequential.replay import DualDecision, Proportion, Replay, proportion, replay, subgroup_table
+from audit_core.sequential.replay import (
+    FAMILY_WISE,
+    PER_SUBGROUP,
+    DualDecision,
+    Proportion,
+    Replay,
+    proportion,
+    replay,
+    subgroup_table,
+)
 
 __all__ = [
     "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "ConfidenceSequence", "confidence_sequence", "DECISIONS",
     "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DualTest", "EProcess",
     "EWAForecaster", "FAILURE_FOUND", "INCONCLUSIVE", "MODEL_PROCESSES", "PROCESS_NAMES",
-    "PROCESS_SPECS", "DualDecision", "Proportion", "Replay", "proportion", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
+    "PROCESS_SPECS", "FAMILY_WISE", "PER_SUBGROUP", "DualDecision", "Proportion", "Replay", "proportion", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
     "dual_decision", "ewaf_forecasts", "first_crossing", "log_evalues", "log_likelihood_ratio",
     "lr_log_evalues", "lr_ui_log_evalues", "make_process", "process_log_evalues",
     "replay", "sr_lr_log_evalues", "subgroup_table", "sr_lr_ui_log_evalues", "wilson_interval",
