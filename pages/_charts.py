@@ -1,11 +1,10 @@
 """Charts on the pages: one call draws a Vega-Lite spec from ``audit_core.views`` at the width
 of its column, with PNG and SVG downloads (issue 19 items 13 and 14).
 
-Why the width is Streamlit's and not Vega's: a spec whose ``width`` is ``"container"`` makes
-Vega measure its parent itself, and after a *Present* toggle or a window resize of one pixel the
-parent can measure 0 px for a frame; Vega then kept a zero-width plot ("ive audit 1", every point
-on one vertical line). Streamlit's ``width="stretch"`` measures the element and hands Vega a
-number on every resize, so the spec drawn here carries no ``"container"`` width.
+The spec fills its container's width (``width: "container"``, autosize ``fit-x``). Anything a spec
+draws outside its scales' domains counts in that fit, and shrinks the plot: the views keep every
+mark inside (see ``views.charts.trajectory_chart``), and tests/app/test_layout_browser.py measures
+the plots after a *Present* toggle and a resize.
 """
 
 from __future__ import annotations
@@ -24,19 +23,10 @@ def _chart_name(spec: dict) -> str:
     return "-".join(filter(None, slug.split("-")))[:60] or "chart"
 
 
-def page_spec(spec: dict) -> dict:
-    """The spec as the page draws it: without a ``"container"`` width (Streamlit sets the width;
-    see the module docstring). Exports keep the original spec (the report fixes the width)."""
-    if spec.get("width") != "container":
-        return spec
-    shown = {k: v for k, v in spec.items() if k != "width"}
-    return shown
-
-
 def show_chart(spec: dict, *, key: str | None = None, on_select=None, export: bool = True):
     """Draw a Vega-Lite spec full width without Streamlit's theme (report and app look alike),
     with PNG and SVG downloads rendered offline by vl-convert when clicked."""
-    shown = st.vega_lite_chart(page_spec(spec), width="stretch", theme=None, key=key,
+    shown = st.vega_lite_chart(spec, width="stretch", theme=None, key=key,
                                on_select=on_select or "ignore")
     if export:
         name = _chart_name(spec)
