@@ -16,6 +16,7 @@ from audit_core import analyses
 from audit_core.cli import emit
 from audit_core.errors import InputError
 from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
+from audit_core.report import format as fmt
 from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParams
 from audit_core.sequential.multiple import E_BH, E_BONFERRONI, METHODS, SIDES, TIMES
 from audit_core.sequential.params import STYLES
@@ -98,9 +99,9 @@ def render_text(payload: dict) -> str:
         threshold = "none reached" if info["threshold"] is None else f"e >= {info['threshold']:.4g}"
         lines.append(f"{m}: {info['n_rejected']} of {info['n_hypotheses']} rejected ({threshold}); {info['guarantee']}")
     width = max(len(r["name"]) for r in payload["runs"])
-    lines += ["", f"{'run':<{width}}  {'log e':>9}  " + "  ".join(f"{m:>12}" for m in methods) + "  own decision"]
+    lines += ["", f"{'run':<{width}}  {fmt.LOG_E_LABEL:>9}  " + "  ".join(f"{m:>12}" for m in methods) + "  own decision"]
     for r in payload["runs"]:
-        log_e = "-inf" if r["log_e"] is None else f"{r['log_e']:.3f}"
+        log_e = fmt.evalue(r["log_e"])  # log₁₀ E for people; the JSON keeps natural logs
         marks = "  ".join(f"{'reject' if r[m] else '-':>12}" for m in methods)
         lines.append(f"{r['name']:<{width}}  {log_e:>9}  {marks}  {r['own_decision']}")
     return "\n".join(lines)

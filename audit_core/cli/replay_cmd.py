@@ -1,4 +1,4 @@
-"""``replay FILE``: every e-process over a recorded annotation run (DESIGN.md section 6).
+"""``replay FILE``: every e-process over a recorded annotation run (docs/cli.md).
 
 FILE is a labelled audit CSV, an Inspect AI log (``.eval`` or ``.json``), lm-eval samples files
 (``samples_<task>_<time>.jsonl``, one or several) or an lm-eval output folder; the kind is found
@@ -6,7 +6,7 @@ from the content. ``--score`` names the CSV column, the Inspect scorer or the lm
 ``--subgroup`` a column, metadata key or doc field; ``--filter`` the lm-eval filter. Scores are
 replayed in the file's order column (CSV; ``--order COL`` to name it, ``--file-order`` to ignore
 it), the samples' timestamps (Inspect) or file order (lm-eval). Parameters default to the
-style's values of DESIGN.md section 3 (``--style gpqa`` unless given); any can be overridden.
+style's values of docs/e-processes.md, Parameters and defaults (``--style gpqa`` unless given); any can be overridden.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from audit_core import analyses
 from audit_core.cli import emit
 from audit_core.errors import InputError
 from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, STYLES
+from audit_core.report import format as fmt
 from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, PROCESS_NAMES, AuditParams
 from audit_core.sequential.params import WEIGHT_SCHEMES
 
@@ -45,7 +46,7 @@ def register(subparsers) -> None:
     parser.add_argument("--file-order", action="store_true", help="replay in file order even if an order column exists")
     parser.add_argument("--subgroup", action="append", metavar="COL",
                         help="subgroup column for the per-subgroup table (repeat or comma-separate)")
-    parser.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE, help="default parameters (DESIGN.md section 3)")
+    parser.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE, help="default parameters (docs/e-processes.md, Parameters and defaults)")
     parser.add_argument("--q", type=float, help="performance threshold q")
     parser.add_argument("--alpha", type=float, help="level; stop when E >= 1/alpha")
     parser.add_argument("--m", type=int, help="auditor's budget m (its null is tested from step m)")
@@ -95,6 +96,7 @@ def run(args) -> int:
     payload["file"] = ", ".join(str(f) for f in args.file)
     payload["columns"] = {"score": data.score, "order": data.order, "subgroups": list(data.subgroups), "id": data.id}
     payload["notes"] = [_with_flags(note) for note in data.notes]
+    payload["verdict"] = view.verdict.text  # the page's verdict, word for word
     emit(payload, args.json, render_text)
     return 0
 
@@ -111,25 +113,30 @@ def _with_flags(message: str) -> str:
     return message
 
 
+LOG_E = fmt.LOG_E_LABEL
+
+
 def render_text(payload: dict) -> str:
+    """The text summary; e-values as log₁₀ E (the JSON keeps natural logs, see docs/cli.md)."""
     params = payload["params"]
     decision = payload["decision"]
     order = payload["columns"]["order"]
     lines = [
         f"Replay of {payload['file']}: {payload['n']} scores in "
         f"{'annotation order (' + repr(order) + ')' if order else 'file order'}",
-        f"q={params['q']}, alpha={params['alpha']} (stop at log E >= {decision['log_threshold']:.3f}), "
+        f"q={params['q']}, alpha={params['alpha']} (stop at {LOG_E} >= {fmt.evalue(decision['log_threshold'])}), "
         f"m={params['m']}, eta={params['eta']}, weights={params['weights']}",
         "",
         f"Decision ({decision['model_process']} vs {decision['auditor_process']}): {decision['decision'].upper()}"
         + (f" at step {decision['stop']}" if decision["stop"] else f" after {payload['n']} steps"),
         "",
-        f"{'process':<11}{'final log E':>12}{'max log E':>11}{'stop':>7}  decision",
+        *([payload["verdict"], ""] if payload.get("verdict") else []),
+        f"{'process':<11}{'final ' + LOG_E:>16}{'max ' + LOG_E:>14}{'stop':>7}  decision",
     ]
     for name in PROCESS_NAMES:
         process = payload["processes"][name]
         stop = "-" if process["stop"] is None else str(process["stop"])
-        lines.append(f"{name:<11}{process['final_log_e']:>12.3f}{max(process['log_e']):>11.3f}{stop:>7}  "
+        lines.append(f"{name:<11}{fmt.evalue(process['final_log_e']):>16}{fmt.evalue(max(process['log_e'])):>14}{stop:>7}  "
                      f"{process['decision']}")
     overall = payload["overall"]
     lines += ["", f"Overall accuracy {overall['accuracy']:.3f} (n={overall['n']}): 95% anytime-valid "
@@ -142,7 +149,8 @@ def render_text(payload: dict) -> str:
                       "Wilson fixed-n in parentheses):"]
         for row in rows[:_MAX_SUBGROUP_ROWS]:
             label = " / ".join(str(row[c]) for c in columns)
-            flag = "  (anytime-valid interval below q)" if row["cs_high"] < params["q"] else ""
+            flag = ("  (below q, family-wise)" if row.get("fw_high", row["cs_high"]) < params["q"] else
+                    "  (below q for this subgroup alone)" if row["cs_high"] < params["q"] else "")
             lines.append(f"  {label[:44]:<44} n={row['n']:<5} acc={row['accuracy']:.3f} "
                          f"[{row['cs_low']:.3f}, {row['cs_high']:.3f}] "
                          f"({row['ci_low']:.3f}, {row['ci_high']:.3f}){flag}")

@@ -1,4 +1,4 @@
-"""Anytime-valid dual e-processes (paper 001 section 3.2; DESIGN.md section 3).
+"""Anytime-valid dual e-processes (paper 001 section 3.2; docs/e-processes.md, Parameters and defaults).
 
 Streaming (``make_process``, ``DualTest``) and vectorised (``log_evalues`` and the six single
 functions) interfaces share one likelihood-ratio function and one forecaster. All values are

@@ -46,7 +46,7 @@ def _set_support(at: AppTest, chosen) -> AppTest:
     (("target", "sham", "readout"), 5, 1), (COMPONENTS, 7, 0)])
 def test_toggles_give_the_engine_numbers(chosen, classes, collisions):
     engine = identify(frozen_policy_class(), components=list(chosen))
-    assert (engine.n_classes, engine.n_collisions) == (classes, collisions)  # DESIGN.md table
+    assert (engine.n_classes, engine.n_collisions) == (classes, collisions)  # docs/identification.md table
     at = app()
     at = _set_support(at, chosen)
     assert not at.exception
@@ -229,7 +229,7 @@ def test_cost_ratio_changes_the_optimal_cost():
     at.slider[0].set_value(3.0)
     next(b for b in at.button if b.label == "Solve").click().run()
     assert not at.exception
-    assert float(metric(at, "Optimal cost")) == 4  # scoring cells cost 3, generated 1 (DESIGN.md)
+    assert float(metric(at, "Optimal cost")) == 4  # scoring cells cost 3, generated 1 (docs/identification.md)
 
 
 def test_simulation_uses_the_paper_parameters_and_gives_the_engine_summary():
