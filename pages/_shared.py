@@ -10,8 +10,10 @@ Pages stay thin: they pick inputs with widgets, call one ``audit_core.analyses``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NoReturn
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from audit_core.analyses import Source, Verdict, content_key
 from audit_core.errors import InputError
@@ -99,6 +101,23 @@ def show_source(source: Source) -> None:
     """Which data this page is showing, always in view."""
     st.caption(f"Active data: {plain(source.description)}" + ("" if source.bundled else
                                                        " (uploaded; it stays until you replace or remove it)"))
+
+
+# ------------------------------------------------------------------------- stopping a page
+
+class PageStopped(StopException):
+    """A page has shown what it can (a message asking for input) and ends its run here.
+
+    ``st.stop()`` requests a stop of the whole script run: every Streamlit call after it, also the
+    router's sidebar in ``app.py``'s ``finally``, is dropped, so the sidebar's text vanished while
+    a page waited for input (issue 19 item 14). This ends the page only: ``app.py`` catches it and
+    draws the sidebar; run without the router (AppTest of a page file) Streamlit treats it as the
+    ordinary stop it derives from."""
+
+
+def stop_page() -> NoReturn:
+    """End this page's run without ending the app's (see :class:`PageStopped`)."""
+    raise PageStopped()
 
 
 # ------------------------------------------------------------------------ state that outlives

@@ -91,7 +91,7 @@ view = st.session_state.get(RESULT_KEY)
 if view is None:
     st.info("Choose a pool and settings and press **Plan the audit**. 40 simulated audits per scenario take "
             "a few seconds.")
-    st.stop()
+    _shared.stop_page()
 plan = view.plan
 _shared.show_verdict(view.verdict)
 st.caption(f"Plan for {_shared.plain(view.source.description)}; {plan.strategy} · {plan.process}, q = {plan.params.q}, "

@@ -125,8 +125,14 @@ def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses"
         stroke=alt.condition("datum.in_support", alt.value("black"), alt.value("white")),
         strokeWidth=alt.condition("datum.in_support", alt.value(2), alt.value(0.5)),
         tooltip=["policy", "cell", "response", "support"])
-    text = alt.Chart(long).mark_text(fontSize=12).encode(
-        **enc, text="response:N",
+    # Letters readable on their cell: white on a dark solid fill, black on a light or faded one
+    # (black letters on the dark blue cells could not be read, issue 19 item 14).
+    scale = response_colours(long["response"]).to_dict()
+    fills = dict(zip(scale["domain"], scale["range"], strict=True))
+    letters = long.assign(ink=[("white" if in_support and is_dark(fills.get(str(r), "#ffffff")) else "black")
+                               for r, in_support in zip(long["response"], long["in_support"], strict=True)])
+    text = alt.Chart(letters).mark_text(fontSize=12).encode(
+        **enc, text="response:N", color=alt.Color("ink:N", scale=None),
         opacity=alt.condition("datum.in_support", alt.value(1.0), alt.value(0.45)))
     return (rect + text).properties(
         title=alt.TitleParams(title, subtitle=["letters are the responses; outlined, solid cells are "
@@ -138,6 +144,13 @@ POSITIVE = ("yes", "true", "1", "correct", "pass")
 NEGATIVE = ("no", "false", "0", "incorrect", "fail")
 CATEGORY_COLOURS = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f",
                     "#bab0ac", "#e15759")
+
+
+def is_dark(colour: str) -> bool:
+    """Is a ``#rrggbb`` fill dark enough to need white text (relative luminance below 0.4)?"""
+    red, green, blue = (int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    channel = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (red, green, blue)]
+    return 0.2126 * channel[0] + 0.7152 * channel[1] + 0.0722 * channel[2] < 0.4
 
 
 def response_colours(responses) -> alt.Scale:
@@ -161,9 +174,11 @@ def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
         **enc, color=alt.Color("count:Q", title="optima using the cell", scale=alt.Scale(scheme="blues")),
         tooltip=[alt.Tooltip(field=x_axis, type="nominal"), alt.Tooltip(field=y_axis, type="nominal"),
                  "count", alt.Tooltip("share:Q", format=".0%")])
-    text = alt.Chart(freq).mark_text(fontSize=15).encode(
-        **enc, text="label:N",
-        color=alt.condition("datum.share > 0.5", alt.value("white"), alt.value("black")))
+    # The fill's darkness follows the count relative to the largest count (the colour scale's
+    # domain), not the share of optima: white on the darker half, black on the lighter one.
+    top = max(float(freq["count"].max()), 1.0) if len(freq) else 1.0
+    text = alt.Chart(freq.assign(ink=["white" if c / top > 0.5 else "black" for c in freq["count"]])).mark_text(
+        fontSize=15).encode(**enc, text="label:N", color=alt.Color("ink:N", scale=None))
     marked = freq[freq["constraint"] != ""] if "constraint" in freq else freq.iloc[:0]
     subtitle = ["number = how many optimal supports contain the cell"]
     layers = rect + text
