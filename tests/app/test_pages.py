@@ -481,3 +481,14 @@ def test_the_same_bytes_under_two_names_are_two_sources():
         at.file_uploader(key="replay_upload__widget").upload(name, GOOD_CSV, "text/csv").run()
         titles.append(at.session_state["report_sections"]["replay"].title)
     assert titles == ["Replay of first.csv", "Replay of second.csv"]
+
+
+def test_planner_shows_the_assumed_structure_only_for_the_assumed_pool():
+    # Issue 19 item 11: with a bundled pool the assumed sizes and accuracies were shown and ignored.
+    at = app("pages/plan.py")
+    assert not at.exception
+    keys = {w.key for w in (*at.text_input, *at.number_input)}
+    assert "plan_sizes" not in keys and "plan_fail" not in keys and "plan_base" not in keys
+    at.selectbox(key="plan_pool").set_value("assumed").run()
+    keys = {w.key for w in (*at.text_input, *at.number_input)}
+    assert {"plan_sizes", "plan_fail", "plan_base"} <= keys
