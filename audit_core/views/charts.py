@@ -134,7 +134,7 @@ def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses"
     text = alt.Chart(letters).mark_text(fontSize=12).encode(
         **enc, text="response:N", color=alt.Color("ink:N", scale=None),
         opacity=alt.condition("datum.in_support", alt.value(1.0), alt.value(0.45)))
-    return (rect + text).properties(
+    return (rect + text).resolve_scale(color="independent").properties(
         title=alt.TitleParams(title, subtitle=["letters are the responses; outlined, solid cells are "
                               "in the support, faded cells are not observed"] + ([note] if note else [])),
         height=max(240, 38 * len(policies)))
@@ -187,7 +187,8 @@ def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
         layers += alt.Chart(marked).mark_rect(fill=None, strokeWidth=3, strokeDash=[4, 2]).encode(
             **enc, stroke=alt.Stroke("constraint:N", title="your constraint",
                                      scale=alt.Scale(domain=["required", "excluded"], range=["#1b9e77", "#d62728"])))
-    return layers.properties(
+    # The letters' ink is a literal colour, not the fill's count scale: keep the two scales apart.
+    return layers.resolve_scale(color="independent").properties(
         title=alt.TitleParams(title, subtitle=subtitle),
         height=max(200, 44 * freq[y_axis].nunique()))
 

@@ -58,3 +58,12 @@ def test_heat_map_letters_are_white_on_dark_cells():
     inks = [r["ink"] for r in _rows(frequency_heatmap(freq, "x", "y"), lambda r: "ink" in r)]
     assert inks == ["white", "black", "black"]  # the darkest cell (share 0.4 of optima) was black on dark blue
     assert is_dark("#1f78b4") and not is_dark("#edc948")
+
+
+def test_heat_maps_render_offline():
+    # The letters' literal colours must not share the fill's colour scale (vl-convert refused it).
+    from audit_core.report import chart_svg
+    from audit_core.views.charts import chart_spec
+    freq = pd.DataFrame({"x": ["a", "b"], "y": ["u", "u"], "count": [4, 1], "share": [0.4, 0.1],
+                         "label": ["4", "1"], "constraint": ["required", ""]})
+    assert "<svg" in chart_svg(chart_spec(frequency_heatmap(freq, "x", "y")))
