@@ -77,6 +77,10 @@ def subgroup_view(result) -> tuple[pd.DataFrame, pd.DataFrame]:
     table[FAMILY_FLAG] = table["fw_high"] < result.params.q
     table[SUBGROUP_FLAG] = table["cs_high"] < result.params.q
     table["share"] = table["n"] / table["n"].sum()
+    # The flags next to the accuracy, the interval bounds last: at 1280 px the table's right-hand
+    # columns scroll out of view, and those were the flags (issue 19 item 14).
+    first = [*group_names, "n", "correct", "accuracy", FAMILY_FLAG, SUBGROUP_FLAG, "share"]
+    table = table[first + [c for c in table.columns if c not in first]]
     chart_data = table.assign(subgroup=table[group_names].astype(str).agg(" · ".join, axis=1))
     return table, chart_data
 
@@ -107,7 +111,7 @@ def replay_specs(result, model_processes: Sequence[str], data_name: str) -> tupl
 def family_note(result) -> str:
     """What the family-wise intervals are: level α over K subgroups, each at α/K."""
     k = result.family_size
-    return f"family-wise: α = {fmt.rate(result.family_level, 3)} over K = {fmt.count(k)} subgroups (each at α/K)"
+    return f"α = {fmt.rate(result.family_level, 3)} over K = {fmt.count(k)} subgroups, each at α/K"
 
 
 def _names(subgroups) -> str:
