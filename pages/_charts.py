@@ -3,8 +3,9 @@ of its column, with PNG and SVG downloads (issue 19 items 13 and 14).
 
 The spec fills its container's width (``width: "container"``, autosize ``fit-x``). Anything a spec
 draws outside its scales' domains counts in that fit, and shrinks the plot: the views keep every
-mark inside (see ``views.charts.trajectory_chart``), and tests/app/test_layout_browser.py measures
-the plots after a *Present* toggle and a resize.
+mark inside (see ``views.charts.trajectory_chart``: a live audit's m line beyond the x scale made
+the Live audit chart a third of the width, and nothing after a *Present* toggle or a resize), and
+tests/app/test_layout_browser.py measures the plot after a *Present* toggle and a resize.
 """
 
 from __future__ import annotations

@@ -251,12 +251,9 @@ def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: f
     threshold = pd.DataFrame({"y": [log10_threshold]})
     rule = alt.Chart(threshold).mark_rule(color="#c00000", strokeDash=[4, 3], strokeWidth=2).encode(y="y:Q")
     layers = [lines, end_labels, rule]
-    # The x scale ends at 1.16 × the last step. A rule at m beyond it (a live audit with fewer than m
-    # labels) lay outside the plot, and Vega's "fit" autosize shrank the plot until that far-right
-    # mark fitted: a third of the width, or nothing after a resize (issue 19 item 13). It is drawn
-    # once the audit gets there; until then the subtitle says so.
-    m_drawn = m is not None and m <= last_step * 1.16
-    if m_drawn:
+    # m's line is drawn only inside the x axis: beyond the last step it would stand outside the plot.
+    m_shown = m is not None and m <= last_step * 1.16
+    if m_shown:
         layers.append(alt.Chart(pd.DataFrame({"x": [m]})).mark_rule(
             color="#555", strokeDash=[2, 2], strokeWidth=1.5).encode(x="x:Q"))
     if len(stops):
@@ -281,8 +278,9 @@ def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: f
     explained = [f"a test stops when its curve reaches the red dashed line 1/α = {10 ** log10_threshold:.4g} "
                  "(◆ = its stopping point)"]
     explained.append("solid = model's null, dashed = auditor's null"
-                     + (f"; dotted vertical line: m = {m}, the auditor's test starts" if m_drawn else
-                        f"; the auditor's test starts at m = {m}" if m is not None else ""))
+                     + (f"; dotted vertical line: m = {m}, the auditor's test starts" if m_shown else "")
+                     + (f"; the auditor's test starts at m = {m}, after the last case" if m is not None and not m_shown
+                        else ""))
     return alt.layer(*layers).resolve_scale(color="shared").properties(
         title=alt.TitleParams(title, subtitle=explained), height=TRAJECTORY_HEIGHT)
 
