@@ -18,7 +18,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 from audit_core.analyses import Source, Verdict, content_key
 from audit_core.errors import InputError
 from audit_core.report import ReportSection, markdown_literal
-from pages import _cache
+from pages import _auth, _cache
 from pages._charts import csv_download, show_chart  # noqa: F401  (pages call them through _shared)
 from pages._numbers import instant_numbers, readable, show_table  # noqa: F401
 from pages._page_config import APP_TITLE
@@ -62,6 +62,7 @@ def sidebar() -> None:
         st.caption("Check that an evaluation protocol identifies what it claims to measure, then "
                    "audit a model with anytime-valid e-processes. Bundled example data load by "
                    "default; nothing leaves this machine.")
+        _auth.sidebar_box()
         sections = computed_sections()
         if sections:
             st.markdown("**Computed in this session** (available on *Report*):")

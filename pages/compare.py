@@ -88,7 +88,7 @@ if comparison.notes:
 
 st.subheader("Each run's audit decision")
 _shared.show_table(view.decisions_table)
-_shared.show_chart(view.chart)
+_shared.show_chart(view.difference_chart)
 st.subheader("Per subgroup")
 _shared.show_table(view.subgroup_table)
 st.subheader("Regressions and improvements, case by case")

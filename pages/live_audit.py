@@ -3,6 +3,10 @@
 Everything is stored in the workspace database (``$AUDIT_HOME``) as events; this page keeps only
 the chosen audit id and the annotator's name in ``st.session_state`` (under its own keys, so they
 survive visits to other pages). Every number comes from ``audit_core.analyses.live``.
+
+Who acts (issue 23): with sign-in configured, the signed-in identity and its role (``pages/_auth``);
+the engine refuses what the role does not allow, and this page only leaves out the controls a
+role cannot use. Without sign-in, the name typed below, recorded as self-declared.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from audit_core import analyses
 from audit_core.analyses import live
 from audit_core.errors import InputError
 from audit_core.report import format as fmt
-from pages import _shared
+from pages import _auth, _shared
 
 AUDIT_KEY = "live_audit_id"              # the audit this session works on
 ANNOTATOR_KEY = "live_annotator"         # who labels
@@ -26,8 +30,9 @@ OWN_REASON = "another reason (write it below)"
 # Keyboard shortcuts (Streamlit reserves C and R; typing in a text box does not trigger them).
 LABEL_KEYS = {"correct": "1", "incorrect": "2", "partial": "3"}
 SKIP_KEY, UNDO_KEY, NEXT_KEY = "S", "U", "N"
-# The open audit and the annotator's name travel in the URL, so a reload (a new browser session)
-# lands on the same case with the same name instead of *Resume* and retyping (issue 19 item 13).
+# The open audit and the typed name travel in the URL, so a reload (a new browser session) lands
+# on the same case with the same name instead of *Resume* and retyping (issue 19 item 13). With
+# sign-in configured the name is the signed-in identity and is not put in the URL.
 AUDIT_PARAM, ANNOTATOR_PARAM = "audit", "annotator"
 
 _shared.page_header(
@@ -45,13 +50,43 @@ def _error(exc: InputError) -> None:
     st.error(_shared.plain(exc), icon=":material/error:")
 
 
-def from_url() -> None:
-    """Take the audit and the name from the URL when this session has none (after a reload)."""
+def _may(who: live.Identity | None, action: str) -> bool:
+    return who is not None and live.allows(who.role, action)
+
+
+def _start_form(who: live.Identity | None) -> None:
+    with st.form("live_new"):
+        source = st.selectbox("Pool", (*live.LIVE_POOLS, UPLOAD), key="live_new_pool")
+        upload = st.file_uploader("Pool file: a CSV (one row per model output to label) or an Inspect AI "
+                                  "log (.eval / .json; its outputs are labelled, its scorers hidden)",
+                                  type=["csv", "eval", "json"], key="live_new_upload")
+        strategy = st.selectbox("Strategy", live.LIVE_STRATEGIES, index=live.LIVE_STRATEGIES.index("adaptive"),
+                                key="live_new_strategy")
+        process = st.selectbox("Model e-process", live.MODEL_PROCESSES, index=live.MODEL_PROCESSES.index(live.DEFAULT_MODEL_PROCESS),
+                               key="live_new_process")
+        seed = st.number_input("Seed", min_value=0, value=0, step=1, key="live_new_seed")
+        if st.form_submit_button("Start audit", icon=":material/play_arrow:"):
+            try:
+                if source == UPLOAD:
+                    if upload is None:
+                        raise InputError("pool: choose a CSV file or an Inspect AI log to upload")
+                    started = live.start_live_audit(upload.name, strategy, process, int(seed),
+                                                    content=upload.getvalue(), who=who)
+                else:
+                    started = live.start_live_audit(source, strategy, process, int(seed), who=who)
+                st.session_state[AUDIT_KEY] = started.audit["audit_id"]
+                st.session_state.pop(LAST_LABEL_KEY, None)
+            except InputError as exc:
+                _error(exc)
+
+
+def from_url(typed_names: bool) -> None:
+    """Take the audit (and, without sign-in, the name) from the URL when this session has none."""
     raw = st.query_params.get(AUDIT_PARAM)
     if st.session_state.get(AUDIT_KEY) is None and raw and raw.isdigit():
         st.session_state[AUDIT_KEY] = int(raw)
     name = st.query_params.get(ANNOTATOR_PARAM)
-    if name and not st.session_state.get(ANNOTATOR_KEY):
+    if typed_names and name and not st.session_state.get(ANNOTATOR_KEY):
         st.session_state[ANNOTATOR_KEY] = name[:200]
 
 
@@ -65,43 +100,24 @@ def to_url(audit_id: int | None, annotator: str) -> None:
             st.query_params[param] = value
 
 
-def choose_audit() -> int | None:
-    audits = live.live_audit_list()
+def choose_audit(who: live.Identity | None) -> int | None:
     current = st.session_state.get(AUDIT_KEY)
     # With an audit open the case comes first: starting or resuming another folds away, so the
     # label buttons are above the fold at 1280 × 800.
     holder = (st.expander(f"Start or resume another audit (audit {current} is open)")
               if current is not None else st.container())
     with holder:
-        return _choose(audits)
+        return _choose(who)
 
 
-def _choose(audits) -> int | None:
+def _choose(who: live.Identity | None) -> int | None:
+    audits = live.live_audit_list()
     start, resume = st.tabs(["Start an audit", "Resume an audit"])
     with start:
-        with st.form("live_new"):
-            source = st.selectbox("Pool", (*live.LIVE_POOLS, UPLOAD), key="live_new_pool")
-            upload = st.file_uploader("Pool file: a CSV (one row per model output to label) or an Inspect AI "
-                                      "log (.eval / .json; its outputs are labelled, its scorers hidden)",
-                                      type=["csv", "eval", "json"], key="live_new_upload")
-            strategy = st.selectbox("Strategy", live.LIVE_STRATEGIES, index=live.LIVE_STRATEGIES.index("adaptive"),
-                                    key="live_new_strategy")
-            process = st.selectbox("Model e-process", live.MODEL_PROCESSES, index=live.MODEL_PROCESSES.index(live.DEFAULT_MODEL_PROCESS),
-                                   key="live_new_process")
-            seed = st.number_input("Seed", min_value=0, value=0, step=1, key="live_new_seed")
-            if st.form_submit_button("Start audit", icon=":material/play_arrow:"):
-                try:
-                    if source == UPLOAD:
-                        if upload is None:
-                            raise InputError("pool: choose a CSV file or an Inspect AI log to upload")
-                        started = live.start_live_audit(upload.name, strategy, process, int(seed),
-                                                        content=upload.getvalue())
-                    else:
-                        started = live.start_live_audit(source, strategy, process, int(seed))
-                    st.session_state[AUDIT_KEY] = started.audit["audit_id"]
-                    st.session_state.pop(LAST_LABEL_KEY, None)
-                except InputError as exc:
-                    _error(exc)
+        if _auth.sign_in_configured() and not _may(who, "create"):
+            st.caption("Only an owner can start an audit (the operator assigns roles).")
+        else:
+            _start_form(who)
     with resume:
         if audits.empty:
             st.caption("No audit in this workspace yet.")
@@ -117,21 +133,23 @@ def _choose(audits) -> int | None:
     return st.session_state.get(AUDIT_KEY)
 
 
-def label_panel(audit_id: int, annotator: str, verdict_slot) -> None:
+def label_panel(audit_id: int, annotator: live.Identity | None) -> None:
+    """The audit; with ``annotator`` (who may label) their case to label, else a read-only view."""
     last = st.session_state.get(LAST_LABEL_KEY)
-    view = live.live_audit_view(audit_id, annotator, claim=last is None)
+    view = live.live_audit_view(audit_id, annotator, claim=last is None and _may(annotator, "claim"))
     status = view.status
-    with verdict_slot:
-        if status.stop is not None:
-            st.success(f"Decision: {_shared.plain(view.verdict)}", icon=":material/flag:")
-        elif status.done:
-            st.warning(f"Decision: {_shared.plain(view.verdict)}", icon=":material/flag:")
-        else:
-            st.info(_shared.plain(view.verdict), icon=":material/pending:")
+    if status.stop is not None:
+        st.success(f"Decision: {_shared.plain(view.verdict)}", icon=":material/flag:")
+    elif status.done:
+        st.warning(f"Decision: {_shared.plain(view.verdict)}", icon=":material/flag:")
+    else:
+        st.info(_shared.plain(view.verdict), icon=":material/pending:")
     if last is not None:
         done_panel(audit_id, annotator, last, status)
     elif view.current:
         case_panel(audit_id, annotator, view)
+    elif annotator is not None and not _may(annotator, "label"):
+        st.caption(f"You are signed in as a {annotator.role}: you see the audit, you do not label.")
     # One base for people: log₁₀ E, as on the chart (its red line is log₁₀(1/α)); "—" before any label.
     cols = st.columns(4)
     cols[0].metric("Labelled", fmt.count(status.n))
@@ -147,10 +165,26 @@ def label_panel(audit_id: int, annotator: str, verdict_slot) -> None:
         _shared.show_chart(view.trajectory, key="live_trajectory")
     with st.expander(f"Labels ({len(view.labels)})"):
         _shared.show_table(view.labels)
+    if len(view.by_annotator):
+        with st.expander(f"Who labelled how many cases ({len(view.by_annotator)})"):
+            _shared.show_table(view.by_annotator)
     if len(view.skips):
         with st.expander(f"Skipped cases ({len(view.skips)})"):
             _shared.show_table(view.skips)
-    share(audit_id, view)
+    if _may(annotator, "event log"):
+        owner_panel(audit_id, annotator, view)
+    share(audit_id, view, annotator)
+
+
+def owner_panel(audit_id: int, owner: live.Identity, view) -> None:
+    """Owners: the event log, and undo of the last label or skip whoever gave it."""
+    with st.expander("Event log (owners)"):
+        _shared.show_table(live.live_event_log(audit_id, owner))
+        last = view.undoable
+        if last is not None and last.annotator != owner.name and _auth.sign_in_configured():
+            if st.button(f"Undo the last label or skip (case {last.case_id}, by {last.annotator})",
+                         key="live_owner_undo", icon=":material/undo:"):
+                _act(live.undo_last_label, audit_id, owner)
 
 
 def _act(action, *args, done: tuple[str, str] | None = None, **kwargs) -> None:
@@ -188,8 +222,8 @@ def case_panel(audit_id: int, annotator: str, view) -> None:
     st.subheader(f"Case {_shared.plain(case.case_id)}")
     st.caption(f"Subgroup: {_shared.plain(case.subgroup)}. Why this case: {reason}"
                + (f" (predicted accuracy {case.predicted:.2f})." if case.predicted is not None else "."))
-    # The case's fields in a box of bounded height, the label buttons right below it: both fit
-    # above the fold at 1280 × 800 however long the model's output is.
+    # The case's fields in a box of bounded height, the label buttons beside it: both fit above
+    # the fold at 1280 × 800 however long the model's output is.
     fields, buttons = st.columns([3, 1])
     with fields:
         _shared.show_table(table, height=min(36 + 35 * len(table), 250))
@@ -208,43 +242,56 @@ def case_panel(audit_id: int, annotator: str, view) -> None:
                "no label and leaves the audit; the reason is kept.")
 
 
-def open_in_replay(audit_id: int) -> None:
+def open_in_replay(audit_id: int, who: live.Identity | None) -> None:
     """Hand the export to Replay as an accepted upload, with the settings of this audit."""
-    handoff = live.replay_handoff(audit_id)
+    handoff = live.replay_handoff(audit_id, who=who)
     upload = _shared.Upload(handoff.name, handoff.data, analyses.content_key(handoff.data, handoff.name))
     _shared.open_in_replay(upload, handoff.score, handoff.style, handoff.params, handoff.model_process,
                            handoff.auditor_process)
 
 
-def share(audit_id: int, view) -> None:
+def share(audit_id: int, view, who: live.Identity | None) -> None:
     st.session_state.setdefault(SECTIONS_KEY, {})[view.section.key] = view.section
     left, middle, right = st.columns(3)
-    if view.status.n:
-        left.download_button("Export labelled CSV (recorded-run format)", live.export_live_csv(audit_id),
+    if view.status.n and _may(who, "export"):
+        left.download_button("Export labelled CSV (recorded-run format)", live.export_live_csv(audit_id, who=who),
                              file_name=f"live_audit_{audit_id}.csv", mime="text/csv", key="live_export",
                              icon=":material/download:")
         if middle.button("Open in Replay", key="live_to_replay", icon=":material/replay:",
                          help="Replays the export with this audit's parameters and processes: the same "
                               "trajectories, decision and stop."):
-            open_in_replay(audit_id)
+            open_in_replay(audit_id, who)
         right.caption("This audit is also on *Report*.")
 
 
-from_url()
-audit_id = choose_audit()
-if "live_annotator_input" not in st.session_state:
-    st.session_state["live_annotator_input"] = st.session_state.get(ANNOTATOR_KEY, "")
-name_col, verdict_slot = st.columns([1, 2], vertical_alignment="bottom")  # one row: the case starts higher
-name_col.text_input("Your name (recorded with every label)", key="live_annotator_input",
-                    on_change=_keep, args=("live_annotator_input", ANNOTATOR_KEY))
-annotator = st.session_state.get(ANNOTATOR_KEY) or st.session_state.get("live_annotator_input", "")
-to_url(audit_id, annotator)
+def typed_name() -> live.Identity | None:
+    """Without sign-in: the name typed here, recorded as self-declared (None until one is given)."""
+    if "live_annotator_input" not in st.session_state:
+        st.session_state["live_annotator_input"] = st.session_state.get(ANNOTATOR_KEY, "")
+    st.text_input("Your name (recorded with every label)", key="live_annotator_input",
+                  on_change=_keep, args=("live_annotator_input", ANNOTATOR_KEY))
+    name = st.session_state.get(ANNOTATOR_KEY) or st.session_state.get("live_annotator_input", "")
+    return live.declared(name) if name.strip() else None
+
+
+sign_in = _auth.sign_in_configured()
+who = _auth.session_identity() if sign_in else None
+from_url(typed_names=not sign_in)
+audit_id = choose_audit(who)
+if not sign_in:
+    who = typed_name()
+elif who is not None:
+    st.caption(f"Signed in as **{_shared.plain(who.name)}** ({who.role})"
+               + (": every label records this identity." if _may(who, "label") else "."))
+to_url(audit_id, who.name if who is not None and not sign_in else "")
 if audit_id is None:
     st.caption("Start or resume an audit above.")
-elif not annotator.strip():
+elif who is None and not sign_in:
     st.caption(f"Audit {audit_id} is open: enter your name to label.")
 else:
+    if who is None:
+        st.caption(f"Audit {audit_id}: sign in (sidebar) to label; until then you see it read-only.")
     try:
-        label_panel(int(audit_id), annotator.strip(), verdict_slot)
+        label_panel(int(audit_id), who)
     except InputError as exc:
         _error(exc)

@@ -31,15 +31,18 @@ _shared.link_settings(LINK)
 src_col, up_col = st.columns([1.2, 2])
 with src_col:
     choice = st.radio("Response log", [BUNDLED, UPLOAD], key=_shared.kept("measure_source"),
-                      format_func={BUNDLED: "Bundled SYNTHETIC example", UPLOAD: "Upload a CSV"}.get)
+                      format_func={BUNDLED: "Bundled SYNTHETIC example", UPLOAD: "Upload a log"}.get)
 with up_col:
     source = None
     if choice == UPLOAD:
         source = _shared.upload_source(
-            "response_log", "Response log CSV", ["csv", "tsv", "txt"],
-            help="Columns model, cluster, cell (world:mapping:readout), response (INVALID = no answer) "
-                 "and the oracle: a column 'oracle' (label of the row's world) or columns "
-                 "oracle_base, oracle_target, oracle_sham.")
+            "response_log", "Response log: CSV, Inspect AI log or lm-eval samples",
+            ["csv", "tsv", "txt", "eval", "json", "jsonl", "zip"],
+            help="A CSV with columns model, cluster, cell (world:mapping:readout), response (INVALID = no "
+                 "answer) and the oracle (a column 'oracle', or oracle_base, oracle_target, oracle_sham); or "
+                 "the log of the testbed's task run in Inspect AI (.eval / .json) or lm-eval "
+                 "(a samples_*.jsonl file, or the output folder as a .zip): model, cluster, cell and the "
+                 "chosen letter are read from it.")
         if source is None:
             st.info("No valid log uploaded yet: showing the bundled synthetic example.")
     else:
@@ -64,6 +67,7 @@ view = _cache.measure_log(source.key, n_boot, seed, confidence, interval, source
 result, pooled = view.result, view.result.pooled
 
 _shared.show_verdict(view.verdict)
+_shared.show_verdict(view.support_verdict)
 _shared.show_source(source)
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Models", len(result.models))

@@ -110,7 +110,7 @@ m1, m2 = st.columns(2)
 m1.metric("P(audit passed | no failure)", f"{p:.2f}", help=f"95% Wilson interval [{low:.2f}, {high:.2f}].")
 m2.metric("Monte Carlo error (largest)", f"±{plan.mc_error:.2f}",
           help="Half-width of the widest 95% interval of a probability on this page.")
-_shared.show_chart(view.chart)
+_shared.show_chart(view.decisions_chart)
 left, right = st.columns([1.6, 1])
 with left:
     st.subheader("Decisions by budget")

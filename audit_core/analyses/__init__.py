@@ -34,6 +34,7 @@ from audit_core.analyses.identify import (
     copy_policy,
     explore_support,
     identify_support,
+    lattice_overview,
     policy_row,
     remove_policy,
     rename_axes,
@@ -79,7 +80,7 @@ __all__ = [
     "combine_audits", "compare_runs", "plan_study", "typed_run", "TestbedCheck", "TestbedItems", "check_testbed",
     "generate_testbed", "ALL_DIRECTIONS", "BEHAVIOURS", "BehaviourRule", "add_policy", "class_file",
     "class_from_link", "class_link", "copy_policy", "policy_row", "remove_policy", "composable", "rename_axes", "RunTable", "Source", "file_bytes", "StudySimulation", "SupportExploration",
-    "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "measure_log",
+    "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "lattice_overview", "measure_log",
     "policy_source", "pool_source", "replay_run", "response_log_source", "score_labels", "run_source",
     "simulate_study", "support_lattice",
 ]

@@ -8,6 +8,7 @@ largest set R with e_i ≥ K/(α|R|) for every i in R (FDR ≤ α under any depe
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,13 +16,14 @@ from typing import Any
 import pandas as pd
 
 from audit_core.analyses.common import Verdict, plural
+from audit_core.analyses.display import Displayed
 from audit_core.report.document import ReportSection
 from audit_core.sequential.multiple import METHODS, MultipleTestResult, audit_e_value, combine
 from audit_core.views import sequential as views
 
 
-@dataclass(frozen=True)
-class CombinedAudits:
+@dataclass(frozen=True, repr=False)
+class CombinedAudits(Displayed):
     """Several audits combined: ``results`` (method → engine result), ``table``, section, verdict."""
 
     names: tuple[str, ...]
@@ -32,6 +34,19 @@ class CombinedAudits:
     table: pd.DataFrame = field(repr=False)
     section: ReportSection = field(repr=False)
     verdict: Verdict
+
+    _key_table = "table"
+
+    def to_dict(self) -> dict:
+        """The document ``combine --json`` prints: each run's log e-value (None when not finite), its own
+        decision and whether each method rejects it, and each method's result."""
+        log_e = list(next(iter(self.results.values())).log_e)
+        decisions = list(self.table["own decision"])
+        return {"level": self.level, "side": self.side, "at": self.at,
+                "runs": [{"name": n, "log_e": (e if math.isfinite(e) else None), "own_decision": d,
+                          **{m: r.rejected[i] for m, r in self.results.items()}}
+                         for i, (n, e, d) in enumerate(zip(self.names, log_e, decisions, strict=True))],
+                "methods": {m: r.to_dict() for m, r in self.results.items()}}
 
 
 def _decision_of(run: Any) -> str | None:

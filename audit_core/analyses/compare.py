@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from audit_core.analyses.common import Verdict, plural
+from audit_core.analyses.display import Displayed
 from audit_core.analyses.replay import typed_run
 from audit_core.analyses.sources import Source
 from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
@@ -23,14 +24,14 @@ from audit_core.sequential.compare import compare_runs as _compare_runs
 from audit_core.views import sequential as views
 
 
-@dataclass(frozen=True)
-class RunsComparison:
+@dataclass(frozen=True, repr=False)
+class RunsComparison(Displayed):
     """Two runs compared case by case.
 
     Attributes
     ----------
     comparison : the engine's :class:`~audit_core.sequential.compare.RunComparison`.
-    decisions_table, subgroup_table, changes_table : display tables; chart : the paired
+    decisions_table, subgroup_table, changes_table : display tables; difference_chart : the paired
     differences with intervals; section; verdict.
     """
 
@@ -39,9 +40,16 @@ class RunsComparison:
     decisions_table: pd.DataFrame = field(repr=False)
     subgroup_table: pd.DataFrame = field(repr=False)
     changes_table: pd.DataFrame = field(repr=False)
-    chart: dict = field(repr=False)
+    difference_chart: dict = field(repr=False)
     section: ReportSection = field(repr=False)
     verdict: Verdict
+
+    _key_table = "subgroup_table"
+    _key_chart = "difference_chart"
+
+    def to_dict(self) -> dict:
+        """The document ``compare --json`` prints."""
+        return self.comparison.to_dict()
 
 
 def _verdict(c: RunComparison) -> Verdict:
@@ -81,7 +89,7 @@ def compare_runs(source_a: Source, source_b: Source, score: str | None = None,
                                        chart, verdict=verdict.text)
     return RunsComparison(sources=(source_a, source_b), comparison=result,
                           decisions_table=views.decisions_table(result), subgroup_table=result.subgroups,
-                          changes_table=result.changes, chart=chart, section=section, verdict=verdict)
+                          changes_table=result.changes, difference_chart=chart, section=section, verdict=verdict)
 
 
 def _with_notes(result: RunComparison, notes: tuple[str, ...]) -> RunComparison:

@@ -3,7 +3,8 @@
 * :func:`explore_support`: classes and collisions on a support (Theorem 1: τ is identified iff no
   two policies with different τ answer every observed cell alike), the cheapest identifying
   support inside it, or the cheapest cells to add when τ is not identified.
-* :func:`support_lattice`: every subset of components and the leave-one-out witnesses.
+* :func:`support_lattice`: every subset of components and the leave-one-out witnesses
+  (:func:`lattice_overview` adds its tables, chart and verdict).
 * :func:`check_supports`: the cheapest identifying supports under costs and constraints
   (weighted minimum hitting set on CP-SAT), each re-checked with ``identify``.
 """
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from audit_core.analyses.common import Verdict, plural
+from audit_core.analyses.display import Displayed
 from audit_core.analyses.sources import Source, content_key
 from audit_core.identify import (
     Identification,
@@ -40,8 +42,8 @@ composable = editor.composable
 SUGGESTION_TIME_LIMIT = 2.0
 
 
-@dataclass(frozen=True)
-class SupportExploration:
+@dataclass(frozen=True, repr=False)
+class SupportExploration(Displayed):
     """One support of a policy class, explained.
 
     Attributes
@@ -80,6 +82,13 @@ class SupportExploration:
     verdict: Verdict
     lattice_note: str = ""
 
+    _key_table = "class_table"
+    _key_chart = "lattice_chart"
+
+    def to_dict(self) -> dict:
+        """The document ``identify --json`` prints: the engine's identification on the support."""
+        return self.identification.to_dict()
+
     @property
     def added_cells(self) -> tuple[str, ...]:
         """Cells the cheapest repair adds to the support (empty without a repair)."""
@@ -101,6 +110,51 @@ def identify_support(policy: Source, components: Sequence[str] | None = None, es
 def support_lattice(policy: Source, estimand: str = "tau_full") -> Lattice:
     """All 2^k component supports with classes and collisions, and leave-one-out witnesses."""
     return lattice(policy.value, estimand=estimand)
+
+
+@dataclass(frozen=True, repr=False)
+class LatticeOverview(Displayed):
+    """Every subset of a class's components with its classes and collisions, and the leave-one-out
+    witnesses from the full support.
+
+    Attributes
+    ----------
+    lattice : the engine's :class:`~audit_core.identify.Lattice`.
+    supports_table : one row per subset; leave_one_out_table : one row per removed component.
+    lattice_chart : the Hasse diagram; verdict : how many supports identify τ, the smallest ones.
+    """
+
+    source: Source
+    estimand: str
+    lattice: Lattice = field(repr=False)
+    supports_table: pd.DataFrame = field(repr=False)
+    leave_one_out_table: pd.DataFrame = field(repr=False)
+    lattice_chart: dict = field(repr=False)
+    verdict: Verdict
+
+    _key_table = "supports_table"
+    _key_chart = "lattice_chart"
+
+    def to_dict(self) -> dict:
+        """The document ``lattice --json`` prints: the engine's lattice."""
+        return self.lattice.to_dict()
+
+
+def lattice_overview(policy: Source, estimand: str = "tau_full") -> LatticeOverview:
+    """:func:`support_lattice` with its tables, Hasse diagram and verdict."""
+    lat = support_lattice(policy, estimand)
+    identifying = [n for n in lat.supports if n.identified]
+    if identifying:
+        fewest = min(len(n.components) for n in identifying)
+        smallest = [views.support_name(n.components) for n in identifying if len(n.components) == fewest]
+        verdict = Verdict("good", f"{estimand} is identified on {len(identifying)} of {len(lat.supports)} supports; "
+                                  f"the smallest: {'; '.join(smallest)}.")
+    else:
+        verdict = Verdict("bad", f"{estimand} is identified on none of the {len(lat.supports)} supports.")
+    return LatticeOverview(source=policy, estimand=estimand, lattice=lat, supports_table=views.lattice_table(lat),
+                           leave_one_out_table=views.leave_one_out_table(lat),
+                           lattice_chart=views.lattice_spec(lat, policy.value.component_names, estimand, None),
+                           verdict=verdict)
 
 
 def _components(policy: Source, components: Sequence[str] | None) -> tuple[str, ...]:
@@ -179,8 +233,8 @@ def explore_support(policy: Source, components: Sequence[str] | None = None, est
         heatmap_chart=heatmap_chart, section=section, verdict=verdict, lattice_note=lattice_note)
 
 
-@dataclass(frozen=True)
-class SupportSearch:
+@dataclass(frozen=True, repr=False)
+class SupportSearch(Displayed):
     """The cheapest identifying supports of a class under costs and constraints.
 
     Attributes
@@ -202,6 +256,13 @@ class SupportSearch:
     frequency_chart: dict | None = field(repr=False)
     section: ReportSection = field(repr=False)
     verdict: Verdict
+
+    _key_table = "optima_table"
+    _key_chart = "frequency_chart"
+
+    def to_dict(self) -> dict:
+        """The document ``synthesize --json`` prints: the engine's synthesis."""
+        return self.synthesis.to_dict()
 
     @property
     def all_identify(self) -> bool:

@@ -5,6 +5,12 @@ Every function works on the audit's event log in the workspace (``db``: a path, 
 ``$AUDIT_HOME``), catching up with whatever was appended since, so nothing lives in a browser
 session but the audit id and the annotator's name: several sessions can work on one audit, and a
 closed browser loses nothing. Open audits are kept between calls (see ``_open``). The engine is :mod:`audit_core.live`; the chart is the replay page's trajectory chart.
+
+Who acts (issue 23): every write takes ``annotator``, a name or an
+:class:`~audit_core.live.roles.Identity`; creation, export and the event log take ``who``. An
+Identity's role is enforced by the engine (:class:`~audit_core.live.roles.PermissionDenied`, an
+InputError); a plain name or ``who=None`` acts as a self-declared owner (the command line, a
+dashboard without sign-in). :func:`session_identity` turns a sign-in into an Identity.
 """
 
 from __future__ import annotations
@@ -19,7 +25,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from audit_core.analyses.common import plural
+from audit_core.analyses.common import Verdict, plural
+from audit_core.analyses.display import Displayed
 from audit_core.auditing import AUDITOR_FOR, BUNDLED_POOLS
 from audit_core.errors import InputError
 from audit_core.live import (
@@ -37,11 +44,28 @@ from audit_core.live import (
     list_audits,
 )
 from audit_core.live.export import DEFAULT_SCORE_COLUMN
+from audit_core.live.roles import (
+    DEFAULT_ROLE,
+    ROLES,
+    ROLES_FILE_ENV,
+    Identity,
+    PermissionDenied,
+    RolePolicy,
+    allows,
+    declared,
+    load_role_policy,
+    os_user,
+    parse_role_policy,
+    reachable_by_others,
+    require,
+    signed_in,
+)
 from audit_core.live.session import DEFAULT_ANNOTATOR
+from audit_core.live.store import read_events
 from audit_core.presets import DEFAULT_MODEL_PROCESS  # noqa: F401 (the page's default)
 from audit_core.report import ReportChart, ReportSection, ReportTable, safe_csv_bytes
 from audit_core.report import format as fmt
-from audit_core.sequential import MODEL_PROCESSES
+from audit_core.sequential import FAILURE_FOUND, MODEL_PROCESSES
 from audit_core.views.charts import chart_spec, trajectory_chart
 
 LIVE_POOLS = tuple(BUNDLED_POOLS)
@@ -70,8 +94,10 @@ class LiveAuditView:
     ``audit``: its settings (``LiveAudit.to_dict()``); ``status``; ``current``: the cases claimed
     by the annotator; ``case_tables``: per current case, its pool columns (feature columns left
     out) as a (column, value) table; ``reasons``: why each current case was chosen; ``labels``:
-    every label received (step, case, score, annotator, time, phase, log E after it); ``skips``:
-    every case skipped without a label (case, reason, annotator, time, phase);
+    every label received (step, case, score, annotator, signed in, time, phase, log E after it);
+    ``skips``: every case skipped without a label (case, reason, annotator, signed in, time,
+    phase); ``by_annotator``: who labelled and skipped how many cases (:func:`annotator_counts`);
+    ``undoable``: the label or skip an undo would cancel now (None when none can be undone);
     ``trajectory``: Vega-Lite spec of log10 E of both processes against 1/alpha (None before the
     first counted label); ``section``: the Report page's section; ``verdict``: one line.
     """
@@ -83,6 +109,8 @@ class LiveAuditView:
     reasons: tuple[str, ...]
     labels: pd.DataFrame
     skips: pd.DataFrame
+    by_annotator: pd.DataFrame
+    undoable: LabelRecord | SkipRecord | None
     trajectory: dict | None
     section: ReportSection
     verdict: str
@@ -92,7 +120,7 @@ class LiveAuditView:
 
 
 @dataclass(frozen=True, repr=False)
-class LiveAction:
+class LiveAction(Displayed):
     """What one action on a live audit did, and where the audit stands after it.
 
     ``audit``: its settings (``LiveAudit.to_dict()``); ``status`` after the action; ``cases``:
@@ -116,7 +144,8 @@ class LiveAction:
                    "status": self.status.to_dict(), "next": [c.to_dict() for c in self.upcoming],
                    "next_claimed": self.upcoming_claimed}
         if self.record is not None:
-            record = {"case_id": self.record.case_id, "annotator": self.record.annotator, "ts": self.record.ts}
+            record = {"case_id": self.record.case_id, "annotator": self.record.annotator,
+                      "verified": self.record.verified, "ts": self.record.ts}
             if isinstance(self.record, SkipRecord):
                 record["reason"] = self.record.reason
             else:
@@ -124,6 +153,13 @@ class LiveAction:
             kind = "undone" if self.undone else ("skipped" if isinstance(self.record, SkipRecord) else "labelled")
             payload[kind] = record
         return payload
+
+    @property
+    def verdict(self) -> Verdict:
+        """Where the audit stands, in one line (shown first in a notebook)."""
+        status = self.status
+        tone = "neutral" if not status.stopped else ("bad" if status.decision == FAILURE_FOUND else "good")
+        return Verdict(tone, f"Audit {self.audit['audit_id']}: {_verdict(status)}.")
 
     def __repr__(self) -> str:
         return f"LiveAction(audit {self.audit['audit_id']}, {self.status!r})"
@@ -183,7 +219,8 @@ def start_live_audit(pool: str, strategy: str = "adaptive", process: str = "SR-L
                      content: bytes | None = None, db=None, **settings) -> LiveAction:
     """Create an audit of a bundled pool key, a CSV or Inspect AI log path, or uploaded bytes
     (``content``). ``settings``: :meth:`LiveAudit.create`'s (``style``, ``roles``, ``truth``,
-    ``config``, parameter overrides such as ``q``, ``alpha``, ``m``, ``budget``)."""
+    ``config``, ``who``: the creator, refused unless an owner; parameter overrides such as ``q``,
+    ``alpha``, ``m``, ``budget``)."""
     audit = LiveAudit.create(connect(db), pool, strategy=strategy, process=process, seed=int(seed), content=content,
                              **settings)
     return LiveAction(audit=audit.to_dict(), status=audit.status())
@@ -194,14 +231,14 @@ def live_audit_status(audit_id: int, db=None) -> LiveAction:
         return LiveAction(audit=audit.to_dict(), status=audit.status())
 
 
-def claim_cases(audit_id: int, annotator: str, batch: int = 1, db=None) -> LiveAction:
+def claim_cases(audit_id: int, annotator: Identity | str, batch: int = 1, db=None) -> LiveAction:
     """The annotator's pending cases, else ``batch`` new ones claimed (none once stopped)."""
     with _open(audit_id, db) as audit:
         cases = audit.next(annotator, batch=batch)
         return LiveAction(audit=audit.to_dict(), status=audit.status(), cases=cases)
 
 
-def _after(audit: LiveAudit, record, annotator: str, show_next: bool) -> LiveAction:
+def _after(audit: LiveAudit, record, annotator: Identity | str, show_next: bool) -> LiveAction:
     # The preview selects on the live sampler state and so makes the next look replay the log:
     # the page, which claims the next case itself, does without it.
     upcoming, claimed = audit.preview(annotator) if show_next else ((), False)
@@ -209,27 +246,34 @@ def _after(audit: LiveAudit, record, annotator: str, show_next: bool) -> LiveAct
                       upcoming_claimed=claimed)
 
 
-def record_label(audit_id: int, case_id: str, score, annotator: str, db=None, show_next: bool = True) -> LiveAction:
+def record_label(audit_id: int, case_id: str, score, annotator: Identity | str, db=None, show_next: bool = True) -> LiveAction:
     """Record a label (0/1 or graded in [0, 1]); with ``show_next`` the next case is shown, not claimed."""
     with _open(audit_id, db) as audit:
         return _after(audit, audit.label(case_id, score, annotator), annotator, show_next)
 
 
-def skip_case(audit_id: int, case_id: str, reason: str, annotator: str, db=None, show_next: bool = True) -> LiveAction:
+def skip_case(audit_id: int, case_id: str, reason: str, annotator: Identity | str, db=None, show_next: bool = True) -> LiveAction:
     """Skip a proposed case with a reason (no label; see :mod:`audit_core.live.session`)."""
     with _open(audit_id, db) as audit:
         return _after(audit, audit.skip(case_id, reason, annotator), annotator, show_next)
 
 
-def undo_last_label(audit_id: int, annotator: str, db=None) -> LiveAction:
+def undo_last_label(audit_id: int, annotator: Identity | str, db=None) -> LiveAction:
     """Undo the last label or skip (only before the next case is proposed)."""
     with _open(audit_id, db) as audit:
         record = audit.undo(annotator)
         return LiveAction(audit=audit.to_dict(), status=audit.status(), record=record, undone=True)
 
 
-def export_live_csv(audit_id: int, db=None) -> bytes:
-    """The recorded-run CSV (for Replay), formula-looking cells neutralised."""
+def _may_export(who: Identity | str | None) -> None:
+    if who is not None:
+        require(who, "export")
+
+
+def export_live_csv(audit_id: int, db=None, who: Identity | str | None = None) -> bytes:
+    """The recorded-run CSV (for Replay) with who labelled, formula-looking cells neutralised
+    (``who``: refused unless an owner)."""
+    _may_export(who)
     with _open(audit_id, db) as audit:
         return safe_csv_bytes(export_frame(audit))
 
@@ -252,8 +296,10 @@ class ReplayHandoff:
     auditor_process: str
 
 
-def replay_handoff(audit_id: int, db=None) -> ReplayHandoff:
-    """The export of a live audit with the settings under which its replay equals the live run."""
+def replay_handoff(audit_id: int, db=None, who: Identity | str | None = None) -> ReplayHandoff:
+    """The export of a live audit with the settings under which its replay equals the live run
+    (``who``: refused unless an owner)."""
+    _may_export(who)
     with _open(audit_id, db) as audit:
         frame = export_frame(audit)
         test, roles, process = audit.test_params, audit.roles, audit.process
@@ -266,8 +312,9 @@ def replay_handoff(audit_id: int, db=None) -> ReplayHandoff:
                          model_process=process, auditor_process=AUDITOR_FOR[process])
 
 
-def export_live_file(audit_id: int, out, db=None) -> ExportResult:
+def export_live_file(audit_id: int, out, db=None, who: Identity | str | None = None) -> ExportResult:
     """Write the recorded-run CSV to ``out``."""
+    _may_export(who)
     with _open(audit_id, db) as audit:
         return export_csv(audit, out)
 
@@ -279,14 +326,56 @@ def _log10(log_e) -> float:
     """log₁₀ E for people (one base on every page); NaN, shown "—", where there is no value."""
     value = fmt.log10_e(log_e)
     return math.nan if value is None else value
+EVENT_LOG_COLUMNS = ["event", "kind", "case", "annotator", "signed in", "identity", "issuer", "time (UTC)", "score",
+                     "reason", "batch"]
+
+
+def live_event_log(audit_id: int, who: Identity | str | None = None, db=None) -> pd.DataFrame:
+    """Every event of the audit in log order, undone ones included (owners only): id, kind, case,
+    who, whether they had signed in, how their name is known, the provider, time, score, skip
+    reason, proposal batch."""
+    if who is not None:
+        require(who, "event log")
+    with _open(audit_id, db) as audit:
+        events = read_events(audit.conn, audit.audit_id)
+    return pd.DataFrame([[e.id, e.kind, e.case_id, e.annotator, e.verified, e.source, e.issuer, e.ts, e.score, e.reason,
+                          e.batch] for e in events], columns=EVENT_LOG_COLUMNS)
+
+
+def annotator_counts(labels, skips) -> pd.DataFrame:
+    """Who labelled how many cases: one row per (annotator, signed in), with their effective
+    ``labels`` (held-out ones included) and ``skipped`` cases, most labels first."""
+    counts: dict[tuple[str, bool], list[int]] = {}
+    for record in labels:
+        counts.setdefault((record.annotator, record.verified), [0, 0])[0] += 1
+    for record in skips:
+        counts.setdefault((record.annotator, record.verified), [0, 0])[1] += 1
+    rows = sorted(((name, verified, n, k) for (name, verified), (n, k) in counts.items()),
+                  key=lambda row: (-row[2], -row[3], row[0]))
+    return pd.DataFrame(rows, columns=["annotator", "signed in", "labels", "skipped"])
+
+
+def resolve_role_policy(path: str | None = None, section=None) -> RolePolicy:
+    """The operator's role policy: the roles file at ``path`` (TOML or JSON), else the
+    ``section`` mapping (the secrets file's ``[roles]``), else every signed-in person a viewer."""
+    if path:
+        return load_role_policy(path)
+    if section:
+        return parse_role_policy(dict(section), "[roles] in the secrets file")
+    return RolePolicy()
+
+
+def session_identity(claims, policy: RolePolicy) -> Identity:
+    """The Identity of a signed-in session from its ID-token ``claims`` (``st.user``)."""
+    return signed_in(dict(claims), policy)
 
 
 def _labels_table(labels: tuple[LabelRecord, ...]) -> pd.DataFrame:
     return pd.DataFrame([{"step": r.step, "case": r.case_id, "score": r.score, "annotator": r.annotator,
-                          "time (UTC)": r.ts, "why chosen": r.phase,
+                          "signed in": r.verified, "time (UTC)": r.ts, "why chosen": r.phase,
                           LOG_E_MODEL: _log10(r.log_e_model) if r.counted else math.nan,
                           LOG_E_AUDITOR: _log10(r.log_e_auditor) if r.counted else math.nan} for r in labels],
-                        columns=["step", "case", "score", "annotator", "time (UTC)", "why chosen",
+                        columns=["step", "case", "score", "annotator", "signed in", "time (UTC)", "why chosen",
                                  LOG_E_MODEL, LOG_E_AUDITOR])
 
 
@@ -347,26 +436,33 @@ def _verdict(status: LiveStatus) -> str:
     return f"running: {status.n} of at most {status.budget} cases labelled, no e-process has crossed 1/α yet"
 
 
-def live_audit_view(audit_id: int, annotator: str | None = None, claim: bool = False, db=None) -> LiveAuditView:
-    """The audit's state; with ``claim`` the annotator's next case is claimed first."""
+def live_audit_view(audit_id: int, annotator: Identity | str | None = None, claim: bool = False,
+                    db=None) -> LiveAuditView:
+    """The audit's state; with ``claim`` the annotator's next case is claimed first (only when
+    their role may label: a viewer gets the view without a case)."""
     with _open(audit_id, db) as audit:
         return _view(audit, annotator, claim)
 
 
-def _view(audit: LiveAudit, annotator: str | None, claim: bool) -> LiveAuditView:
+def _view(audit: LiveAudit, annotator: Identity | str | None, claim: bool) -> LiveAuditView:
+    if isinstance(annotator, Identity) and not allows(annotator.role, "claim"):
+        claim = False
     current = audit.next(annotator) if claim and annotator else (audit.pending(annotator) if annotator else ())
     status = audit.status()
     labels, skips = audit.labels(), audit.skips()
     table = _labels_table(labels)
-    skipped = pd.DataFrame([{"case": k.case_id, "reason": k.reason, "annotator": k.annotator, "time (UTC)": k.ts,
-                             "why chosen": k.phase} for k in skips],
-                           columns=["case", "reason", "annotator", "time (UTC)", "why chosen"])
+    skipped = pd.DataFrame([{"case": k.case_id, "reason": k.reason, "annotator": k.annotator, "signed in": k.verified,
+                             "time (UTC)": k.ts, "why chosen": k.phase} for k in skips],
+                           columns=["case", "reason", "annotator", "signed in", "time (UTC)", "why chosen"])
+    by_annotator = annotator_counts(labels, skips)
     spec = _trajectory_once(audit, labels, status)
     verdict = _verdict(status)
     settings = audit.to_dict()
     summary = [f"Dual test: {verdict}.", f"{status.n} counted labels, {status.n_heldout} held out."]
     if skips:
         summary.append(skip_note(len(skips)))
+    if len(by_annotator):
+        summary.append(_who_line(by_annotator))
     section = ReportSection(
         key=f"live_audit_{audit.audit_id}", title=f"Live audit {audit.audit_id} of {audit.pool_spec}",
         source=f"workspace audit {audit.audit_id} (strategy {audit.strategy}, seed {audit.seed})",
@@ -374,16 +470,29 @@ def _view(audit: LiveAudit, annotator: str | None, claim: bool) -> LiveAuditView
                     "auditor process": AUDITOR_FOR[audit.process]},
         summary=tuple(summary),
         tables=(ReportTable("Labels in the order received", table),
+                ReportTable("Who labelled how many cases", by_annotator),
                 *((ReportTable("Cases skipped without a label", skipped),) if skips else ())),
         charts=(ReportChart("E-process trajectories", spec),) if spec else (),
         numbers={"audit": settings, "status": status.to_dict()})
     return LiveAuditView(audit=settings, status=status, current=tuple(current),
                          case_tables=tuple(_case_table(audit, p.row) for p in current),
                          reasons=tuple(PHASE_REASONS.get(p.phase, p.phase) for p in current), labels=table,
-                         skips=skipped, trajectory=spec, section=section, verdict=verdict)
+                         skips=skipped, by_annotator=by_annotator,
+                         undoable=audit.last_resolved(), trajectory=spec, section=section, verdict=verdict)
 
 
-__all__ = ["DEFAULT_ANNOTATOR", "LABEL_CHOICES", "LIVE_POOLS", "LIVE_STRATEGIES", "MODEL_PROCESSES", "SKIP_REASONS", "LiveAction",
+def _who_line(by_annotator: pd.DataFrame) -> str:
+    """One sentence: how many people labelled or skipped, and how many of them had signed in."""
+    people = by_annotator["annotator"].nunique()
+    verified = by_annotator.loc[by_annotator["signed in"], "annotator"].nunique()
+    how = ("every one signed in" if verified == people else "none signed in (names self-declared)" if not verified
+           else f"{verified} signed in, the other names self-declared")
+    return f"{plural(people, 'person', 'people')} labelled or skipped cases: {how}."
+
+
+__all__ = ["DEFAULT_ANNOTATOR", "DEFAULT_ROLE", "ROLES", "ROLES_FILE_ENV", "Identity", "PermissionDenied", "RolePolicy",
+           "allows", "annotator_counts", "declared", "os_user", "live_event_log", "reachable_by_others", "resolve_role_policy",
+           "session_identity", "LABEL_CHOICES", "LIVE_POOLS", "LIVE_STRATEGIES", "MODEL_PROCESSES", "SKIP_REASONS", "LiveAction",
            "LiveAuditView", "claim_cases", "export_live_csv", "export_live_file", "live_audit_list",
            "live_audit_status", "live_audit_view", "record_label", "replay_handoff", "ReplayHandoff", "skip_case", "skip_note", "start_live_audit",
            "undo_last_label"]

@@ -11,8 +11,11 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from audit_core.analyses.common import Verdict
+from audit_core.analyses.common import Verdict, plural
+from audit_core.analyses.display import Displayed
+from audit_core.analyses.identify import identify_support
 from audit_core.analyses.sources import Source
+from audit_core.identify import Identification
 from audit_core.measure import ALL_MODELS, Measurement, measure
 from audit_core.measure.invariance import Invariance, measure_invariance
 from audit_core.measure.log import mapping_axis
@@ -22,8 +25,8 @@ from audit_core.views import measure as views
 INTERVALS = views.INTERVALS
 
 
-@dataclass(frozen=True)
-class LogMeasurement:
+@dataclass(frozen=True, repr=False)
+class LogMeasurement(Displayed):
     """A measured response log.
 
     Attributes
@@ -34,6 +37,9 @@ class LogMeasurement:
     estimates_table, composition_table, transitions_table, units_table : display tables.
     estimates_chart, composition_chart : Vega-Lite specs (error bars of ``interval``).
     section; verdict.
+    identification : ``identify`` of τ_full on the support the log covers (the cells observed in
+        at least one unit), under the log's layout and its policies; ``support_verdict`` says it
+        next to the measured τ_full (issue 20: identification and measurement side by side).
     """
 
     source: Source
@@ -49,6 +55,24 @@ class LogMeasurement:
     composition_chart: dict = field(repr=False)
     section: ReportSection = field(repr=False)
     verdict: Verdict
+    identification: Identification | None = field(default=None, repr=False)
+    support_verdict: Verdict | None = None
+
+    _key_table = "estimates_table"
+    _key_chart = "estimates_chart"
+
+    def to_dict(self) -> dict:
+        """The document ``measure --json`` prints: the engine's measurement and, when the log's layout
+        has a mapping axis, the invariance results."""
+        payload = self.result.to_dict()
+        if self.invariance is not None:  # paper 000 results 3-5 need a mapping axis
+            payload["invariance"] = self.invariance.to_dict()
+        if self.identification is not None:  # is τ_full identified on the cells the log covers?
+            ident = self.identification
+            payload["support"] = {"estimand": "tau_full", "cells_covered": len(ident.cells),
+                                  "identified": ident.identified, "n_collisions": ident.n_collisions,
+                                  "text": self.support_verdict.text}
+        return payload
 
 
 def _rate(estimate) -> str:
@@ -65,6 +89,31 @@ def _verdict(result: Measurement) -> Verdict:
                                            "nothing about the response to edits (paper 000).")
 
 
+SUPPORT_ESTIMAND = "tau_full"
+
+
+def covered_cells(log) -> tuple[str, ...]:
+    """Cells of the layout observed in at least one model-cluster unit: the support the items cover."""
+    seen = log.observed.any(axis=0) if log.n_units else log.observed.sum(axis=0) > 0
+    return tuple(c for c, ok in zip(log.cells, seen, strict=True) if ok)
+
+
+def _support_verdict(ident: Identification, n_cells: int, tau) -> Verdict:
+    """The measured τ_full next to whether the covered support identifies it (Theorem 1: it does
+    iff no two policies of different τ answer every covered cell alike)."""
+    measured = (f"τ_full is not measured (no unit has all {n_cells} cells)" if tau is None or tau.rate is None
+                else f"measured τ_full = {tau.rate:.2f} ({tau.successes}/{tau.n} complete units)")
+    where = f"{plural(len(ident.cells), 'cell')} of {n_cells}"
+    if ident.identified:
+        return Verdict("good", f"{measured} on a support that identifies it ({where} covered; "
+                               f"{plural(ident.n_classes, 'equivalence class', 'equivalence classes')}, no collision).")
+    return Verdict("bad", f"{measured} on a support where it is not identified ({where} covered; "
+                          f"{plural(ident.n_collisions, 'colliding pair')} of policies that answer every covered "
+                          "cell alike but differ in τ_full).",
+                   caveat="On this support two policies with different τ_full leave the same log, so no log of it "
+                          "can tell them apart; the Protocol explorer and Minimal supports show which cells to add.")
+
+
 def measure_log(source: Source, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
                 interval: str = "bootstrap") -> LogMeasurement:
     """``measure`` on the source's response log, with its tables, charts and report section."""
@@ -74,12 +123,18 @@ def measure_log(source: Source, n_boot: int = 2000, seed: int = 0, confidence: f
     invariance_table = views.invariance_table(invariance) if invariance is not None else None
     interval = interval if n_boot > 0 else "wilson"
     verdict = _verdict(result)
+    cells = covered_cells(source.value)
+    layout = Source("policy_class", f"layout:{source.key}", "layout of the log", f"policy class of {source.name}",
+                    source.value.layout, bundled=source.bundled)
+    ident = identify_support(layout, estimand=SUPPORT_ESTIMAND, cells=cells)
+    support_verdict = _support_verdict(ident, len(source.value.cells), result.pooled.estimate("tau_full"))
     charts = (views.estimates_spec(result, interval), views.composition_spec(result))
-    section = views.measurement_section(result, interval, verdict=verdict.text, charts=charts,
-                                        invariance_table=invariance_table)
+    section = views.measurement_section(result, interval, verdict=f"{verdict.text} {support_verdict.text}",
+                                        charts=charts, invariance_table=invariance_table)
     return LogMeasurement(source=source, interval=interval, result=result, invariance=invariance,
                           invariance_table=invariance_table,
                           estimates_table=views.estimates_table(result),
                           composition_table=views.composition_table(result),
                           transitions_table=views.transitions_table(result), units_table=views.units_table(result),
-                          estimates_chart=charts[0], composition_chart=charts[1], section=section, verdict=verdict)
+                          estimates_chart=charts[0], composition_chart=charts[1], section=section, verdict=verdict,
+                          identification=ident, support_verdict=support_verdict)

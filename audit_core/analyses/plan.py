@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from audit_core.analyses.common import Verdict
+from audit_core.analyses.display import Displayed
 from audit_core.analyses.sources import Source
 from audit_core.auditing import AuditorConfig
 from audit_core.auditing.plan import AuditPlan, assumed_pool, plan_audit
@@ -22,18 +23,27 @@ from audit_core.sequential import AuditParams
 from audit_core.views import auditing as views
 
 
-@dataclass(frozen=True)
-class PlannedAudit:
+@dataclass(frozen=True, repr=False)
+class PlannedAudit(Displayed):
     """An audit plan: ``plan`` (the engine's :class:`~audit_core.auditing.plan.AuditPlan`), its
-    budget and labels-needed tables, the P(decision by n) chart, section and verdict."""
+    budget and labels-needed tables, the P(decision by n) chart (``decisions_chart``), section,
+    verdict, and the ``backend`` that ran the simulated audits."""
+
+    _key_table = "budget_table"
+    _key_chart = "decisions_chart"
 
     source: Source
     plan: AuditPlan = field(repr=False)
     budget_table: pd.DataFrame = field(repr=False)
     labels_table: pd.DataFrame = field(repr=False)
-    chart: dict = field(repr=False)
+    decisions_chart: dict = field(repr=False)
     section: ReportSection = field(repr=False)
     verdict: Verdict
+    backend: str = "local"
+
+    def to_dict(self) -> dict:
+        """The document ``plan --json`` prints: the engine's plan and the backend."""
+        return {**self.plan.to_dict(), "backend": self.backend}
 
 
 def assumed_pool_source(sizes: Sequence[int], failing_accuracy: float, base_accuracy: float = 0.92,
@@ -71,5 +81,6 @@ def plan_study(pool: Source, strategy: str = "adaptive", process: str = DEFAULT_
     verdict = _verdict(plan)
     chart = views.plan_chart(plan)
     return PlannedAudit(source=pool, plan=plan, budget_table=plan.budget_table, labels_table=plan.labels_needed,
-                        chart=chart, section=views.plan_section(plan, pool.description, chart, verdict=verdict.text),
-                        verdict=verdict)
+                        decisions_chart=chart,
+                        section=views.plan_section(plan, pool.description, chart, verdict=verdict.text),
+                        verdict=verdict, backend="dask" if address else backend)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from audit_core.analyses.common import Verdict
+from audit_core.analyses.display import Displayed
 from audit_core.analyses.sources import ColumnRoles, Source
 from audit_core.data.labels import ACCEPTED_SCORES, ScoreLabels, apply_score_mapping
 from audit_core.data.labels import score_labels as _score_labels
@@ -38,8 +39,8 @@ INCONCLUSIVE_CAVEAT = ("Neither e-process reached 1/α within the run: the dual 
                        "nor passes the audit. More labels can be added; the guarantees hold at any stopping time.")
 
 
-@dataclass(frozen=True)
-class RunReplay:
+@dataclass(frozen=True, repr=False)
+class RunReplay(Displayed):
     """A replayed run.
 
     Attributes
@@ -63,6 +64,18 @@ class RunReplay:
     frequency_chart: dict = field(repr=False)
     section: ReportSection = field(repr=False)
     verdict: Verdict
+
+    _key_table = "subgroup_table"
+    _key_chart = "trajectory_chart"
+
+    def to_dict(self) -> dict:
+        """The document ``replay --json`` prints: the engine's replay, the file, the columns used and
+        the loader's notes."""
+        data = self.data
+        return {**self.result.to_dict(), "file": self.source.name,
+                "columns": {"score": data.score, "order": data.order, "subgroups": list(data.subgroups),
+                            "id": data.id},
+                "notes": list(data.notes), "verdict": self.verdict.text}  # the page's verdict, word for word
 
 
 def _weakest(result: Replay) -> str:

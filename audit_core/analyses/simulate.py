@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from audit_core.analyses.common import Verdict
+from audit_core.analyses.display import Displayed
 from audit_core.analyses.sources import Source
 from audit_core.auditing import AuditorConfig, Study, run_study, sampling_frequency_vs_accuracy
 from audit_core.presets import DEFAULT_MODEL_PROCESS
@@ -33,8 +34,8 @@ class SamplingFrequency:
     spearman_rho: float
 
 
-@dataclass(frozen=True)
-class StudySimulation:
+@dataclass(frozen=True, repr=False)
+class StudySimulation(Displayed):
     """A simulation study.
 
     Attributes
@@ -60,6 +61,24 @@ class StudySimulation:
     frequency_chart: dict | None = field(repr=False)
     section: ReportSection = field(repr=False)
     verdict: Verdict
+
+    _key_table = "summary_table"
+    _key_chart = "outcome_chart"
+
+    def to_dict(self) -> dict:
+        """The document ``simulate --json`` prints: the study's records, wall-clock fields moved under
+        one ``timing`` key (total seconds, seconds per audit per row in row order) so that everything
+        else is identical across runs with the same seed, and the sampling frequency of an adaptive row."""
+        payload = self.study.to_dict()
+        per_row = [row.pop("seconds_per_audit", None) for row in payload["rows"]]
+        payload["timing"] = {"seconds": payload.pop("seconds"), "seconds_per_audit": per_row}
+        if self.sampling is not None:
+            payload["sampling_frequency"] = {
+                "strategy": "adaptive", "process": self.sampling.process,
+                "spearman_rho": round(self.sampling.spearman_rho, 4),
+                "subgroups": [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in rec.items()}
+                              for rec in self.sampling.table.to_dict(orient="records")]}
+        return payload
 
 
 def _sampling(study: Study, pool) -> SamplingFrequency | None:

@@ -84,9 +84,13 @@ def policy_source(data: SourceData | None = None, name: str | None = None) -> So
 
 def response_log_source(data: SourceData | None = None, name: str | None = None,
                         policy: Source | None = None) -> Source:
-    """The bundled synthetic response log (``data=None`` or ``"example"``) or a response-log CSV;
-    ``policy`` (a policy-class source) supplies the cell layout, default the frozen 36 cells."""
+    """The bundled synthetic response log (``data=None`` or ``"example"``), a response-log CSV, or
+    evaluation logs of the testbed's tasks: an Inspect AI ``.eval``/``.json`` log, lm-eval samples
+    file(s) or output folder, or a list of logs (:mod:`audit_core.measure.eval_logs`, kind read
+    from the content); ``policy`` (a policy-class source) supplies the cell layout, default the
+    frozen 36 cells."""
     from audit_core.measure import load_response_log
+    from audit_core.measure.eval_logs import load_response_source
     from audit_core.measure.example import EXAMPLE_PATH
     layout = None if policy is None or policy.bundled else policy.value
     if data is None or (isinstance(data, str) and data == EXAMPLE_RESPONSE_LOG):
@@ -94,8 +98,14 @@ def response_log_source(data: SourceData | None = None, name: str | None = None,
         log = load_response_log(EXAMPLE_PATH.read_bytes(), name=display, policy_class=layout)
         return Source("response_log", f"bundled:{EXAMPLE_RESPONSE_LOG}", display, EXAMPLE_LOG_DESCRIPTION, log,
                       bundled=True)
+    if isinstance(data, (list, tuple)) or (isinstance(data, (str, Path)) and Path(data).is_dir()):
+        # Evaluation logs by path (several files, an lm-eval output folder): keyed by their paths.
+        log = load_response_source(list(data) if isinstance(data, (list, tuple)) else data, name, layout)
+        key = "path:" + "|".join(map(str, data if isinstance(data, (list, tuple)) else [data]))
+        key = key if policy is None or policy.bundled else f"{key}+{policy.key}"
+        return Source("response_log", key, log.source, f"response log {log.source}", log)
     raw, display = _read(data, name)
-    log = load_response_log(raw, name=display, policy_class=layout)
+    log = load_response_source(raw, name=display, policy_class=layout)
     key = content_key(raw, display) if policy is None or policy.bundled else f"{content_key(raw, display)}+{policy.key}"
     return Source("response_log", key, display, f"response log {display}", log)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from audit_core.analyses.common import Verdict, plural
+from audit_core.analyses.display import Displayed
 from audit_core.errors import InputError
 from audit_core.report.document import ReportSection, ReportTable
 from audit_core.testbed import (
@@ -33,13 +34,14 @@ from audit_core.testbed import (
     parse_direction,
     read_items,
 )
+from audit_core.testbed.tasks import inspect_task_files, lmeval_task_files, testbed_tag
 
 PREVIEW_ROWS = 200
 ALL_DIRECTIONS = tuple(direction_name(d) for d in DIRECTIONS)  # the six base → target directions  # items shown on the page; the downloads hold all of them
 
 
-@dataclass(frozen=True)
-class TestbedItems:
+@dataclass(frozen=True, repr=False)
+class TestbedItems(Displayed):
     """Generated items: ``clusters``, ``items``, the ``jsonl`` and ``inspect_jsonl`` texts (one
     item or Inspect AI sample per line), summary and preview tables, section and verdict."""
 
@@ -53,6 +55,31 @@ class TestbedItems:
     preview_table: pd.DataFrame = field(repr=False)
     section: ReportSection = field(repr=False)
     verdict: Verdict
+    task_files: tuple[str, ...] = field(default=(), repr=False)  # runnable task files written for it
+
+    _key_table = "summary_table"
+
+    def to_dict(self) -> dict:
+        """What ``testbed generate --json`` prints about the items (the command adds the files it wrote)."""
+        clusters = self.clusters
+        return {"clusters": len(clusters), "items": len(self.items), "seed": self.seed,
+                "params": self.params.validated().to_dict(),
+                "directions": dict(Counter(direction_name(c.direction) for c in clusters)),
+                "target_edits": dict(Counter(c.target_edit.kind for c in clusters)),
+                "sham_edits": dict(Counter(c.sham_edit.kind for c in clusters))}
+
+    @property
+    def tags(self) -> dict:
+        """cluster name -> testbed tag (seed and cluster fingerprint) carried by runnable tasks."""
+        return testbed_tag(self.seed, self.clusters)
+
+    def inspect_task(self, task_path: str | Path) -> dict[str, str]:
+        """{file name: text} of the Inspect AI task file and its samples file."""
+        return inspect_task_files(self.items, self.tags, self.seed, task_path)
+
+    def lmeval_task(self, folder: str | Path) -> dict[str, str]:
+        """{file name: text} of the lm-eval task folder (YAML and data per readout)."""
+        return lmeval_task_files(self.items, self.tags, folder)
 
 
 def _jsonl(records) -> str:
@@ -87,8 +114,8 @@ def generate_testbed(n_clusters: int, seed: int = 0, directions: Sequence[str] |
                         summary_table=summary, preview_table=preview, section=section, verdict=verdict)
 
 
-@dataclass(frozen=True)
-class TestbedCheck:
+@dataclass(frozen=True, repr=False)
+class TestbedCheck(Displayed):
     """An items file re-derived: the engine's :class:`~audit_core.testbed.CheckReport`, a table of
     the first mismatches, verdict."""
 
@@ -96,6 +123,12 @@ class TestbedCheck:
     report: CheckReport
     mismatch_table: pd.DataFrame = field(repr=False)
     verdict: Verdict
+
+    _key_table = "mismatch_table"
+
+    def to_dict(self) -> dict:
+        """The document ``testbed check --json`` prints."""
+        return {"items_file": self.name, **self.report.to_dict()}
 
 
 def check_testbed(data: bytes | str | Path, name: str = "items.jsonl") -> TestbedCheck:

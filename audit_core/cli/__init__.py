@@ -72,6 +72,16 @@ def emit(payload: Any, as_json: bool, render_text: Callable[[Any], str]) -> None
         sys.stdout.write(render_text(payload).rstrip("\n") + "\n")
 
 
+def _named_flag(message: str, args: argparse.Namespace | None) -> str:
+    """The Python API names its arguments (``replicates: must be at least 1``); the command line
+    names the matching flag (``--replicates: ...``)."""
+    head, sep, rest = message.partition(": ")
+    options = vars(args) if args is not None else {}
+    if sep and head.isidentifier() and head in options and head not in ("command", "func"):
+        return f"--{head.replace('_', '-')}: {rest}"
+    return message
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
@@ -81,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         return int(args.func(args))
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_named_flag(str(exc), locals().get('args'))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader (e.g. `| head`) closed the pipe: not an error of ours. Point stdout at devnull

@@ -17,6 +17,11 @@ for a reason (unreadable, out of scope, ...); it is kept and listed, and undone 
 ``--pool`` takes a CSV or an Inspect AI log (``.eval`` / ``.json``: one case per model output).
 Every action goes through :mod:`audit_core.analyses.live`, as the Live audit page does. Exit 0
 success, 2 bad input (a case id not in the pool, already labelled or not proposed, a bad score, ...).
+
+Who acts (issue 23): events record the operating-system user running the command (marked
+``os-user``), or the name given by ``--annotator`` / ``$AUDIT_ANNOTATOR`` (marked ``declared``);
+neither is verified, and the command line has every right (whoever runs it can write the
+workspace file anyway). Only a sign-in on the dashboard records a verified identity.
 """
 
 from __future__ import annotations
@@ -24,8 +29,9 @@ from __future__ import annotations
 import argparse
 import os
 
+from audit_core import api
 from audit_core.analyses import live
-from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
+from audit_core.auditing import STRATEGY_NAMES
 from audit_core.cli import emit
 from audit_core.errors import InputError
 from audit_core.report import format as fmt
@@ -51,8 +57,14 @@ def _common(parser, audit: bool = True) -> None:
 
 
 def _annotator(parser) -> None:
-    parser.add_argument("--annotator", default=os.environ.get("AUDIT_ANNOTATOR") or live.DEFAULT_ANNOTATOR,
-                        metavar="NAME", help="who labels (default $AUDIT_ANNOTATOR, else 'annotator')")
+    parser.add_argument("--annotator", default=os.environ.get("AUDIT_ANNOTATOR") or None, metavar="NAME",
+                        help="who labels, recorded as self-declared (default $AUDIT_ANNOTATOR, else the "
+                             "operating-system user)")
+
+
+def _who(args) -> live.Identity:
+    """The identity events record: a given name (self-declared), else the OS user."""
+    return live.declared(args.annotator) if args.annotator else live.os_user()
 
 
 def register(subparsers) -> None:
@@ -116,15 +128,11 @@ def register(subparsers) -> None:
 
 def run_new(args) -> int:
     subgroups = [c.strip() for item in args.subgroup or () for c in item.split(",") if c.strip()] or None
-    features = [c.strip() for c in args.features.split(",") if c.strip()] if args.features else None
-    roles = {"score": args.score, "subgroups": subgroups, "features": features, "id": args.id, "text": args.text,
-             "suspects": list(args.suspect) if args.suspect else None}
-    config = AuditorConfig(suspects=tuple(args.suspect)) if args.suspect else None
     try:
-        action = live.start_live_audit(args.pool, args.strategy, args.process, args.seed, db=args.db,
-                                       style=args.style, config=config, roles=roles, truth=args.truth_column,
-                                       q=args.q, alpha=args.alpha, m=args.m, budget=args.budget,
-                                       n_init=args.n_init)
+        action = api.audit_new(args.pool, strategy=args.strategy, process=args.process, seed=args.seed, db=args.db,
+                               style=args.style, score=args.score, subgroup=subgroups, features=args.features,
+                               id=args.id, text=args.text, truth_column=args.truth_column, suspect=args.suspect,
+                               q=args.q, alpha=args.alpha, m=args.m, budget=args.budget, n_init=args.n_init)
     except InputError as exc:
         if "truth column" in str(exc):
             raise InputError(f"{exc} (--truth-column COL)") from None
@@ -162,11 +170,12 @@ def _case_lines(cases: list[dict], heading: str) -> list[str]:
 
 
 def run_next(args) -> int:
-    payload = live.claim_cases(args.audit, args.annotator, batch=args.batch, db=args.db).to_dict()
+    who = _who(args)
+    payload = api.audit_next(args.audit, batch=args.batch, annotator=who, db=args.db).to_dict()
 
     def text(p: dict) -> str:
         if p["cases"]:
-            lines = _case_lines(p["cases"], f"proposed to {args.annotator}:")
+            lines = _case_lines(p["cases"], f"proposed to {who.name}:")
             if len(p["cases"]) > 1:   # one line to paste: inspect eval TASK --sample-id ID,ID,...
                 ids = dict.fromkeys(c["case_id"].split("#")[0] for c in p["cases"])
                 lines.append(f"sample ids: {','.join(ids)}")
@@ -186,19 +195,19 @@ def _resolved_text(p: dict) -> str:
 
 
 def run_label(args) -> int:
-    action = live.record_label(args.audit, args.case_id, args.score, args.annotator, db=args.db)
+    action = api.audit_label(args.audit, args.case_id, args.score, annotator=_who(args), db=args.db)
     emit(action.to_dict(), args.json, _resolved_text)
     return 0
 
 
 def run_skip(args) -> int:
-    action = live.skip_case(args.audit, args.case_id, args.reason, args.annotator, db=args.db)
+    action = api.audit_skip(args.audit, args.case_id, args.reason, annotator=_who(args), db=args.db)
     emit(action.to_dict(), args.json, _resolved_text)
     return 0
 
 
 def run_undo(args) -> int:
-    payload = live.undo_last_label(args.audit, args.annotator, db=args.db).to_dict()
+    payload = api.audit_undo(args.audit, annotator=_who(args), db=args.db).to_dict()
 
     def text(p: dict) -> str:
         record = p["undone"]
@@ -210,13 +219,13 @@ def run_undo(args) -> int:
 
 
 def run_status(args) -> int:
-    action = live.live_audit_status(args.audit, db=args.db)
+    action = api.audit_status(args.audit, db=args.db)
     emit({**action.status.to_dict(), "audit": action.audit}, args.json, lambda p: "\n".join(_status_lines(p)))
     return 0
 
 
 def run_list(args) -> int:
-    audits = live.live_audit_list(db=args.db).to_dict("records")
+    audits = api.audit_list(db=args.db).to_dict("records")
 
     def text(rows: dict) -> str:
         if not rows["audits"]:
@@ -230,6 +239,6 @@ def run_list(args) -> int:
 
 
 def run_export(args) -> int:
-    result = live.export_live_file(args.audit, args.out, db=args.db)
+    result = api.audit_export(args.audit, args.out, db=args.db)
     emit(result.to_dict(), args.json, lambda p: f"wrote {p['n']} labelled cases to {p['path']}")
     return 0

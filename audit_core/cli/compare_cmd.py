@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from audit_core import analyses
+from audit_core import api
 from audit_core.cli import emit
-from audit_core.errors import InputError
 from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
-from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, AuditParams
+from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES
 from audit_core.sequential.params import STYLES
 
 _MAX_LISTED = 20
@@ -41,16 +40,12 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    if not 0.0 < args.confidence < 1.0:
-        raise InputError(f"--confidence: must lie strictly between 0 and 1, got {args.confidence}")
     subgroups = [c.strip() for item in args.subgroup for c in item.split(",") if c.strip()] if args.subgroup else None
-    sources = [analyses.run_source(path, check=False) for path in (args.run_a, args.run_b)]
     names = (args.name_a or Path(args.run_a).name, args.name_b or Path(args.run_b).name)
-    params = AuditParams.for_style(args.style, q=args.q, alpha=args.alpha, m=args.m)
-    view = analyses.compare_runs(sources[0], sources[1], score=args.score, subgroups=subgroups, id=args.id_column,
-                                 params=params, names=names, confidence=args.confidence,
-                                 model_process=args.model_process, auditor_process=args.auditor_process)
-    emit(view.comparison.to_dict(), args.json, render_text)
+    view = api.compare(args.run_a, args.run_b, score=args.score, subgroup=subgroups, id_column=args.id_column,
+                       names=names, confidence=args.confidence, style=args.style, q=args.q, alpha=args.alpha,
+                       m=args.m, model_process=args.model_process, auditor_process=args.auditor_process)
+    emit(view.to_dict(), args.json, render_text)
     return 0
 
 

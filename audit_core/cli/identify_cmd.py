@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from audit_core import analyses
+from audit_core import analyses, api
 from audit_core.analyses import Source
 from audit_core.cli import emit, flag
 from audit_core.errors import InputError
@@ -84,9 +84,11 @@ def register(subparsers) -> None:
 def run_identify(args: argparse.Namespace) -> int:
     policy = policy_source(args.policies)
     cells = _names(args.cells) if args.cells is not None else None
-    result = analyses.identify_support(policy, _names(args.components), args.estimand, cells=cells)
-    emit(result.to_dict(), args.json, lambda d: _identify_text(d, policy.value))
-    return 0 if result.identified else 1
+    # The pipeline gate: classes and collisions only, no suggestions from the solver.
+    view = api.identify_support(_names(args.components), cells=cells, estimand=args.estimand, policies=policy,
+                                suggest=False)
+    emit(view.to_dict(), args.json, lambda d: _identify_text(d, policy.value))
+    return 0 if view.identification.identified else 1
 
 
 def _identify_text(d: dict, pc: PolicyClass) -> str:
@@ -108,8 +110,8 @@ def _identify_text(d: dict, pc: PolicyClass) -> str:
 
 
 def run_lattice(args: argparse.Namespace) -> int:
-    result = analyses.support_lattice(policy_source(args.policies), args.estimand)
-    emit(result.to_dict(), args.json, _lattice_text)
+    view = api.support_lattice(policy_source(args.policies), estimand=args.estimand)
+    emit(view.to_dict(), args.json, _lattice_text)
     return 0
 
 
@@ -128,16 +130,11 @@ def _lattice_text(d: dict) -> str:
 
 
 def run_synthesize(args: argparse.Namespace) -> int:
-    policy = policy_source(args.policies)
-    if not args.time_limit > 0:  # also refuses nan
-        raise InputError("--time-limit must be a positive number of seconds")
-    search = analyses.check_supports(
-        policy, args.estimand, cost=parse_cost(args.cost), must_include=_names(args.include) or (),
-        exclude=_names(args.exclude) or (), enumerate_all=args.all, time_limit=args.time_limit,
-    )
-    result = search.synthesis
-    emit(result.to_dict(), args.json, _synthesis_text)
-    return 0 if result.identifies else 1
+    search = api.synthesize(policy_source(args.policies), estimand=args.estimand, cost=parse_cost(args.cost),
+                            include=_names(args.include) or (), exclude=_names(args.exclude) or (), all=args.all,
+                            time_limit=args.time_limit)
+    emit(search.to_dict(), args.json, _synthesis_text)
+    return 0 if search.synthesis.identifies else 1
 
 
 _MAX_PAIRS_SHOWN = 20

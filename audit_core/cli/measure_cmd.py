@@ -1,12 +1,13 @@
 """``measure`` command: estimand-separated results from a model response log.
 
-``python -m audit_core measure LOG.csv [--policies FILE] [--bootstrap B] [--seed S]
+``python -m audit_core measure LOG [LOG ...] [--policies FILE] [--bootstrap B] [--seed S]
 [--confidence C] [--json]``; the JSON document is :meth:`Measurement.to_dict`. Exit 2 on bad input.
+A LOG is a response-log CSV or evaluation logs of the testbed's tasks (Inspect AI, lm-eval).
 """
 
 from __future__ import annotations
 
-from audit_core import analyses
+from audit_core import api
 from audit_core.cli import emit
 from audit_core.cli.identify_cmd import policy_source
 
@@ -16,7 +17,10 @@ def register(subparsers) -> None:
         "measure", help="estimand-separated results from a response log",
         description="Base accuracy, target-follow and sham-stay given base-correct, local response, "
                     "full-support response, readout validity and behavioural composition per model.")
-    p.add_argument("log", metavar="LOG.csv", help="long CSV: model, cluster, cell, response + oracle")
+    p.add_argument("log", nargs="+", metavar="LOG",
+                   help="long CSV (model, cluster, cell, response + oracle), or evaluation logs of the testbed's "
+                        "tasks: Inspect AI .eval/.json logs, lm-eval samples files or output folders (several "
+                        "logs are measured together)")
     p.add_argument("--policies", metavar="FILE", help="policy class whose axes define the cells "
                    "(default: the frozen 36-cell layout)")
     p.add_argument("--bootstrap", type=int, default=2000, metavar="B", help="cluster-bootstrap replicates (default 2000)")
@@ -29,11 +33,8 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     layout = policy_source(args.policies) if args.policies else None
-    log = analyses.response_log_source(args.log, policy=layout)
-    view = analyses.measure_log(log, n_boot=args.bootstrap, seed=args.seed, confidence=args.confidence)
-    payload = view.result.to_dict()
-    if view.invariance is not None:  # paper 000 results 3-5 need a mapping axis
-        payload["invariance"] = view.invariance.to_dict()
+    payload = api.measure_log(args.log[0] if len(args.log) == 1 else args.log, policies=layout, bootstrap=args.bootstrap, seed=args.seed,
+                              confidence=args.confidence).to_dict()
     if not args.json and not args.units:
         payload = {**payload, "units": []}
     emit(payload, args.json, render_text)
@@ -64,6 +65,8 @@ def render_text(payload: dict) -> str:
     lines = [f"Response log {payload['source']}: {payload['n_cells']} cells per cluster, "
              f"{payload['n_contexts']} base/target/sham contexts per cluster; bootstrap "
              f"{payload['bootstrap']['replicates']} replicates over clusters (seed {payload['bootstrap']['seed']})", ""]
+    if payload.get("support"):
+        lines[-1:-1] = [f"Support: {payload['support']['text']}"]
     blocks = payload["models"] + ([payload["pooled"]] if len(payload["models"]) > 1 else [])
     for m in blocks:
         lines += _model_block(m, payload["confidence"]) + [""]

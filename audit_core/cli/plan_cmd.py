@@ -16,12 +16,12 @@ import argparse
 import math
 import sys
 
-from audit_core import analyses
-from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
+from audit_core import analyses, api
+from audit_core.auditing import STRATEGY_NAMES
 from audit_core.auditing.backends import BACKENDS
 from audit_core.cli import emit, flag
 from audit_core.errors import InputError
-from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, STYLES, paper_params
+from audit_core.presets import DEFAULT_MODEL_PROCESS, STYLES
 from audit_core.sequential import MODEL_PROCESSES
 
 
@@ -81,26 +81,17 @@ def stderr_progress(args):
 def run(args) -> int:
     if (args.pool is None) == (args.subgroups is None):
         raise InputError("plan: give either --pool or --subgroups")
-    if args.replicates < 1:
-        raise InputError(f"--replicates: must be at least 1, got {args.replicates}")
-    if args.jobs < 1:
-        raise InputError(f"--jobs: must be at least 1, got {args.jobs}")
-    backend = "dask" if args.address else args.backend
+    pool = None
     if args.pool is not None:
         with flag("--pool"):
             pool = analyses.pool_source(args.pool, suspects=tuple(args.suspect) if args.suspect else None)
-    else:
-        pool = analyses.assumed_pool_source(args.subgroups, args.failing_accuracy, args.base_accuracy, args.failing,
-                                            seed=args.seed, style=args.style or DEFAULT_STYLE)
-    style = args.style or pool.value.style or DEFAULT_STYLE
-    params = paper_params(style, q=args.q, alpha=args.alpha, m=args.m, budget=args.budget, n_init=args.n_init)
-    config = AuditorConfig(suspects=tuple(args.suspect) if args.suspect else None)
-    view = analyses.plan_study(pool, args.strategy, args.process, params, args.replicates, args.seed, args.budgets,
-                               args.no_failure_accuracy, stderr_progress(args), args.jobs, config, backend,
-                               args.address)
-    payload = view.plan.to_dict()
-    payload["backend"] = backend
-    emit(payload, args.json, render_text)
+    view = api.plan(pool, subgroups=args.subgroups, failing=args.failing, failing_accuracy=args.failing_accuracy,
+                    base_accuracy=args.base_accuracy, strategy=args.strategy, process=args.process, style=args.style,
+                    q=args.q, alpha=args.alpha, m=args.m, budget=args.budget, n_init=args.n_init,
+                    budgets=args.budgets, no_failure_accuracy=args.no_failure_accuracy, suspect=args.suspect,
+                    replicates=args.replicates, seed=args.seed, jobs=args.jobs, backend=args.backend,
+                    address=args.address, progress=stderr_progress(args))
+    emit(view.to_dict(), args.json, render_text)
     return 0
 
 

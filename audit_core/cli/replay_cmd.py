@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import argparse
 
-from audit_core import analyses
+from audit_core import api
 from audit_core.cli import emit
 from audit_core.errors import InputError
 from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, STYLES
 from audit_core.report import format as fmt
-from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, PROCESS_NAMES, AuditParams
+from audit_core.sequential import AUDITOR_PROCESSES, MODEL_PROCESSES, PROCESS_NAMES
 from audit_core.sequential.params import WEIGHT_SCHEMES
 
 _MAX_SUBGROUP_ROWS = 20
@@ -62,41 +62,30 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def _params(args) -> AuditParams:
-    try:
-        return AuditParams.for_style(
-            args.style, q=args.q, alpha=args.alpha, m=args.m, delta=args.delta, delta_aud=args.delta_aud,
-            eta=args.eta, weights=args.weights, grid_mod=args.grid_mod, grid_aud=args.grid_aud,
-        )
-    except InputError as exc:
-        if "grid" in str(exc) and args.q is not None:
-            raise InputError(f"{exc}; with --q {args.q} give --grid-mod and --grid-aud on its two sides") from None
-        if "parameter delta" in str(exc) and args.q is not None:
-            raise InputError(f"{exc}; with --q {args.q} give --delta and --delta-aud that fit it") from None
-        raise
+def _with_q_hint(message: str, args) -> str:
+    """A parameter message after ``--q``: say which flags fit the new threshold."""
+    if args.q is not None and "grid" in message:
+        return f"{message}; with --q {args.q} give --grid-mod and --grid-aud on its two sides"
+    if args.q is not None and "parameter delta" in message:
+        return f"{message}; with --q {args.q} give --delta and --delta-aud that fit it"
+    return message
 
 
 def run(args) -> int:
-    params = _params(args)
-    subgroups = None
-    if args.subgroup:
-        subgroups = [c.strip() for item in args.subgroup for c in item.split(",") if c.strip()]
     if args.file_order and args.order:
         raise InputError("replay: give either --order COL or --file-order, not both")
+    subgroups = [c.strip() for item in args.subgroup for c in item.split(",") if c.strip()] if args.subgroup else None
     source = args.file[0] if len(args.file) == 1 else args.file
     try:
-        view = analyses.replay_run(analyses.run_source(source, check=False), score=args.score, subgroups=subgroups,
-                                   order=False if args.file_order else args.order, params=params,
-                                   model_process=args.model_process, auditor_process=args.auditor_process,
-                                   filter=args.filter)
+        view = api.replay(source, score=args.score, subgroup=subgroups, order=args.order, file_order=args.file_order,
+                          filter=args.filter, style=args.style, q=args.q, alpha=args.alpha, m=args.m,
+                          delta=args.delta, delta_aud=args.delta_aud, eta=args.eta, weights=args.weights,
+                          grid_mod=args.grid_mod, grid_aud=args.grid_aud, model_process=args.model_process,
+                          auditor_process=args.auditor_process, name=", ".join(str(f) for f in args.file))
     except InputError as exc:
-        raise InputError(_with_flags(str(exc))) from None
-    data, result = view.data, view.result
-    payload = result.to_dict()
-    payload["file"] = ", ".join(str(f) for f in args.file)
-    payload["columns"] = {"score": data.score, "order": data.order, "subgroups": list(data.subgroups), "id": data.id}
-    payload["notes"] = [_with_flags(note) for note in data.notes]
-    payload["verdict"] = view.verdict.text  # the page's verdict, word for word
+        raise InputError(_with_flags(_with_q_hint(str(exc), args))) from None
+    payload = view.to_dict()
+    payload["notes"] = [_with_flags(note) for note in payload["notes"]]
     emit(payload, args.json, render_text)
     return 0
 

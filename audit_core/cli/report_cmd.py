@@ -9,23 +9,19 @@ suffix (.html, .md, .zip, .json, .pdf) unless ``--format`` is given.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from audit_core import analyses
+from audit_core import api
 from audit_core.cli import emit
 from audit_core.cli.identify_cmd import parse_cost, policy_source
 from audit_core.errors import InputError
-from audit_core.presets import BUNDLED_POOLS, EXAMPLE_RESPONSE_LOG, paper_params, paper_rows
-from audit_core.sequential import AuditParams
+from audit_core.presets import BUNDLED_POOLS
 
-FORMATS = {".html": "html", ".htm": "html", ".md": "md", ".zip": "zip", ".json": "json", ".pdf": "pdf"}
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("report", help="write a self-contained audit report (HTML / Markdown / zip / JSON / PDF)",
                               description=__doc__.split("\n\n")[0])
     p.add_argument("--out", required=True, metavar="FILE", help="output file (.html, .md, .zip, .json or .pdf)")
-    p.add_argument("--format", choices=sorted(set(FORMATS.values())), help="override the format chosen by --out")
+    p.add_argument("--format", choices=sorted(set(api.REPORT_FORMATS.values())), help="override the format chosen by --out")
     p.add_argument("--title", default="Evaluation audit report", help="report title")
     p.add_argument("--policies", metavar="FILE", help="policy class (JSON or long CSV); default: the frozen class")
     p.add_argument("--components", metavar="A,B", help="support components (default all; 'none' = base only)")
@@ -33,8 +29,9 @@ def register(subparsers) -> None:
     p.add_argument("--synthesize", action="store_true", help="add the minimal identifying supports")
     p.add_argument("--cost", metavar="KEY=N,...", help="synthesis cost per axis value or cell, e.g. generated=1,scoring=3")
     p.add_argument("--measure", metavar="LOG|example",
-                   help="response log CSV (model, cluster, cell, response + oracle), or 'example' for the "
-                        "bundled synthetic log; cells follow --policies when given")
+                   help="response log CSV (model, cluster, cell, response + oracle), an Inspect AI log or "
+                        "lm-eval output of the testbed's tasks, or 'example' for the bundled synthetic log; "
+                        "cells follow --policies when given")
     p.add_argument("--bootstrap", type=int, default=2000, metavar="B",
                    help="cluster-bootstrap replicates of --measure (default 2000; 0 = Wilson intervals only)")
     p.add_argument("--replay", metavar="FILE|KEY", help="labelled CSV, Inspect AI log, lm-eval samples file or folder, "
@@ -62,69 +59,38 @@ def _components(text: str | None) -> list[str] | None:
     return [c.strip() for c in text.split(",") if c.strip()]
 
 
-def _sections(args) -> list:
-    """The report sections the options ask for, each built by its ``analyses`` use case exactly
-    as the dashboard page builds it."""
+def _results(args) -> list:
+    """The results whose report sections the options ask for, each from the call its command and
+    dashboard page make."""
     policy = policy_source(args.policies)
-    sections = [analyses.explore_support(policy, _components(args.components), args.estimand).section]
+    results = [api.identify_support(_components(args.components), estimand=args.estimand, policies=policy)]
     if args.synthesize:
-        sections.append(analyses.check_supports(policy, args.estimand, cost=parse_cost(args.cost)).section)
+        results.append(api.synthesize(policy, estimand=args.estimand, cost=parse_cost(args.cost)))
     if args.measure:
-        log = analyses.response_log_source(None if args.measure == EXAMPLE_RESPONSE_LOG else args.measure,
-                                           policy=policy if args.policies else None)
-        sections.append(analyses.measure_log(log, n_boot=args.bootstrap, seed=args.seed).section)
+        results.append(api.measure_log(args.measure, policies=policy if args.policies else None,
+                                       bootstrap=args.bootstrap, seed=args.seed))
     if args.replay:
-        run = analyses.run_source(args.replay, check=False)
         subgroups = [c.strip() for item in args.subgroup for c in item.split(",")] if args.subgroup else None
-        params = AuditParams.for_style(args.style or run.value.style)
-        sections.append(analyses.replay_run(run, score=args.score, subgroups=subgroups, order=args.order,
-                                            params=params).section)
+        results.append(api.replay(args.replay, score=args.score, subgroup=subgroups, order=args.order,
+                                  style=args.style))
     if args.combine:
         if len(args.combine) < 2:
             raise InputError("--combine: give at least two runs")
-        runs = []
-        for run in args.combine:
-            source = analyses.run_source(run, check=False)
-            replayed = analyses.replay_run(source, subgroups=(), params=AuditParams.for_style(args.style or source.value.style))
-            runs.append((run, replayed.result))
-        sections.append(analyses.combine_audits(runs, args.level).section)
+        replayed = [api.replay(run, subgroup=[], style=args.style) for run in args.combine]
+        results.append(api.combine(replayed, level=args.level))
     if args.simulate:
         if args.simulate not in BUNDLED_POOLS:
             raise InputError(f"--simulate: expected a bundled pool ({', '.join(BUNDLED_POOLS)}), got {args.simulate!r}")
-        pool = analyses.pool_source(args.simulate)
-        style = args.style or pool.value.style
-        params = paper_params(style, budget=args.budget)  # as `simulate --paper` and the Simulate page
-        sections.append(analyses.simulate_study(pool, paper_rows(style), args.replicates, params,
-                                                seed=args.seed).section)
-    return sections
+        # the paper's rows and parameters, as `simulate --paper` and the Simulate page
+        results.append(api.simulate(args.simulate, paper=True, replicates=args.replicates, budget=args.budget,
+                                    seed=args.seed, style=args.style))
+    return results
 
 
 def run(args) -> int:
-    from audit_core.report import Report, markdown_zip, render_html, render_json, render_markdown
-
-    out = Path(args.out)
-    fmt = args.format or FORMATS.get(out.suffix.lower())
-    if fmt is None:
-        raise InputError(f"--out {out}: unknown suffix {out.suffix!r}; use .html, .md, .zip, .json or .pdf (or --format)")
     if args.replicates < 1:
         raise InputError(f"--replicates: must be at least 1, got {args.replicates}")
-    if out.parent and not out.parent.exists():
-        raise InputError(f"--out {out}: the folder {out.parent} does not exist")
-    sections = _sections(args)
-    report = Report(args.title, tuple(sections))
-    if fmt == "html":
-        out.write_text(render_html(report), encoding="utf-8")
-    elif fmt == "md":
-        out.write_text(render_markdown(report), encoding="utf-8")
-    elif fmt == "zip":
-        out.write_bytes(markdown_zip(report))
-    elif fmt == "pdf":
-        from audit_core.report.pdf import render_pdf
-        out.write_bytes(render_pdf(report))
-    else:
-        out.write_text(render_json(report), encoding="utf-8")
-    payload = {"out": str(out), "format": fmt, "bytes": out.stat().st_size,
-               "sections": [s.title for s in sections], "created_utc": report.created.isoformat()}
-    emit(payload, args.json, lambda d: f"wrote {d['out']} ({d['format']}, {d['bytes']} bytes): "
-                                       + "; ".join(d["sections"]))
+    written = api.write_report(args.out, *_results(args), title=args.title, format=args.format)
+    emit(written.to_dict(), args.json, lambda d: f"wrote {d['out']} ({d['format']}, {d['bytes']} bytes): "
+                                                 + "; ".join(d["sections"]))
     return 0

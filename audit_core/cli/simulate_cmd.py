@@ -15,43 +15,21 @@ from __future__ import annotations
 
 import sys
 
-from audit_core import analyses
-from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
+from audit_core import analyses, api
+from audit_core.auditing import STRATEGY_NAMES
 from audit_core.cli import emit, flag
 from audit_core.cli.plan_cmd import add_backend_options
-from audit_core.errors import InputError
 from audit_core.presets import (
     ALL_GPQA_POOLS,
-    DEFAULT_MODEL_PROCESS,
-    DEFAULT_STYLE,
     GPQA_STUDY_POOLS,
-    paper_params,
-    paper_rows,
 )
-from audit_core.sequential import MODEL_PROCESSES, AuditParams
+from audit_core.sequential import MODEL_PROCESSES
 
 ALL_GPQA = ALL_GPQA_POOLS
 
 
-def _names(text: str | None, allowed, what: str) -> list[str] | None:
-    if text is None:
-        return None
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    for name in names:
-        if name not in allowed:
-            raise InputError(f"--{what}: expected one of {', '.join(allowed)}, got {name!r}")
-    if not names:
-        raise InputError(f"--{what}: no name given")
-    return names
 
 
-def study_rows(strategies, processes, style, paper: bool) -> tuple[tuple[str, str], ...]:
-    """Rows from the options: the paper's seven, or every strategy x process combination."""
-    if paper or (strategies is None and processes is None):
-        return paper_rows(style)
-    strategies = strategies or ["adaptive"]
-    processes = processes or [DEFAULT_MODEL_PROCESS]
-    return tuple((s, p) for s in strategies for p in processes)
 
 
 def register(subparsers) -> None:
@@ -85,60 +63,36 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def build_params(style: str, args) -> AuditParams:
-    """The paper's parameters for the style with the command-line overrides (see ``paper_params``)."""
-    return paper_params(style, q=args.q, alpha=args.alpha, m=args.m, budget=args.budget, n_init=args.n_init)
 
 
-def _timing_apart(payload: dict) -> dict:
-    """Wall-clock fields moved under one ``timing`` key (total seconds, seconds per audit per row in
-    row order), so everything else is byte-identical across runs with the same seed."""
-    per_row = [row.pop("seconds_per_audit", None) for row in payload["rows"]]
-    payload["timing"] = {"seconds": payload.pop("seconds"), "seconds_per_audit": per_row}
-    return payload
 
 
-def _study_payload(pool, args, strategies, processes, config, progress) -> dict:
-    style = pool.value.style or args.style or DEFAULT_STYLE
-    rows = study_rows(strategies, processes, style, args.paper)
-    view = analyses.simulate_study(pool, rows, args.replicates, build_params(style, args), seed=args.seed,
-                                   progress=progress, n_jobs=args.jobs, config=config,
-                                   backend="dask" if args.address else args.backend, address=args.address)
-    payload = _timing_apart(view.study.to_dict())
-    if view.sampling is not None:
-        payload["sampling_frequency"] = {
-            "strategy": "adaptive", "process": view.sampling.process,
-            "spearman_rho": round(view.sampling.spearman_rho, 4),
-            "subgroups": [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in rec.items()}
-                          for rec in view.sampling.table.to_dict(orient="records")]}
-    return payload
+def _study_payload(pool, args, progress) -> dict:
+    return api.simulate(pool, strategy=args.strategy, process=args.process, paper=args.paper,
+                        replicates=args.replicates, seed=args.seed, style=args.style, q=args.q, alpha=args.alpha,
+                        m=args.m, budget=args.budget, n_init=args.n_init, scenario=args.scenario,
+                        suspect=args.suspect, jobs=args.jobs, backend=args.backend, address=args.address,
+                        progress=progress).to_dict()
 
 
 def run(args) -> int:
-    strategies = _names(args.strategy, STRATEGY_NAMES, "strategy")
-    processes = _names(args.process, MODEL_PROCESSES, "process")
-    if args.replicates < 1:
-        raise InputError(f"--replicates: must be at least 1, got {args.replicates}")
-    features = [c.strip() for c in args.features.split(",")] if args.features else None
     suspects = tuple(args.suspect) if args.suspect else None
-    config = AuditorConfig(scenario=args.scenario, suspects=suspects)
     progress = None
     if not args.json and sys.stderr.isatty():
         def progress(done: int, total: int) -> None:
             sys.stderr.write(f"\r{done}/{total} audits")
             if done == total:
                 sys.stderr.write("\n")
-    if args.jobs < 1:
-        raise InputError(f"--jobs: must be at least 1, got {args.jobs}")
     if args.pool != ALL_GPQA:
         with flag("--pool"):
-            pool = analyses.pool_source(args.pool, score=args.score, subgroups=args.subgroup, features=features,
-                                        suspects=suspects)
-        emit(_study_payload(pool, args, strategies, processes, config, progress), args.json, render_text)
+            pool = analyses.pool_source(args.pool, score=args.score, subgroups=args.subgroup,
+                                        features=[c.strip() for c in args.features.split(",")] if args.features
+                                        else None, suspects=suspects)
+        emit(_study_payload(pool, args, progress), args.json, render_text)
         return 0
     # All four GPQA-style settings: one flat "rows" list, each row naming its setting.
-    payloads = {key: _study_payload(analyses.pool_source(key, suspects=suspects), args, strategies, processes, config,
-                                    progress) for key in GPQA_STUDY_POOLS}
+    payloads = {key: _study_payload(analyses.pool_source(key, suspects=suspects), args, progress)
+                for key in GPQA_STUDY_POOLS}
     first = payloads[GPQA_STUDY_POOLS[0]]
     combined = {**first, "pool": ALL_GPQA,
                 "rows": [{"setting": key, **row} for key, p in payloads.items() for row in p["rows"]],

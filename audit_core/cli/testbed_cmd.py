@@ -1,21 +1,21 @@
 """``testbed`` command: solver-grounded items for paper 000's protocol.
 
 ``python -m audit_core testbed generate --clusters N --seed S [--directions T-U,F-T,...]
-[--depth D] [--distractors K] [--vocabulary w1,w2,...] --out items.jsonl [--inspect samples.jsonl]``
-writes one item per cell (36 per cluster) and optionally the same items as Inspect AI samples.
+[--depth D] [--distractors K] [--vocabulary w1,w2,...] --out items.jsonl [--inspect samples.jsonl]
+[--inspect-task task.py] [--lmeval-task DIR]`` writes one item per cell (36 per cluster) and
+optionally the same items as Inspect AI samples, a runnable Inspect AI task, an lm-eval task folder.
 ``python -m audit_core testbed check items.jsonl`` re-derives every label and edit: exit 0 when all
 hold, 1 on any mismatch, 2 on a malformed file.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
-from audit_core import analyses
+from audit_core import api
 from audit_core.cli import emit
 from audit_core.errors import InputError
-from audit_core.testbed import DEFAULT_VOCABULARY, GeneratorParams, direction_name
+from audit_core.testbed import DEFAULT_VOCABULARY, GeneratorParams
 
 # The engine names the role of a bad value; the CLI adds the flag that set it.
 FLAG_OF = {"direction": "--directions", "number of clusters": "--clusters", "seed": "--seed", "generator depth": "--depth",
@@ -40,6 +40,10 @@ def register(subparsers) -> None:
                    f"{len(DEFAULT_VOCABULARY)} built-in adjectives)")
     g.add_argument("--out", required=True, metavar="items.jsonl", help="items file to write")
     g.add_argument("--inspect", metavar="samples.jsonl", help="also write the items as Inspect AI samples")
+    g.add_argument("--inspect-task", metavar="task.py", help="also write an Inspect AI task file (and its "
+                   "samples, task.jsonl beside it): run it with inspect eval task.py --model ...")
+    g.add_argument("--lmeval-task", metavar="DIR", help="also write an lm-eval task folder (YAML and data): run "
+                   "it with lm_eval --tasks testbed --include_path DIR --log_samples")
     g.add_argument("--json", action="store_true", help="print one JSON document")
     g.set_defaults(func=run_generate)
     c = actions.add_parser("check", help="re-derive every label and edit of an items file")
@@ -64,24 +68,16 @@ def _list(text: str | None, flag: str) -> list[str] | None:
 
 def run_generate(args) -> int:
     try:
-        view = analyses.generate_testbed(args.clusters, args.seed, _list(args.directions, "--directions"),
-                                         args.depth, args.distractors, _list(args.vocabulary, "--vocabulary"))
+        view = api.generate_testbed(args.clusters, seed=args.seed, directions=_list(args.directions, "--directions"),
+                                    depth=args.depth, distractors=args.distractors,
+                                    vocabulary=_list(args.vocabulary, "--vocabulary"), out=args.out,
+                                    inspect=args.inspect, inspect_task=args.inspect_task,
+                                    lmeval_task=args.lmeval_task)
     except InputError as exc:
         flag = next((f for prefix, f in FLAG_OF.items() if str(exc).startswith(prefix)), None)
         raise InputError(f"{flag}: {exc}" if flag else str(exc)) from None
-    try:
-        Path(args.out).write_text(view.jsonl, encoding="utf-8")
-        if args.inspect:
-            Path(args.inspect).write_text(view.inspect_jsonl, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"--out/--inspect: cannot write ({exc})") from None
-    clusters = view.clusters
-    payload = {"clusters": len(clusters), "items": len(view.items), "seed": args.seed,
-               "params": view.params.validated().to_dict(), "out": args.out, "inspect": args.inspect,
-               "directions": dict(Counter(direction_name(c.direction) for c in clusters)),
-               "target_edits": dict(Counter(c.target_edit.kind for c in clusters)),
-               "sham_edits": dict(Counter(c.sham_edit.kind for c in clusters))}
-    emit(payload, args.json, _render_generate)
+    emit({**view.to_dict(), "out": args.out, "inspect": args.inspect, "inspect_task": args.inspect_task,
+          "lmeval_task": args.lmeval_task, "task_files": list(view.task_files)}, args.json, _render_generate)
     return 0
 
 
@@ -90,6 +86,12 @@ def _render_generate(payload: dict) -> str:
               f"{payload['seed']}) to {payload['out']}")]
     if payload["inspect"]:
         lines.append(f"wrote the same items as Inspect AI samples to {payload['inspect']}")
+    if payload.get("inspect_task"):
+        lines.append(f"wrote the Inspect AI task {payload['inspect_task']}: inspect eval {payload['inspect_task']} "
+                     "--model <provider>/<model>, then measure the .eval log it writes")
+    if payload.get("lmeval_task"):
+        lines.append(f"wrote the lm-eval task folder {payload['lmeval_task']}: lm_eval --model ... --tasks testbed "
+                     f"--include_path {payload['lmeval_task']} --log_samples --output_path out, then measure out/")
     lines.append("directions: " + ", ".join(f"{d} {n}" for d, n in payload["directions"].items()))
     lines.append("target edits: " + ", ".join(f"{k} {n}" for k, n in payload["target_edits"].items()))
     lines.append("sham edits: " + ", ".join(f"{k} {n}" for k, n in payload["sham_edits"].items()))
@@ -97,9 +99,9 @@ def _render_generate(payload: dict) -> str:
 
 
 def run_check(args) -> int:
-    report = analyses.check_testbed(Path(args.items)).report
-    emit({"items_file": args.items, **report.to_dict()}, args.json, _render_check)
-    return 0 if report.ok else 1
+    view = api.check_testbed(Path(args.items))
+    emit(view.to_dict(), args.json, _render_check)
+    return 0 if view.report.ok else 1
 
 
 def _render_check(payload: dict) -> str:

@@ -80,19 +80,26 @@ def _checked(header, samples: list, name: str) -> tuple[dict, list[dict]]:
     if not isinstance(header, dict):
         raise InputError(f"{name}: the Inspect log header is not a JSON object")
     for position, sample in enumerate(samples, start=1):
-        if not isinstance(sample, dict):
-            raise InputError(f"{name}: sample {position} of the Inspect log is not a JSON object")
-        for part in ("scores", "metadata"):
-            if not isinstance(sample.get(part) or {}, dict):
-                raise InputError(f"{name}: sample {sample.get('id', position)!r}: {part} is not a JSON object")
-        for scorer, entry in (sample.get("scores") or {}).items():
-            if not isinstance(entry, dict):
-                raise InputError(f"{name}: sample {sample.get('id', position)!r}: score {scorer!r} is not a JSON object")
+        _checked_sample(sample, position, name)
     return header, samples
 
 
-def read_eval_archive(raw: bytes, name: str) -> tuple[dict, list[dict]]:
-    """(header, samples in write order) of a ``.eval`` zip archive."""
+def _checked_sample(sample, position: int, name: str) -> dict:
+    if not isinstance(sample, dict):
+        raise InputError(f"{name}: sample {position} of the Inspect log is not a JSON object")
+    for part in ("scores", "metadata"):
+        if not isinstance(sample.get(part) or {}, dict):
+            raise InputError(f"{name}: sample {sample.get('id', position)!r}: {part} is not a JSON object")
+    for scorer, entry in (sample.get("scores") or {}).items():
+        if not isinstance(entry, dict):
+            raise InputError(f"{name}: sample {sample.get('id', position)!r}: score {scorer!r} is not a JSON object")
+    return sample
+
+
+def iter_eval_archive(raw: bytes, name: str):
+    """(header, iterator over the samples in write order) of a ``.eval`` zip archive: each sample
+    is decompressed and parsed when the iterator reaches it, so a reader that keeps only a few
+    fields of each holds one sample at a time, not the whole log."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
         infos = archive.infolist()
@@ -104,7 +111,18 @@ def read_eval_archive(raw: bytes, name: str) -> tuple[dict, list[dict]]:
         raise InputError(f"{name}: a zip archive, but not an Inspect AI log (no header.json or samples/ members)")
     header_info = members.get("header.json") or members.get("_journal/start.json")
     header = _json_member(archive, raw, header_info, name) if header_info else {}
-    return _checked(header, [_json_member(archive, raw, i, name) for i in samples], name)
+    header, _ = _checked(header, [], name)
+
+    def each():
+        for position, info in enumerate(samples, start=1):
+            yield _checked_sample(_json_member(archive, raw, info, name), position, name)
+    return header, each()
+
+
+def read_eval_archive(raw: bytes, name: str) -> tuple[dict, list[dict]]:
+    """(header, samples in write order) of a ``.eval`` zip archive."""
+    header, samples = iter_eval_archive(raw, name)
+    return header, list(samples)
 
 
 def read_json_log(document: dict, name: str) -> tuple[dict, list[dict]]:
@@ -197,14 +215,16 @@ def _last_edit(sample: dict, scorer: str) -> str | None:
     return max(stamps)[1] if stamps else None
 
 
-def _metadata_columns(samples: list[dict]) -> dict[str, str]:
-    """column name -> metadata key; keys clashing with the reader's own columns get 'metadata.'."""
+def _metadata_columns(samples: list[dict], taken: tuple[str, ...] = ()) -> dict[str, str]:
+    """column name -> metadata key; keys clashing with the reader's own columns (and ``taken``,
+    e.g. the score column: a metadata key named like the scorer must not overwrite the score) get
+    'metadata.'."""
     keys: list[str] = []
     for sample in samples:
         for key in sample.get("metadata") or {}:
             if key not in keys:
                 keys.append(key)
-    return {(f"metadata.{k}" if k in _RESERVED else str(k)): k for k in keys}
+    return {(f"metadata.{k}" if k in _RESERVED or k in taken else str(k)): k for k in keys}
 
 
 def _metadata_text(value) -> str:
@@ -232,7 +252,7 @@ def inspect_frame(header: dict, samples: list[dict], score: str | None, name: st
     column = scorer if key is None else f"{scorer}.{key}"
     epochs = {s.get("epoch", 1) for s in samples}
     several = len(epochs) > 1
-    meta = _metadata_columns(samples)
+    meta = _metadata_columns(samples, taken=(column, "edited"))
     rows, missing = [], []
     for sample in samples:
         value = _sample_value(sample, scorer, key, name)

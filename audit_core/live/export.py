@@ -3,9 +3,12 @@
 Columns: ``order`` (1-based, the order labels were received), the pool's own columns except its
 features, its order column and its true-accuracy column, with the score column (the pool's score
 column name, else ``correct``) holding the live labels, followed by ``auditor_phase`` and
-``auditor_prediction`` (rounded to 4 decimals, empty without a model). For the SDoH-style pool
-this is exactly ``order,case_id,note_id,category,definition,correct,auditor_phase,
-auditor_prediction,provenance``. Only counted labels are written: the pre-learned model's held-out
+``auditor_prediction`` (rounded to 4 decimals, empty without a model), and last ``annotator`` (who
+gave the label) and ``annotator_verified`` (``true`` when they had signed in through the
+operator's identity provider, ``false`` for a typed-in or operating-system name; issue 23). For
+the SDoH-style pool this is exactly ``order,case_id,note_id,category,definition,correct,
+auditor_phase,auditor_prediction,provenance,annotator,annotator_verified``; without the last two
+columns it is ``data/recorded_run.csv``. Only counted labels are written: the pre-learned model's held-out
 labels are outside the dual test, so :func:`~audit_core.sequential.replay` of the file with the
 audit's ``test_params`` and processes gives exactly the live trajectories, decision and stop.
 Text cells that a spreadsheet would run as a formula are neutralised.
@@ -26,6 +29,7 @@ from audit_core.live.session import LiveAudit
 from audit_core.report.safety import safe_csv_bytes
 
 DEFAULT_SCORE_COLUMN = "correct"
+IDENTITY_COLUMNS = ("annotator", "annotator_verified")
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,10 @@ def export_frame(audit: LiveAudit) -> pd.DataFrame:
     frame.insert(at, score, [_score_text(r.score) for r in records])
     frame.insert(at + 1, "auditor_phase", [r.phase for r in records])
     frame.insert(at + 2, "auditor_prediction", np.round(np.array([r.predicted for r in records], dtype=float), 4))
+    # Who labelled: a pool's own column of the same name keeps its name, ours gets a "live_" prefix.
+    name, verified = (c if c not in frame.columns else f"live_{c}" for c in IDENTITY_COLUMNS)
+    frame[name] = [r.annotator for r in records]
+    frame[verified] = ["true" if r.verified else "false" for r in records]
     return frame
 
 

@@ -46,6 +46,7 @@ from audit_core.auditing.study import paper_params
 from audit_core.errors import InputError
 from audit_core.live import store
 from audit_core.live.pool import build_live_pool, pool_source, resolve_roles, sha256
+from audit_core.live.roles import Identity, as_identity, require, require_undo
 from audit_core.sequential import AuditParams, DualTest
 
 LIVE_STRATEGIES = tuple(s for s in STRATEGY_NAMES if s != "oracle")  # the oracle needs the truth
@@ -87,7 +88,8 @@ class LiveProposal:
 @dataclass(frozen=True)
 class LabelRecord:
     """One label in the order received: ``step`` is its 1-based position among counted labels
-    (None for a held-out label); ``log_e_model`` / ``log_e_auditor`` after it (NaN if held out)."""
+    (None for a held-out label); ``log_e_model`` / ``log_e_auditor`` after it (NaN if held out);
+    ``verified``: the annotator had signed in (see :mod:`audit_core.live.roles`)."""
 
     case_id: str
     row: int
@@ -100,11 +102,13 @@ class LabelRecord:
     step: int | None
     log_e_model: float
     log_e_auditor: float
+    verified: bool = False
 
 
 @dataclass(frozen=True)
 class SkipRecord:
-    """A proposed case skipped without a label: ``reason`` as given, who skipped it and when."""
+    """A proposed case skipped without a label: ``reason`` as given, who skipped it (``verified``:
+    signed in) and when."""
 
     case_id: str
     row: int
@@ -113,10 +117,11 @@ class SkipRecord:
     ts: str
     phase: str
     counted: bool
+    verified: bool = False
 
     def to_dict(self) -> dict:
         return {"case_id": self.case_id, "reason": self.reason, "annotator": self.annotator, "ts": self.ts,
-                "phase": self.phase, "counted": self.counted}
+                "phase": self.phase, "counted": self.counted, "verified": self.verified}
 
 
 @dataclass(frozen=True, repr=False)
@@ -219,14 +224,17 @@ class LiveAudit:
     def create(cls, conn: sqlite3.Connection, pool: str, strategy: str = "adaptive", process: str = "SR-LR-UI",
                seed: int = 0, style: str | None = None, params: AuditParams | None = None,
                config: AuditorConfig | None = None, roles: dict | None = None, truth: str | None = None,
-               content: bytes | None = None, **overrides) -> LiveAudit:
+               content: bytes | None = None, who: Identity | str | None = None, **overrides) -> LiveAudit:
         """Store a new audit of ``pool`` (bundled key or CSV path; ``content``: uploaded bytes).
 
         ``params`` default to :func:`~audit_core.auditing.study.paper_params` of ``style`` (the
         bundled pool's, else ``gpqa``) with ``overrides``; ``roles``: column roles (``score``,
         ``subgroups``, ``id``, ``text``, ``features``, ``suspects``; auto-detected if absent);
-        ``truth``: a column the strategy may read as the truth (oracle, tests).
+        ``truth``: a column the strategy may read as the truth (oracle, tests); ``who``: the
+        creator, refused unless an owner (None: a caller without roles, like the command line).
         """
+        if who is not None:
+            require(who, "create")
         check_row(strategy, process)
         if strategy == "oracle" and truth is None:
             raise InputError("strategy oracle: it knows the true accuracy, so it needs a truth column")
@@ -299,7 +307,7 @@ class LiveAudit:
             record = LabelRecord(event.case_id, row, float(event.score), event.annotator, event.ts,
                                  claim.proposal.phase, claim.proposal.predicted, claim.proposal.counted, step,
                                  state.test.log_e_model if step else math.nan,
-                                 state.test.log_e_auditor if step else math.nan)
+                                 state.test.log_e_auditor if step else math.nan, bool(event.verified))
             state.labels.append(record)
             state.labelled[row] = record
             state.resolved.append(record)
@@ -308,7 +316,7 @@ class LiveAudit:
             claim = state.pending.pop(row)
             state.sampler.skip(row)
             skip = SkipRecord(event.case_id, row, str(event.reason or ""), event.annotator, event.ts,
-                              claim.proposal.phase, claim.proposal.counted)
+                              claim.proposal.phase, claim.proposal.counted, bool(event.verified))
             state.skipped[row] = skip
             state.resolved.append(skip)
             state.can_undo = True
@@ -339,7 +347,13 @@ class LiveAudit:
         """Every effective skip in the order received."""
         return tuple(self._current().skipped.values())
 
-    def pending(self, annotator: str | None = None) -> tuple[LiveProposal, ...]:
+    def last_resolved(self) -> LabelRecord | SkipRecord | None:
+        """The label or skip an undo would cancel now (None when nothing can be undone)."""
+        state = self._current()
+        return state.resolved[-1] if state.can_undo and state.resolved else None
+
+    def pending(self, annotator: Identity | str | None = None) -> tuple[LiveProposal, ...]:
+        annotator = None if annotator is None else as_identity(annotator).name
         state = self._current()
         return tuple(self._proposal(row, claim) for row, claim in state.pending.items()
                      if annotator is None or claim.annotator == annotator)
@@ -369,15 +383,17 @@ class LiveAudit:
             self._state = None   # the in-memory state may be ahead of a rolled-back log
             raise
 
-    def next(self, annotator: str = DEFAULT_ANNOTATOR, batch: int = 1) -> tuple[LiveProposal, ...]:
+    def next(self, annotator: Identity | str = DEFAULT_ANNOTATOR, batch: int = 1) -> tuple[LiveProposal, ...]:
         """The annotator's pending cases; without any, ``batch`` new ones claimed at once.
 
         Returns () when the audit has stopped, no case is left, or (pre-learned) the held-out labels
-        must come in first.
+        must come in first. ``annotator``: a name or an :class:`~audit_core.live.roles.Identity`
+        (refused unless its role may label).
         """
         if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
             raise InputError(f"batch: expected a whole number >= 1, got {batch!r}")
-        annotator = _annotator(annotator)
+        who = require(annotator, "claim")
+        annotator = who.name
 
         def claim(state: _State) -> tuple[LiveProposal, ...]:
             mine = [(row, c) for row, c in state.pending.items() if c.annotator == annotator]
@@ -392,7 +408,8 @@ class LiveAudit:
                 if proposal is None:
                     break
                 case_id = str(self.pool.case_ids[proposal.index])
-                event = store.append_event(self.conn, self.audit_id, "proposed", case_id, annotator, batch=number)
+                event = store.append_event(self.conn, self.audit_id, "proposed", case_id, annotator, batch=number,
+                                           **_identity_columns(who))
                 state.pending[proposal.index] = _Pending(proposal, annotator, number)
                 state.can_undo = False
                 state.last_event = event.id
@@ -424,21 +441,22 @@ class LiveAudit:
 
     def _resolve(self, case_id, annotator, kind: str, **values):
         """Append the ``labelled`` / ``skipped`` event of a claimed case; returns its record."""
-        annotator, case_id = _annotator(annotator), str(case_id)
+        who, case_id = require(annotator, "label" if kind == "labelled" else "skip"), str(case_id)
 
         def record(state: _State):
             self._claimed_row(state, case_id)
-            event = store.append_event(self.conn, self.audit_id, kind, case_id, annotator, **values)
+            event = store.append_event(self.conn, self.audit_id, kind, case_id, who.name, **values,
+                                       **_identity_columns(who))
             self._apply(state, event)
             return state.resolved[-1]
 
         return self._write(record)
 
-    def label(self, case_id: str, score, annotator: str = DEFAULT_ANNOTATOR) -> LabelRecord:
+    def label(self, case_id: str, score, annotator: Identity | str = DEFAULT_ANNOTATOR) -> LabelRecord:
         """Record the label of a proposed case; returns the record (with the e-values after it)."""
         return self._resolve(case_id, annotator, "labelled", score=check_score(score))
 
-    def skip(self, case_id: str, reason: str, annotator: str = DEFAULT_ANNOTATOR) -> SkipRecord:
+    def skip(self, case_id: str, reason: str, annotator: Identity | str = DEFAULT_ANNOTATOR) -> SkipRecord:
         """Skip a proposed case without a label, for ``reason`` (see the module doc on validity).
 
         The case leaves the pending list and the pool; the strategy learns nothing from it and
@@ -446,32 +464,34 @@ class LiveAudit:
         """
         return self._resolve(case_id, annotator, "skipped", reason=check_reason(reason))
 
-    def undo(self, annotator: str = DEFAULT_ANNOTATOR) -> LabelRecord | SkipRecord:
+    def undo(self, annotator: Identity | str = DEFAULT_ANNOTATOR) -> LabelRecord | SkipRecord:
         """Undo the last label or skip (allowed only before the next proposal); returns it.
 
         The case is pending again. After a batch, labels can be undone one after another, last
         first, as long as no case was proposed after the label being undone: no proposal ever
-        depended on a label that no longer exists.
+        depended on a label that no longer exists. An annotator undoes only their own label or
+        skip, an owner anyone's, a viewer none (:func:`~audit_core.live.roles.require_undo`).
         """
-        annotator = _annotator(annotator)
+        who = require(annotator, "undo")
 
         def cancel(state: _State) -> LabelRecord | SkipRecord:
             if not state.can_undo or not state.resolved:
                 raise InputError(f"audit {self.audit_id}: nothing to undo (only the last label can be undone, "
                                  "and only before the next case is proposed)")
             last = state.resolved[-1]
-            store.append_event(self.conn, self.audit_id, "undone", last.case_id, annotator)
+            require_undo(who, last.annotator)
+            store.append_event(self.conn, self.audit_id, "undone", last.case_id, who.name, **_identity_columns(who))
             return last
 
         result = self._write(cancel)
         self._state = None    # the sampler cannot forget a label: replay without it
         return result
 
-    def preview(self, annotator: str = DEFAULT_ANNOTATOR) -> tuple[tuple[LiveProposal, ...], bool]:
+    def preview(self, annotator: Identity | str = DEFAULT_ANNOTATOR) -> tuple[tuple[LiveProposal, ...], bool]:
         """(cases, claimed): the annotator's pending cases (claimed), else the case ``next`` would
         propose now, computed from the same state but not claimed or logged (so the last label
         can still be undone). None is proposed once the audit has stopped or has no case left."""
-        annotator = _annotator(annotator)
+        annotator = as_identity(annotator).name
         state = self._current()
         mine = tuple(self._proposal(r, c) for r, c in state.pending.items() if c.annotator == annotator)
         if mine:
@@ -543,11 +563,9 @@ def check_reason(reason) -> str:
     return text
 
 
-def _annotator(name) -> str:
-    text = str(name or "").strip()
-    if not text:
-        raise InputError("annotator: a name is required")
-    return text
+def _identity_columns(who: Identity) -> dict:
+    """How the event's annotator is known (the store's schema-4 columns)."""
+    return {"verified": who.verified, "source": who.source, "issuer": who.issuer}
 
 
 def open_audit(audit_id: int, db: str | os.PathLike | None = None) -> LiveAudit:

@@ -9,8 +9,11 @@ Tables (schema version in ``PRAGMA user_version``, built by :data:`MIGRATIONS` i
   ``seed``, ``config`` (JSON :class:`~audit_core.auditing.AuditorConfig`), ``created`` (UTC).
 * ``events``: ``audit_id``, ``kind`` (``proposed`` / ``labelled`` / ``skipped`` / ``undone``),
   ``case_id``, ``annotator``, ``ts`` (UTC, ISO 8601), ``score`` (labelled only), ``batch`` (the
-  proposal batch; schema 2), ``reason`` (why a case was skipped; schema 3). Triggers refuse
-  UPDATE and DELETE: the log is append-only.
+  proposal batch; schema 2), ``reason`` (why a case was skipped; schema 3), ``verified`` (1 when
+  the annotator signed in through the operator's identity provider, 0 for a name declared or taken
+  from the operating system), ``source`` (``signed-in`` / ``os-user`` / ``declared``) and ``issuer``
+  (the provider's, when signed in; all three schema 4). Triggers refuse UPDATE and DELETE: the log
+  is append-only.
 
 Durability: WAL with ``synchronous=FULL``, so a transaction whose COMMIT returned survives a killed
 process (and a power cut). Writers take the write lock first (``BEGIN IMMEDIATE``): two sessions
@@ -105,7 +108,17 @@ CREATE TRIGGER events_no_delete BEFORE DELETE ON events
     BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)   # MIGRATIONS[v - 1] takes schema v - 1 to v
+# Schema 4 (issue 23): who acted, and how we know. Every earlier event's name was typed in, so it is
+# self-declared (verified 0, source 'declared': the column defaults). ADD COLUMN updates no row, so
+# the append-only triggers stay as they are.
+_V4 = """
+ALTER TABLE events ADD COLUMN verified INTEGER NOT NULL DEFAULT 0 CHECK (verified IN (0, 1));
+ALTER TABLE events ADD COLUMN source TEXT NOT NULL DEFAULT 'declared'
+    CHECK (source IN ('signed-in', 'os-user', 'declared'));
+ALTER TABLE events ADD COLUMN issuer TEXT;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)   # MIGRATIONS[v - 1] takes schema v - 1 to v
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -126,7 +139,8 @@ def utc_now() -> str:
 @dataclass(frozen=True)
 class Event:
     """One row of the event log (``score`` only for ``labelled``, ``batch`` only for ``proposed``,
-    ``reason`` only for ``skipped``)."""
+    ``reason`` only for ``skipped``; ``verified`` / ``source`` / ``issuer``: how the annotator's
+    identity was established, see :mod:`audit_core.live.roles`)."""
 
     id: int
     kind: str
@@ -136,10 +150,14 @@ class Event:
     score: float | None = None
     batch: int | None = None
     reason: str | None = None
+    verified: bool = False
+    source: str = "declared"
+    issuer: str | None = None
 
     def to_dict(self) -> dict:
         return {"id": self.id, "kind": self.kind, "case_id": self.case_id, "annotator": self.annotator,
-                "ts": self.ts, "score": self.score, "batch": self.batch, "reason": self.reason}
+                "ts": self.ts, "score": self.score, "batch": self.batch, "reason": self.reason,
+                "verified": self.verified, "source": self.source, "issuer": self.issuer}
 
 
 @contextmanager
@@ -260,22 +278,27 @@ def list_audits(conn: sqlite3.Connection) -> list[dict]:
 
 
 def append_event(conn: sqlite3.Connection, audit_id: int, kind: str, case_id: str, annotator: str,
-                 score: float | None = None, batch: int | None = None, reason: str | None = None) -> Event:
+                 score: float | None = None, batch: int | None = None, reason: str | None = None,
+                 verified: bool = False, source: str = "declared", issuer: str | None = None) -> Event:
+    """Append one event; ``verified`` / ``source`` / ``issuer`` say how ``annotator`` is known."""
     if kind not in EVENT_KINDS:
         raise InputError(f"event kind: expected one of {', '.join(EVENT_KINDS)}, got {kind!r}")
     ts = utc_now()
     cursor = conn.execute(
-        "INSERT INTO events (audit_id, kind, case_id, annotator, ts, score, batch, reason) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (int(audit_id), kind, str(case_id), str(annotator), ts, score, batch, reason))
-    return Event(int(cursor.lastrowid), kind, str(case_id), str(annotator), ts, score, batch, reason)
+        "INSERT INTO events (audit_id, kind, case_id, annotator, ts, score, batch, reason, verified, source, issuer) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (int(audit_id), kind, str(case_id), str(annotator), ts, score, batch, reason, int(bool(verified)),
+         source, issuer))
+    return Event(int(cursor.lastrowid), kind, str(case_id), str(annotator), ts, score, batch, reason,
+                 bool(verified), source, issuer)
 
 
 def read_events(conn: sqlite3.Connection, audit_id: int, after: int = 0) -> list[Event]:
     """Events of one audit with id > ``after``, in log order."""
-    rows = conn.execute("SELECT id, kind, case_id, annotator, ts, score, batch, reason FROM events "
-                        "WHERE audit_id = ? AND id > ? ORDER BY id", (int(audit_id), int(after))).fetchall()
-    return [Event(*row) for row in rows]
+    rows = conn.execute("SELECT id, kind, case_id, annotator, ts, score, batch, reason, verified, source, issuer "
+                        "FROM events WHERE audit_id = ? AND id > ? ORDER BY id",
+                        (int(audit_id), int(after))).fetchall()
+    return [Event(*row[:8], bool(row[8]), *row[9:]) for row in rows]
 
 
 def next_batch_number(conn: sqlite3.Connection, audit_id: int) -> int:

@@ -385,8 +385,17 @@ def load_response_log(source: CsvSource, name: str | None = None,
     """
     frame = read_csv_frame(source, name)
     name = str(name or (source if isinstance(source, str) else getattr(source, "name", None)) or "response log")
+    return response_log_from_frame(frame, name, policy_class)
+
+
+def response_log_from_frame(frame: pd.DataFrame, name: str, policy_class: PolicyClass | None = None,
+                            notes: list[str] | tuple[str, ...] = ()) -> ResponseLog:
+    """The checks and arrays of :func:`load_response_log` on a table of text columns (a CSV as
+    read, or the rows an evaluation log gives, :mod:`audit_core.measure.eval_logs`); ``notes``
+    come first in the log's notes."""
     layout = policy_class or frozen_policy_class()
-    cols, per_world_cols, has_oracle, notes = _check_columns(frame, name, layout.axes[next(iter(layout.axes))])
+    cols, per_world_cols, has_oracle, column_notes = _check_columns(frame, name, layout.axes[next(iter(layout.axes))])
+    notes = list(notes) + column_notes
     row_codes, distinct = _required_codes(frame, cols, name)
     cell_col = _cell_columns(layout, row_codes["cell"], distinct["cell"], cols["cell"], name)
     models, clusters = tuple(distinct["model"]), tuple(distinct["cluster"])

@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = ("errors", "data", "identify", "sequential", "auditing", "measure", "report", "presets", "live", "testbed")
-ABOVE_ENGINE = ("audit_core.analyses", "audit_core.views", "audit_core.cli")
+ABOVE_ENGINE = ("audit_core.analyses", "audit_core.views", "audit_core.cli", "audit_core.api")
 PAGE_ALLOWED = ("audit_core.analyses", "audit_core.views", "audit_core.report", "audit_core.errors")
 
 
@@ -56,9 +56,72 @@ def test_views_never_import_the_use_case_layer_or_cli():
         assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 
-def test_use_case_layer_never_imports_the_cli():
+def test_use_case_layer_never_imports_the_cli_or_the_api():
     for path in modules_of("analyses"):
-        assert not any(_starts(n, ("audit_core.cli",)) for n in imported_modules(path)), path
+        names = imported_modules(path) | _imported_names(path)
+        assert not any(_starts(n, ("audit_core.cli", "audit_core.api")) for n in names), path
+
+
+def _imported_names(path: Path) -> set[str]:
+    """``from audit_core import api`` -> ``audit_core.api`` (what imported_modules calls ``audit_core``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return {f"{node.module}.{alias.name}" for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 for alias in node.names}
+
+
+def _attribute_calls(function: ast.FunctionDef, owner: str) -> set[str]:
+    """The ``owner.<name>(...)`` calls in a function body."""
+    return {node.func.attr for node in ast.walk(function)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == owner}
+
+
+API_COMMANDS = ("identify_cmd", "measure_cmd", "replay_cmd", "simulate_cmd", "report_cmd", "compare_cmd",
+                "combine_cmd", "plan_cmd", "testbed_cmd", "audit_cmd")
+
+
+@pytest.mark.parametrize("name", API_COMMANDS)
+def test_cli_commands_call_the_python_api(name):
+    # The API is what the command line calls, not a second path: every run function of these
+    # commands (or the helper it delegates to) calls audit_core.api.
+    path = ROOT / "audit_core" / "cli" / f"{name}.py"
+    assert "audit_core.api" in _imported_names(path), name
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    runs = [f for n, f in functions.items() if n == "run" or n.startswith("run_")]
+    assert runs, name
+    for run in runs:
+        helpers = {c.func.id for c in ast.walk(run) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
+        reached = _attribute_calls(run, "api").union(*(_attribute_calls(functions[h], "api")
+                                                        for h in helpers if h in functions))
+        assert reached, f"{name}.{run.name} does not call audit_core.api"
+
+
+def test_every_api_call_goes_through_the_use_case_layer():
+    # Each public call of audit_core.api names the analyses use case it runs (or a live action).
+    tree = ast.parse((ROOT / "audit_core" / "api.py").read_text(encoding="utf-8"))
+    import audit_core.api as api
+    functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    for name in api.__all__:
+        if name not in functions:
+            continue  # a result class
+        body = functions[name]
+        helpers = {c.func.id for c in ast.walk(body) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
+        used = _attribute_calls(body, "analyses") | _attribute_calls(body, "live")
+        used |= set().union(*(_attribute_calls(functions[h], "analyses") for h in helpers if h in functions))
+        if name == "write_report":  # assembles the sections of results the other calls returned
+            continue
+        assert used, f"audit_core.api.{name} calls no use case"
+
+
+def test_import_audit_core_exposes_the_api_lazily():
+    import subprocess
+    import sys
+    code = ("import sys, audit_core; heavy = [m for m in ('numpy', 'pandas', 'scipy', 'ortools', 'streamlit') "
+            "if m in sys.modules]; assert not heavy, heavy; assert callable(audit_core.replay); "
+            "assert audit_core.replay is __import__('audit_core.api').api.replay; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.stdout.strip() == "ok", out.stderr
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"],

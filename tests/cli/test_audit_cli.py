@@ -45,7 +45,9 @@ def test_a_full_audit_through_the_command_line(tmp_path, capsys):
     assert listed["audits"][0]["labels"] == 53
     out = tmp_path / "run.csv"
     exported = _json(capsys, ["audit", "export", "--audit", audit_id, "--out", str(out)] + db)
-    assert exported["n"] == 53 and out.read_bytes() == open("data/recorded_run.csv", "rb").read()
+    lines = out.read_text(encoding="utf-8").splitlines()   # the recorded run, plus who labelled
+    assert exported["n"] == 53 and {line.rsplit(",", 2)[1:] == ["ann", "false"] for line in lines[1:]} == {True}
+    assert "".join(line.rsplit(",", 2)[0] + "\n" for line in lines).encode() == open("data/recorded_run.csv", "rb").read()
     replayed = _json(capsys, ["replay", str(out), "--style", "sdoh"])
     assert replayed["decision"]["decision"] == status["decision"] and replayed["decision"]["stop"] == 53
 
@@ -140,3 +142,24 @@ def test_an_inspect_log_is_a_pool_of_model_outputs_to_label(tmp_path, capsys):
     replayed = _json(capsys, ["replay", str(out), "--score", "correct", "--m", "5"])
     assert replayed["decision"]["decision"] == payload["status"]["decision"]
     assert replayed["n"] == labelled == payload["status"]["n"]
+
+
+def test_the_cli_records_the_os_user_or_a_declared_name_never_verified(tmp_path, capsys, monkeypatch):
+    """Issue 23: without --annotator (and $AUDIT_ANNOTATOR) events name the operating-system user,
+    marked os-user; --annotator is marked self-declared; neither is verified."""
+    import getpass
+
+    from audit_core.live import store
+
+    monkeypatch.delenv("AUDIT_ANNOTATOR", raising=False)
+    db = ["--db", str(tmp_path / "w.sqlite")]
+    _json(capsys, ["audit", "new", "--pool", "gpqa:small", "--strategy", "stratified", "--process", "LR"] + db)
+    (case,) = _json(capsys, ["audit", "next", "--audit", "1"] + db)["cases"]
+    labelled = _json(capsys, ["audit", "label", "--audit", "1", case["case_id"], "1"] + db)["labelled"]
+    assert (labelled["annotator"], labelled["verified"]) == (getpass.getuser(), False)
+    (case,) = _json(capsys, ["audit", "next", "--audit", "1", "--annotator", "kim"] + db)["cases"]
+    _json(capsys, ["audit", "skip", "--audit", "1", case["case_id"], "--reason", "unreadable", "--annotator", "kim"] + db)
+    events = store.read_events(connect(tmp_path / "w.sqlite"), 1)
+    assert [(e.kind, e.annotator, e.source, e.verified) for e in events] == [
+        ("proposed", getpass.getuser(), "os-user", False), ("labelled", getpass.getuser(), "os-user", False),
+        ("proposed", "kim", "declared", False), ("skipped", "kim", "declared", False)]

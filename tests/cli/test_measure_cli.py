@@ -77,3 +77,40 @@ def test_invariance_in_json_and_text(capsys):
     assert cli.main(["measure", LOG, "--bootstrap", "50"]) == 0
     out = capsys.readouterr().out
     assert "semantic equivariance" in out and "P(Δ > 0)" in out and "by base oracle" in out
+
+
+# ---------------------------------------------------------------- logs of the testbed's tasks (issue 20)
+
+TESTBED_LOGS = "tests/fixtures/testbed"
+
+
+def test_measure_reads_an_inspect_log_and_states_identification(capsys):
+    code = cli.main(["measure", f"{TESTBED_LOGS}/inspect_mixture.eval", "--bootstrap", "0", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 0 and [m["model"] for m in d["models"]] == ["mockllm/mixture"]
+    assert d["support"]["identified"] is True and d["support"]["cells_covered"] == 36
+    assert d["support"]["text"].startswith("measured τ_full = ")
+
+
+def test_measure_reads_inspect_and_lmeval_logs_together(capsys):
+    code = cli.main(["measure", f"{TESTBED_LOGS}/inspect_ideal.eval", f"{TESTBED_LOGS}/lmeval_mixture",
+                     "--bootstrap", "0"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "mockllm/ideal:" in out and "policy-lm/mixture:" in out and "Support: measured τ_full" in out
+
+
+def test_measure_refuses_an_ordinary_inspect_log(capsys):
+    code = cli.main(["measure", "tests/fixtures/inspect/run.eval"])
+    err = capsys.readouterr().err
+    assert code == 2 and "not a log of testbed items" in err and "Traceback" not in err
+
+
+def test_report_measure_reads_a_log(tmp_path, capsys):
+    out = tmp_path / "r.md"
+    code = cli.main(["report", "--out", str(out), "--measure", f"{TESTBED_LOGS}/inspect_mixture.eval",
+                     "--bootstrap", "0"])
+    assert code == 0
+    text = out.read_text()
+    assert "inspect\\_mixture\\.eval" in text or "inspect_mixture.eval" in text
+    assert "on a support that identifies it" in text

@@ -50,11 +50,15 @@ def test_oracle_needs_the_truth_and_then_equals_the_simulation(tmp_path):
 
 def test_export_reproduces_the_recorded_run_byte_for_byte(tmp_path):
     # data/recorded_run.csv is run_audit(sdoh, adaptive, SR-LR-UI, seed 7); the live audit with the
-    # pool's own labels as the annotator writes the same file.
+    # pool's own labels as the annotator writes the same file, plus who labelled (issue 23).
     audit = LiveAudit.create(workspace(tmp_path), "sdoh", "adaptive", "SR-LR-UI", seed=7, truth="correct")
     label_to_end(audit)
     result = export_csv(audit, tmp_path / "out.csv")
-    assert (tmp_path / "out.csv").read_bytes() == open("data/recorded_run.csv", "rb").read()
+    written = (tmp_path / "out.csv").read_text(encoding="utf-8").splitlines()
+    assert written[0].endswith(",provenance,annotator,annotator_verified")
+    assert {line.rsplit(",", 2)[1:] == ["ann", "false"] for line in written[1:]} == {True}
+    without = "".join(line.rsplit(",", 2)[0] + "\n" for line in written)
+    assert without.encode() == open("data/recorded_run.csv", "rb").read()
     assert result.n == audit.status().n
 
 

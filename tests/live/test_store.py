@@ -18,7 +18,7 @@ def test_wal_full_sync_and_current_schema(tmp_path):
     conn = connect(tmp_path / "w.sqlite")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2          # FULL
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION == 4
     assert {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} >= {
         "pools", "audits", "events"}
 
@@ -70,7 +70,7 @@ def test_a_schema_1_workspace_is_migrated_and_its_audit_resumes(tmp_path):
                          (audit_id, kind, str(pool.case_ids[row]), "old", store.utc_now(), score))
     conn.close()
     migrated = connect(path)
-    assert migrated.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert migrated.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION
     events = store.read_events(migrated, audit_id)
     assert [e.batch for e in events] == [events[0].id, None, events[2].id, None, events[4].id, None]
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):      # the triggers survive
@@ -99,7 +99,7 @@ def test_a_schema_2_log_is_rebuilt_for_skips_with_every_event_kept(tmp_path):
     with pytest.raises(sqlite3.IntegrityError):            # schema 2 knows no skip
         conn.execute("INSERT INTO events (audit_id, kind, case_id, annotator, ts) VALUES (1, 'skipped', 'x', 'a', 't')")
     conn.close()
-    migrated = connect(path)
+    migrated = connect(path, migrate_to=3)
     assert migrated.execute("PRAGMA user_version").fetchone()[0] == 3
     after = migrated.execute("SELECT * FROM events ORDER BY id").fetchall()
     assert [row[:-1] for row in after] == before and len(after) == 8 and {row[-1] for row in after} == {None}
@@ -107,6 +107,7 @@ def test_a_schema_2_log_is_rebuilt_for_skips_with_every_event_kept(tmp_path):
         migrated.execute("DELETE FROM events")
     with pytest.raises(sqlite3.IntegrityError):            # the kind is still checked
         migrated.execute("INSERT INTO events (audit_id, kind, case_id, annotator, ts) VALUES (1, 'bogus', 'x', 'a', 't')")
+    store.migrate(migrated)                                 # on to the current schema
     resumed = LiveAudit(migrated, audit_id)
     assert resumed.status().n == 4
     (case,) = resumed.next("ann")
@@ -129,3 +130,45 @@ def test_a_newer_schema_or_a_non_database_is_refused(tmp_path):
         connect(tmp_path)
     with pytest.raises(InputError, match="no such audit"):
         LiveAudit(conn=connect(tmp_path / "w.sqlite"), audit_id=5)
+
+
+def test_a_schema_3_log_gains_identity_columns_every_old_event_self_declared(tmp_path):
+    """Schema 4 (issue 23): events say whether the annotator signed in; names written before it
+    were typed in, so they are marked self-declared; the log stays append-only."""
+    path = tmp_path / "v3.sqlite"
+    conn = connect(path, migrate_to=3)
+    LiveAudit.create(conn, "gpqa:large", "stratified", "LR", seed=0, params=GPQA, truth="correct")
+    conn.close()
+    conn = sqlite3.connect(path, isolation_level=None)   # two labels written the way schema 3 wrote them
+    name, content, _ = pool_source("gpqa:large")
+    roles = store.audit_row(conn, 1)["roles"]
+    pool, _ = build_live_pool(content, name, roles)
+    sampler = make_sampler("stratified", pool, AuditParams(**store.audit_row(conn, 1)["params"]), 0, AuditorConfig(),
+                           "LR")
+    for batch in range(2):
+        row = sampler.select().index
+        sampler.observe(row, float(pool.labels[row]))
+        for kind, score, number in (("proposed", None, batch + 1), ("labelled", float(pool.labels[row]), None)):
+            conn.execute("INSERT INTO events (audit_id, kind, case_id, annotator, ts, score, batch) "
+                         "VALUES (1, ?, ?, 'typed', ?, ?, ?)", (kind, str(pool.case_ids[row]), store.utc_now(),
+                                                               score, number))
+    before = conn.execute("SELECT * FROM events ORDER BY id").fetchall()
+    assert len(before[0]) == 9                               # schema 3: no identity columns
+    conn.close()
+    migrated = connect(path)
+    assert migrated.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION == 4
+    after = migrated.execute("SELECT * FROM events ORDER BY id").fetchall()
+    assert [row[:9] for row in after] == before
+    assert {row[9:] for row in after} == {(0, "declared", None)}
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        migrated.execute("UPDATE events SET verified = 1")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        migrated.execute("DELETE FROM events")
+    with pytest.raises(sqlite3.IntegrityError):               # verified is 0 or 1, the source one of three
+        migrated.execute("INSERT INTO events (audit_id, kind, case_id, annotator, ts, verified) "
+                         "VALUES (1, 'labelled', 'x', 'a', 't', 2)")
+    with pytest.raises(sqlite3.IntegrityError):
+        migrated.execute("INSERT INTO events (audit_id, kind, case_id, annotator, ts, source) "
+                         "VALUES (1, 'labelled', 'x', 'a', 't', 'trust me')")
+    resumed = LiveAudit(migrated, 1)
+    assert resumed.status().n == 2 and {(r.annotator, r.verified) for r in resumed.labels()} == {("typed", False)}

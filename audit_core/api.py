@@ -1,0 +1,753 @@
+"""The workbench in Python: one call per thing a user does, in the command line's vocabulary.
+
+Each call takes what the matching command takes (file paths, bundled names such as ``"sdoh"`` or
+``"gpqa:small"``, and here also pandas data frames and bytes), calls the use case of
+:mod:`audit_core.analyses` that the dashboard page and the command call, and returns its frozen
+result. A result shows itself in a notebook (verdict, key table, chart), has ``.tables`` and
+``.to_frame()`` for pandas, ``.chart()`` for Altair and ``.to_dict()``, the document the command
+prints with ``--json``. Bad input raises :class:`~audit_core.errors.InputError` with one message
+naming the argument.
+
+=====================  ==========================================  ====================
+command                 Python                                      result
+=====================  ==========================================  ====================
+identify                :func:`identify_support`                    SupportExploration
+lattice                 :func:`support_lattice`                     LatticeOverview
+synthesize              :func:`synthesize`                          SupportSearch
+testbed generate/check  :func:`generate_testbed`, :func:`check_testbed`  TestbedItems, TestbedCheck
+measure                 :func:`measure_log`                         LogMeasurement
+replay                  :func:`replay`                              RunReplay
+simulate                :func:`simulate`                            StudySimulation
+plan                    :func:`plan`                                PlannedAudit
+compare                 :func:`compare`                             RunsComparison
+combine                 :func:`combine`                             CombinedAudits
+audit new/next/...      :func:`audit_new`, :func:`audit_next`, ...  LiveAction
+report                  :func:`write_report`                        WrittenReport
+=====================  ==========================================  ====================
+
+Nothing heavy is imported until a call needs it, so ``import audit_core`` stays instant.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from audit_core.errors import InputError
+
+if TYPE_CHECKING:  # the result types, for readers and type checkers only
+    import pandas as pd
+
+    from audit_core.analyses import (
+        CombinedAudits,
+        LogMeasurement,
+        PlannedAudit,
+        RunReplay,
+        RunsComparison,
+        Source,
+        StudySimulation,
+        SupportSearch,
+        TestbedCheck,
+        TestbedItems,
+    )
+    from audit_core.analyses.identify import LatticeOverview, SupportExploration
+    from audit_core.analyses.live import LiveAction
+
+__all__ = [
+    "identify_support", "support_lattice", "synthesize", "generate_testbed", "check_testbed", "measure_log",
+    "replay", "simulate", "plan", "compare", "combine", "audit_new", "audit_next", "audit_label", "audit_skip",
+    "audit_undo", "audit_status", "audit_list", "audit_export", "write_report", "WrittenReport",
+]
+
+DATA_FRAME_NAME = "data frame.csv"  # the name a data frame's results show (give ``name=`` to change it)
+
+
+# ------------------------------------------------------------------------------ inputs
+
+def _names(value: str | Iterable[str] | None) -> list[str] | None:
+    """``"a,b"`` or ``["a", "b"]`` -> ``["a", "b"]``; ``"none"``/``"base"``/``""`` -> ``[]``."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value.strip().lower() in ("", "none", "base"):
+            return []
+        value = value.split(",")
+    return [str(v).strip() for v in value if str(v).strip()]
+
+
+def _data(value: Any, name: str | None) -> tuple[Any, str | None]:
+    """A data frame becomes CSV bytes (named ``name`` or :data:`DATA_FRAME_NAME`); paths, bytes and
+    bundled names pass as they are."""
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        return value, name
+    if isinstance(value, pd.DataFrame):
+        buffer = io.StringIO()
+        value.to_csv(buffer, index=False)
+        return buffer.getvalue().encode("utf-8"), name or DATA_FRAME_NAME
+    if isinstance(value, Path):
+        return str(value), name
+    return value, name
+
+
+def _is_source(value: Any) -> bool:
+    from audit_core.analyses import Source
+    return isinstance(value, Source)
+
+
+def _policy(policies: Any) -> Source:
+    from audit_core import analyses
+    if policies is None or _is_source(policies):
+        return policies if policies is not None else analyses.policy_source(None)
+    data, name = _data(policies, None)
+    return analyses.policy_source(data, name)
+
+
+def _run(run: Any, name: str | None = None, check: bool = False) -> Source:
+    from audit_core import analyses
+    if _is_source(run):
+        return run
+    if isinstance(run, (list, tuple)):
+        return analyses.run_source([str(p) for p in run], name=name, check=check)
+    data, name = _data(run, name)
+    return analyses.run_source(data, name=name, check=check)
+
+
+def _at_least_one(name: str, value: int) -> None:
+    if value < 1:
+        raise InputError(f"{name}: must be at least 1, got {value}")
+
+
+def _params(style: str, **overrides):
+    from audit_core.sequential import AuditParams
+    return AuditParams.for_style(style, **{k: v for k, v in overrides.items() if v is not None})
+
+
+# ------------------------------------------------------------------------------ identifiability
+
+def identify_support(components: str | Sequence[str] | None = None, *, cells: str | Sequence[str] | None = None,
+                     estimand: str = "tau_full", policies: Any = None, suggest: bool = True) -> SupportExploration:
+    """Is the estimand τ point-identified on a support? (paper 000, Theorem 1)
+
+    τ is identified on a support exactly when no two policies of the class with different τ answer
+    every observed cell alike (a cross-estimand collision).
+
+    Parameters
+    ----------
+    components : support components, e.g. ``"target,sham"`` or ``["target", "sham"]``; None means
+        all; ``"none"`` or ``[]`` the base cells only.
+    cells : explicit cell ids instead of components.
+    estimand : ``tau_full`` (default) or another of :data:`audit_core.analyses.ESTIMANDS`.
+    policies : policy-class file (JSON or long CSV) as a path, bytes or data frame; default the
+        frozen seven-policy class.
+    suggest : also find the cheapest identifying support inside the support, or the cheapest cells
+        to add when τ is not identified (CP-SAT, a few seconds at most).
+
+    Returns
+    -------
+    SupportExploration : ``verdict``, ``identification`` (classes, collisions), ``class_table``,
+        ``collision_table``, ``lattice_chart``; ``to_dict()`` is ``identify --json``.
+
+    Example
+    -------
+    >>> import audit_core
+    >>> result = audit_core.identify_support("target,sham")
+    >>> result.identification.identified
+    False
+    """
+    from audit_core import analyses
+    return analyses.explore_support(_policy(policies), _names(components), estimand,
+                                    cells=_names(cells) if cells is not None else None, suggest=suggest)
+
+
+def support_lattice(policies: Any = None, *, estimand: str = "tau_full") -> LatticeOverview:
+    """Every subset of the class's components with its classes and collisions, and the leave-one-out
+    witnesses from the full support (paper 000, section 4).
+
+    Returns a ``LatticeOverview``: ``supports_table``, ``leave_one_out_table``, ``lattice_chart``
+    (Hasse diagram), ``verdict``; ``to_dict()`` is ``lattice --json``.
+
+    Example
+    -------
+    >>> import audit_core
+    >>> len(audit_core.support_lattice().supports_table)
+    16
+    """
+    from audit_core import analyses
+    return analyses.lattice_overview(_policy(policies), estimand)
+
+
+def synthesize(policies: Any = None, *, estimand: str = "tau_full", cost: Mapping[str, float] | None = None,
+               include: str | Sequence[str] = (), exclude: str | Sequence[str] = (), all: bool = False,
+               time_limit: float = 10.0) -> SupportSearch:
+    """The cheapest sets of cells that identify τ: a weighted minimum hitting set over the pairs of
+    policies with different τ, solved with OR-Tools CP-SAT; every optimum is re-checked with
+    ``identify``.
+
+    Parameters
+    ----------
+    cost : cost per axis value or per cell id, e.g. ``{"generated": 1, "scoring": 3}`` (default 1 per cell).
+    include, exclude : cells the support must contain / must not contain.
+    all : list every optimal support, not only one.
+    time_limit : seconds for the whole search.
+
+    Returns a ``SupportSearch``: ``synthesis`` (status, cost, lower bound, supports), ``optima_table``,
+    ``frequency_chart``, ``verdict``; ``to_dict()`` is ``synthesize --json``.
+
+    Example
+    -------
+    >>> import audit_core
+    >>> audit_core.synthesize(cost={"generated": 1, "scoring": 3}).synthesis.status
+    'OPTIMAL'
+    """
+    from audit_core import analyses
+    if not time_limit > 0:  # also refuses nan
+        raise InputError("time_limit: must be a positive number of seconds")
+    return analyses.check_supports(_policy(policies), estimand, cost=dict(cost) if cost else None,
+                                   must_include=_names(include) or (), exclude=_names(exclude) or (),
+                                   enumerate_all=all, time_limit=time_limit)
+
+
+def generate_testbed(clusters: int, *, seed: int = 0, directions: str | Sequence[str] | None = None,
+                     depth: int | None = None, distractors: int | None = None,
+                     vocabulary: str | Sequence[str] | None = None, out: str | Path | None = None,
+                     inspect: str | Path | None = None, inspect_task: str | Path | None = None,
+                     lmeval_task: str | Path | None = None) -> TestbedItems:
+    """Solver-grounded testbed items: ``clusters`` seeded signed-Horn clusters, one item per cell (36
+    per cluster), each label re-derived by the three-valued solver.
+
+    ``out`` writes the items (JSON lines), ``inspect`` the same items as Inspect AI samples;
+    ``inspect_task`` (a ``.py`` file) an Inspect AI task runnable as ``inspect eval task.py --model ...``
+    with its samples beside it, ``lmeval_task`` (a folder) an lm-eval task folder for
+    ``lm_eval --tasks testbed --include_path DIR --log_samples``; ``measure_log`` reads the logs they write.
+    Returns ``TestbedItems`` (``items``, ``jsonl``, ``inspect_jsonl``, ``summary_table``, ``verdict``,
+    ``task_files`` written).
+
+    Example
+    -------
+    >>> import audit_core
+    >>> len(audit_core.generate_testbed(2, seed=0).items)
+    72
+    """
+    from audit_core import analyses
+    from audit_core.testbed import GeneratorParams
+    view = analyses.generate_testbed(clusters, seed, _names(directions),
+                                     GeneratorParams.depth if depth is None else depth,
+                                     GeneratorParams.distractors if distractors is None else distractors,
+                                     _names(vocabulary))
+    for path, text in ((out, view.jsonl), (inspect, view.inspect_jsonl)):
+        if path is not None:
+            try:
+                Path(path).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    from dataclasses import replace
+
+    from audit_core.testbed.tasks import write_files
+    if inspect_task is not None and not str(inspect_task).endswith(".py"):
+        raise InputError(f"inspect_task: give a Python file name ending in .py, got {str(inspect_task)!r}")
+    written: list[str] = []
+    for name, target, folder, files in (
+            ("inspect_task", inspect_task, Path(str(inspect_task or ".")).parent, view.inspect_task),
+            ("lmeval_task", lmeval_task, Path(str(lmeval_task or ".")), view.lmeval_task)):
+        if target is None:
+            continue
+        try:
+            written += [str(p) for p in write_files(files(str(target)), folder)]
+        except OSError as exc:
+            raise InputError(f"{name}: cannot write ({exc.strerror or exc})") from None
+    return replace(view, task_files=tuple(written)) if written else view
+
+
+def check_testbed(items: str | Path | bytes) -> TestbedCheck:
+    """Re-derive every label and every edit's effect of an items file (path, bytes or JSONL text).
+    Returns ``TestbedCheck`` (``report.ok``, ``mismatch_table``, ``verdict``)."""
+    from audit_core import analyses
+    if isinstance(items, str) and "\n" not in items:
+        items = Path(items)
+    return analyses.check_testbed(items)
+
+
+# ------------------------------------------------------------------------------ measurement
+
+def measure_log(log: Any = "example", *, policies: Any = None, bootstrap: int = 2000, seed: int = 0,
+                confidence: float = 0.95, name: str | None = None) -> LogMeasurement:
+    """Estimand-separated rates of a response log (paper 000, section 6): base accuracy,
+    target-follow and sham-stay given base-correct, local response, τ_full, readout validity, the
+    behavioural composition and the invariance results, with Wilson and cluster-bootstrap intervals.
+
+    Parameters
+    ----------
+    log : a response-log CSV (path, bytes or data frame with ``model, cluster, cell, response`` and
+        ``oracle``) or ``"example"``, the bundled synthetic log.
+    policies : the policy class whose axes define the cells (default the frozen 36 cells).
+    bootstrap, seed : cluster-bootstrap replicates (0: Wilson intervals only) and seed; confidence : interval level.
+
+    Returns ``LogMeasurement``: ``estimates_table``, ``composition_table``, ``estimates_chart``,
+    ``verdict``; ``to_dict()`` is ``measure --json``.
+
+    Example
+    -------
+    >>> import audit_core
+    >>> audit_core.measure_log("example", bootstrap=200).verdict.tone
+    'neutral'
+    """
+    from audit_core import analyses
+    if not 0.0 < confidence < 1.0:
+        raise InputError(f"confidence: must lie strictly between 0 and 1, got {confidence}")
+    layout = _policy(policies) if policies is not None else None
+    if _is_source(log):
+        source = log
+    else:
+        data, name = _data(log, name)
+        source = analyses.response_log_source(None if data == "example" else data, name, policy=layout)
+    return analyses.measure_log(source, n_boot=bootstrap, seed=seed, confidence=confidence)
+
+
+# ------------------------------------------------------------------------------ adaptive audits
+
+def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] | None = None,
+           order: str | None = None, file_order: bool = False, filter: str | None = None,
+           score_mapping: Mapping[str, float] | None = None, style: str | None = None, q: float | None = None,
+           alpha: float | None = None, m: int | None = None, delta: float | None = None,
+           delta_aud: float | None = None, eta: float | None = None, weights: str | None = None,
+           grid_mod: Sequence[float] | None = None, grid_aud: Sequence[float] | None = None,
+           model_process: str | None = None, auditor_process: str | None = None,
+           name: str | None = None) -> RunReplay:
+    """Replay a recorded annotation run through the six e-processes and the dual test (paper 001).
+
+    The model's null (every subgroup at or above q) is rejected when the model's e-process reaches
+    1/α (failure mode found); the auditor's null (its strategy would find a subgroup below q by
+    step m) when the auditor's does (audit passed). Type-I error is at most α under adaptive
+    sampling and optional stopping.
+
+    Parameters
+    ----------
+    run : a labelled CSV, an Inspect AI log (``.eval``/``.json``), lm-eval samples file(s) or output
+        folder, a bundled run (``"recorded_run"``, ``"sdoh"``, ``"gpqa:small"``, ...), bytes or a data frame.
+    score : score column, Inspect scorer or lm-eval metric (detected when unambiguous).
+    subgroup : subgroup column(s) or metadata key(s), ``"a,b"`` or a list; ``[]`` for none.
+    order : annotation-order column (detected: ``order``, ``step``, ...); ``file_order=True`` ignores it.
+    filter : the lm-eval filter when the samples have several.
+    score_mapping : text labels of the score column to scores, e.g. ``{"pass": 1, "fail": 0}``.
+    style : ``"gpqa"`` or ``"sdoh"`` parameter defaults (default the run's, else gpqa); ``q``,
+        ``alpha``, ``m``, ``delta``, ``delta_aud``, ``eta``, ``weights``, ``grid_mod``, ``grid_aud``
+        override them.
+    model_process, auditor_process : the pair of the dual test (default SR-LR-UI and AUD-LR-UI).
+
+    Returns
+    -------
+    RunReplay : ``verdict``, ``result`` (every process's log E, stops, per-subgroup accuracy with
+        Wilson and anytime-valid intervals), ``decision_table``, ``subgroup_table``,
+        ``trajectory_chart``; ``to_dict()`` is ``replay --json``.
+
+    Example
+    -------
+    >>> import audit_core
+    >>> run = audit_core.replay("recorded_run")
+    >>> run.result.dual.decision, run.result.dual.stop
+    ('failure mode found', 53)
+    """
+    from audit_core import analyses
+    from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
+    if file_order and order:
+        raise InputError("order: give either an order column or file_order=True, not both")
+    source = _run(run, name)
+    params = _params(style or source.value.style, q=q, alpha=alpha, m=m, delta=delta, delta_aud=delta_aud, eta=eta,
+                     weights=weights, grid_mod=None if grid_mod is None else tuple(grid_mod),
+                     grid_aud=None if grid_aud is None else tuple(grid_aud))
+    return analyses.replay_run(source, score=score, subgroups=_names(subgroup) if subgroup is not None else None,
+                               order=False if file_order else order, params=params,
+                               model_process=model_process or DEFAULT_MODEL_PROCESS,
+                               auditor_process=auditor_process or DEFAULT_AUDITOR_PROCESS,
+                               score_mapping=score_mapping, filter=filter)
+
+
+def _pool(pool: Any, score=None, subgroup=None, features=None, suspect=None) -> Source:
+    from audit_core import analyses
+    if _is_source(pool):
+        return pool
+    data, _ = _data(pool, None)
+    if isinstance(data, bytes):
+        raise InputError("pool: give a bundled key (gpqa:large, ..., sdoh) or a file path")
+    return analyses.pool_source(data, score=score, subgroups=_names(subgroup) if subgroup is not None else None,
+                                features=_names(features), suspects=tuple(_names(suspect) or ()) or None)
+
+
+def simulate(pool: Any, *, strategy: str | Sequence[str] | None = None, process: str | Sequence[str] | None = None,
+             paper: bool = False, replicates: int = 20, seed: int = 0, mode: str = "power",
+             style: str | None = None, q: float | None = None, alpha: float | None = None, m: int | None = None,
+             budget: int | None = None, n_init: int | None = None, scenario: str = "pool",
+             suspect: str | Sequence[str] | None = None, score: str | None = None,
+             subgroup: str | Sequence[str] | None = None, features: str | Sequence[str] | None = None,
+             jobs: int = 2, backend: str = "local", address: str | None = None,
+             progress: Callable[[int, int], None] | None = None) -> StudySimulation:
+    """Replicated audits of a pool (paper 001, section 5): for each (strategy, process) row, the share
+    of audits that found the failure mode, passed or stayed inconclusive, and the stopping times.
+
+    Parameters
+    ----------
+    pool : a bundled pool (``gpqa:large``, ``gpqa:medium``, ``gpqa:small``, ``gpqa:none``, ``sdoh``)
+        or a labelled CSV path.
+    strategy, process : one or several names (every combination); ``paper=True`` (or neither given)
+        runs the paper's seven rows.
+    mode : ``"power"`` or ``"null"`` (failing subgroups lifted to q: the observed Type-I error).
+    replicates, seed : audits per row and the study seed (results are identical for one seed).
+    jobs, backend, address : a local process pool, or Dask (``backend="dask"``; ``address`` of a cluster).
+
+    Returns ``StudySimulation``: ``summary_table``, ``outcome_chart``, ``stop_chart``, ``verdict``;
+    ``to_dict()`` is ``simulate --json``.
+    """
+    from audit_core import analyses
+    from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
+    from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, paper_params, paper_rows
+    from audit_core.sequential import MODEL_PROCESSES
+    strategies, processes = _choices(strategy, STRATEGY_NAMES, "strategy"), _choices(process, MODEL_PROCESSES, "process")
+    _at_least_one("replicates", replicates)
+    _at_least_one("jobs", jobs)
+    suspects = tuple(_names(suspect) or ()) or None
+    source = _pool(pool, score, subgroup, features, suspect)
+    chosen = source.value.style or style or DEFAULT_STYLE
+    if paper or (strategies is None and processes is None):
+        rows = paper_rows(chosen)
+    else:
+        rows = tuple((s, p) for s in strategies or ["adaptive"] for p in processes or [DEFAULT_MODEL_PROCESS])
+    params = paper_params(chosen, q=q, alpha=alpha, m=m, budget=budget, n_init=n_init)
+    return analyses.simulate_study(source, rows, replicates, params, seed=seed, mode=mode, progress=progress,
+                                   n_jobs=jobs, config=AuditorConfig(scenario=scenario, suspects=suspects),
+                                   backend="dask" if address else backend, address=address)
+
+
+def _choices(value: str | Sequence[str] | None, allowed: Sequence[str], what: str) -> list[str] | None:
+    names = _names(value)
+    if names is None:
+        return None
+    for name in names:
+        if name not in allowed:
+            raise InputError(f"{what}: expected one of {', '.join(allowed)}, got {name!r}")
+    if not names:
+        raise InputError(f"{what}: no name given")
+    return names
+
+
+def plan(pool: Any = None, *, subgroups: Sequence[int] | None = None, failing: int = 1,
+         failing_accuracy: float = 0.6, base_accuracy: float = 0.92, strategy: str = "adaptive",
+         process: str | None = None, style: str | None = None, q: float | None = None, alpha: float | None = None,
+         m: int | None = None, budget: int | None = None, n_init: int | None = None,
+         budgets: Sequence[int] | None = None, no_failure_accuracy: float | None = None,
+         suspect: str | Sequence[str] | None = None, replicates: int = 200, seed: int = 0, jobs: int = 2,
+         backend: str = "local", address: str | None = None,
+         progress: Callable[[int, int], None] | None = None) -> PlannedAudit:
+    """Before any label: the chance of each decision by n labels, the median and 90th-percentile
+    labels needed and P(pass) when nothing fails, each with its Monte Carlo interval, from audits
+    simulated with and without the failure.
+
+    Give either ``pool`` (a bundled key or a labelled CSV) or an assumed structure: ``subgroups``
+    (sizes), ``failing`` subgroups (the first ones) at ``failing_accuracy``, the others at
+    ``base_accuracy``.
+
+    Returns ``PlannedAudit``: ``budget_table``, ``labels_table``, ``decisions_chart``, ``verdict``;
+    ``to_dict()`` is ``plan --json``.
+
+    Example
+    -------
+    >>> import audit_core
+    >>> planned = audit_core.plan(subgroups=[120, 160, 168], failing_accuracy=0.6, replicates=50)
+    >>> planned.verdict.tone, planned.plan.replicates
+    ('neutral', 50)
+    """
+    from audit_core import analyses
+    from audit_core.auditing import AuditorConfig
+    from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, paper_params
+    if (pool is None) == (subgroups is None):
+        raise InputError("plan: give either a pool or assumed subgroup sizes")
+    _at_least_one("replicates", replicates)
+    _at_least_one("jobs", jobs)
+    suspects = tuple(_names(suspect) or ()) or None
+    if pool is not None:
+        source = _pool(pool, suspect=suspect)
+    else:
+        source = analyses.assumed_pool_source(list(subgroups), failing_accuracy, base_accuracy, failing, seed=seed,
+                                              style=style or DEFAULT_STYLE)
+    chosen = style or source.value.style or DEFAULT_STYLE
+    params = paper_params(chosen, q=q, alpha=alpha, m=m, budget=budget, n_init=n_init)
+    return analyses.plan_study(source, strategy, process or DEFAULT_MODEL_PROCESS, params, replicates, seed,
+                               budgets, no_failure_accuracy, progress, jobs, AuditorConfig(suspects=suspects),
+                               "dask" if address else backend, address)
+
+
+def compare(run_a: Any, run_b: Any, *, score: str | None = None, subgroup: str | Sequence[str] | None = None,
+            id_column: str | None = None, names: tuple[str, str] | None = None, confidence: float = 0.95,
+            style: str = "gpqa", q: float | None = None, alpha: float | None = None, m: int | None = None,
+            model_process: str | None = None, auditor_process: str | None = None) -> RunsComparison:
+    """Two runs of the same cases, case by case: the paired difference B − A overall and per
+    subgroup with intervals (Newcombe's paired interval), regressions and improvements, and each
+    run's own audit decision.
+
+    Returns ``RunsComparison``: ``subgroup_table``, ``decisions_table``, ``changes_table``,
+    ``difference_chart``, ``verdict``; ``to_dict()`` is ``compare --json``.
+    """
+    from audit_core import analyses
+    from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
+    if not 0.0 < confidence < 1.0:
+        raise InputError(f"confidence: must lie strictly between 0 and 1, got {confidence}")
+    sources = (_run(run_a), _run(run_b))
+    if names is None:
+        names = tuple(Path(str(r)).name if isinstance(r, (str, Path)) else s.name
+                      for r, s in zip((run_a, run_b), sources, strict=True))
+    return analyses.compare_runs(sources[0], sources[1], score=score,
+                                 subgroups=_names(subgroup) if subgroup is not None else None, id=id_column,
+                                 params=_params(style, q=q, alpha=alpha, m=m), names=tuple(names),
+                                 confidence=confidence, model_process=model_process or DEFAULT_MODEL_PROCESS,
+                                 auditor_process=auditor_process or DEFAULT_AUDITOR_PROCESS)
+
+
+COMBINE_METHODS = ("both", "e-bh", "e-bonferroni")
+
+
+def combine(runs: Sequence[Any], *, level: float = 0.05, side: str = "model", at: str = "end", method: str = "both",
+            score: str | None = None, style: str = "gpqa", q: float | None = None, alpha: float | None = None,
+            m: int | None = None, model_process: str | None = None,
+            auditor_process: str | None = None) -> CombinedAudits:
+    """Several audits at once: e-BH (false discovery rate at ``level``) and e-Bonferroni (family-wise
+    error at ``level``) over each audit's e-value (Wang & Ramdas 2022).
+
+    Parameters
+    ----------
+    runs : ``replay --json`` documents (``.json`` paths, or dicts), labelled CSVs, or replay results.
+    side : ``"model"`` (a rejection is a failure mode found) or ``"auditor"`` (an audit passed).
+    at : the e-value after the last case (``"end"``) or at the dual stop (``"stop"``).
+    method : ``"both"``, ``"e-bh"`` or ``"e-bonferroni"``.
+
+    Returns ``CombinedAudits`` (``table``, ``results``, ``verdict``); ``to_dict()`` is ``combine --json``.
+    """
+    import json
+
+    from audit_core import analyses
+    from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
+    from audit_core.sequential.multiple import E_BH, E_BONFERRONI, METHODS
+    methods = {"both": METHODS, "e-bh": (E_BH,), "e-bonferroni": (E_BONFERRONI,)}
+    if method not in methods:
+        raise InputError(f"method: expected one of {', '.join(COMBINE_METHODS)}, got {method!r}")
+    if len(runs) < 2:
+        raise InputError("combine: give at least two runs")
+    if not 0.0 < level < 1.0:
+        raise InputError(f"level: must lie strictly between 0 and 1, got {level}")
+    params = None
+    loaded: list[tuple[str, Any]] = []
+    for index, run in enumerate(runs):
+        name = str(run) if isinstance(run, (str, Path)) else f"run {index + 1}"
+        if isinstance(run, dict):
+            loaded.append((name, run))
+        elif hasattr(run, "result") and hasattr(run, "source"):  # a replay result
+            loaded.append((run.source.name, run.result))
+        elif Path(str(run)).suffix.lower() == ".json":
+            try:
+                loaded.append((name, json.loads(Path(run).read_text(encoding="utf-8"))))
+            except FileNotFoundError:
+                raise InputError(f"run {run}: file not found") from None
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise InputError(f"run {run}: not a JSON document ({exc})") from None
+        else:
+            params = params or _params(style, q=q, alpha=alpha, m=m)
+            replayed = analyses.replay_run(_run(run), score=score, subgroups=(), params=params,
+                                           model_process=model_process or DEFAULT_MODEL_PROCESS,
+                                           auditor_process=auditor_process or DEFAULT_AUDITOR_PROCESS)
+            loaded.append((name, replayed.result.to_dict()))
+    if len({n for n, _ in loaded}) < len(loaded):
+        raise InputError("combine: a run is given twice")
+    try:
+        return analyses.combine_audits(loaded, level, side, at, methods[method])
+    except InputError as exc:
+        raise InputError(f"combine: {exc}") from None
+
+
+# ------------------------------------------------------------------------------ live audits
+
+def _annotator(annotator: Any) -> Any:
+    """Who acts, as the command line records it: a name given here is self-declared, none means the
+    operating-system user; a signed-in identity (``live.Identity``) passes as it is."""
+    from audit_core.analyses import live
+    if annotator is None:
+        return live.os_user()
+    return live.declared(annotator) if isinstance(annotator, str) else annotator
+
+
+def audit_new(pool: Any, *, strategy: str = "adaptive", process: str = "SR-LR-UI", seed: int = 0,
+              db: str | Path | None = None, style: str | None = None, score: str | None = None,
+              subgroup: str | Sequence[str] | None = None, features: str | Sequence[str] | None = None,
+              id: str | None = None, text: str | None = None, truth_column: str | None = None,
+              suspect: str | Sequence[str] | None = None, q: float | None = None, alpha: float | None = None,
+              m: int | None = None, budget: int | None = None, n_init: int | None = None) -> LiveAction:
+    """Start a live audit in the workspace database ``db`` (default ``$AUDIT_HOME/audits.sqlite``)
+    on a bundled pool key, a CSV or an Inspect AI log path. Every event (proposal, label, skip,
+    undo) is stored in SQLite as it happens, so nothing is lost.
+
+    Returns a ``LiveAction``; ``.audit["audit_id"]`` names the audit for the other ``audit_*`` calls.
+
+    Example
+    -------
+    >>> import audit_core, tempfile, pathlib
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "audits.sqlite"
+    >>> audit = audit_core.audit_new("sdoh", seed=7, db=db).audit["audit_id"]
+    >>> case = audit_core.audit_next(audit, annotator="ana", db=db).cases[0].case_id
+    >>> audit_core.audit_label(audit, case, 1, annotator="ana", db=db).status.n
+    1
+    """
+    from audit_core.analyses import live
+    from audit_core.auditing import AuditorConfig
+    suspects = _names(suspect)
+    roles = {"score": score, "subgroups": _names(subgroup) or None, "features": _names(features) or None,
+             "id": id, "text": text, "suspects": suspects or None}
+    data, name = _data(pool, None)
+    content = None
+    if isinstance(data, bytes):  # a data frame: stored in the workspace like an uploaded pool
+        data, content = name, data
+    return live.start_live_audit(data, strategy, process, seed, content=content, db=db, style=style,
+                                 config=AuditorConfig(suspects=tuple(suspects)) if suspects else None, roles=roles,
+                                 truth=truth_column, q=q, alpha=alpha, m=m, budget=budget, n_init=n_init)
+
+
+def audit_next(audit: int, *, batch: int = 1, annotator: Any = None, db: str | Path | None = None) -> LiveAction:
+    """The annotator's pending cases, else ``batch`` new ones chosen by the audit's strategy.
+
+    Returns a ``LiveAction`` whose ``cases`` are the claimed cases (``case_id``, subgroup, text,
+    why it was chosen) and ``status`` where the audit stands; ``to_dict()`` is ``audit next --json``.
+    """
+    from audit_core.analyses import live
+    _at_least_one("batch", batch)
+    return live.claim_cases(audit, _annotator(annotator), batch=batch, db=db)
+
+
+def audit_label(audit: int, case_id: str, score: float, *, annotator: Any = None,
+                db: str | Path | None = None) -> LiveAction:
+    """Record a label of a claimed case (1 correct, 0 incorrect, or a graded score in [0, 1]); both
+    e-processes update at once and the label is in the database before this returns.
+
+    Returns a ``LiveAction`` (``record`` the label, ``status`` after it, ``upcoming`` the next case);
+    ``to_dict()`` is ``audit label --json``.
+    """
+    from audit_core.analyses import live
+    return live.record_label(audit, str(case_id), score, _annotator(annotator), db=db)
+
+
+def audit_skip(audit: int, case_id: str, reason: str, *, annotator: Any = None,
+               db: str | Path | None = None) -> LiveAction:
+    """Skip a proposed case with a reason: no label, nothing learned by the strategy, nothing counted
+    by the e-processes (the guarantee covers the pool only if skips do not depend on the answer).
+
+    Returns a ``LiveAction``; ``to_dict()`` is ``audit skip --json``.
+    """
+    from audit_core.analyses import live
+    return live.skip_case(audit, str(case_id), reason, _annotator(annotator), db=db)
+
+
+def audit_undo(audit: int, *, annotator: Any = None, db: str | Path | None = None) -> LiveAction:
+    """Undo the last label or skip (only before the next case is proposed); the case is pending again.
+
+    Returns a ``LiveAction`` whose ``record`` is what was undone; ``to_dict()`` is ``audit undo --json``.
+    """
+    from audit_core.analyses import live
+    return live.undo_last_label(audit, _annotator(annotator), db=db)
+
+
+def audit_status(audit: int, *, db: str | Path | None = None) -> LiveAction:
+    """Where the audit stands: ``status`` has n, log E of both processes, the decision and its step.
+
+    Returns a ``LiveAction``; ``{**status.to_dict(), "audit": audit}`` is ``audit status --json``.
+    """
+    from audit_core.analyses import live
+    return live.live_audit_status(audit, db=db)
+
+
+def audit_list(*, db: str | Path | None = None) -> pd.DataFrame:
+    """The audits of the workspace ``db``: returns a data frame with one row per audit (id, pool,
+    strategy, process, seed, labels, skipped, created)."""
+    from audit_core.analyses import live
+    return live.live_audit_list(db)
+
+
+def audit_export(audit: int, out: str | Path, *, db: str | Path | None = None):
+    """Write the labelled cases of audit ``audit`` to ``out`` as a recorded-run CSV (what
+    :func:`replay` reads); returns the export's summary (path, number of cases)."""
+    from audit_core.analyses import live
+    return live.export_live_file(audit, out, db=db)
+
+
+# ------------------------------------------------------------------------------ reports
+
+REPORT_FORMATS = {".html": "html", ".htm": "html", ".md": "md", ".zip": "zip", ".json": "json", ".pdf": "pdf"}
+
+
+@dataclass(frozen=True)
+class WrittenReport:
+    """A report written to ``out``: its ``format``, size in ``bytes``, section titles and creation time."""
+
+    out: str
+    format: str
+    bytes: int
+    sections: tuple[str, ...]
+    created_utc: str
+
+    def to_dict(self) -> dict:
+        """The document ``report --json`` prints."""
+        return {"out": self.out, "format": self.format, "bytes": self.bytes, "sections": list(self.sections),
+                "created_utc": self.created_utc}
+
+    def _repr_html_(self) -> str:
+        from audit_core.report.safety import escape_html
+        return (f"<p>Report written to <code>{escape_html(self.out)}</code> ({escape_html(self.format)}, "
+                f"{self.bytes:,} bytes): {escape_html('; '.join(self.sections))}</p>")
+
+
+def write_report(out: str | Path, *results: Any, title: str = "Evaluation audit report",
+                 format: str | None = None) -> WrittenReport:
+    """Write the report sections of ``results`` (any results of this module, in order) to ``out``:
+    PDF (typst), self-contained HTML, Markdown (``.md``, or ``.zip`` with chart images) or JSON,
+    chosen by the suffix unless ``format`` is given.
+
+    Returns a ``WrittenReport`` (path, format, size, section titles, creation time); ``to_dict()``
+    is ``report --json``.
+
+    Example
+    -------
+    >>> import audit_core
+    >>> audit_core.write_report("report.html", audit_core.replay("recorded_run")).format
+    'html'
+    """
+    from audit_core.report import Report, markdown_zip, render_html, render_json, render_markdown
+    out = Path(out)
+    fmt = format or REPORT_FORMATS.get(out.suffix.lower())
+    if fmt not in set(REPORT_FORMATS.values()):
+        raise InputError(f"out: {out}: unknown suffix {out.suffix!r}; use .html, .md, .zip, .json or .pdf "
+                         "(or give the format)")
+    sections = []
+    for result in results:
+        section = getattr(result, "section", None)
+        if section is None:
+            raise InputError(f"write_report: {type(result).__name__} has no report section")
+        sections.append(section)
+    if out.parent and not out.parent.exists():
+        raise InputError(f"out: {out}: the folder {out.parent} does not exist")
+    report = Report(title, tuple(sections))
+    try:
+        if fmt == "html":
+            out.write_text(render_html(report), encoding="utf-8")
+        elif fmt == "md":
+            out.write_text(render_markdown(report), encoding="utf-8")
+        elif fmt == "zip":
+            out.write_bytes(markdown_zip(report))
+        elif fmt == "pdf":
+            from audit_core.report.pdf import render_pdf
+            out.write_bytes(render_pdf(report))
+        else:
+            out.write_text(render_json(report), encoding="utf-8")
+        size = out.stat().st_size
+    except OSError as exc:
+        raise InputError(f"out: {out}: cannot write the report ({exc.strerror or type(exc).__name__})") from None
+    return WrittenReport(out=str(out), format=fmt, bytes=size, sections=tuple(s.title for s in sections),
+                         created_utc=report.created.isoformat())

@@ -1,0 +1,219 @@
+"""Browser: sign-in through a real OpenID Connect provider, and roles, on the Live audit page (issue 23).
+
+The test starts ``oidc-provider-mock`` (discovery, authorization, token and JWKS endpoints; the
+test types the subject to sign in as) on ``localhost`` and a ``streamlit run`` server whose
+secrets file (written here, passed with ``--secrets.files``) configures it as the provider, with
+a roles file named by ``$AUDIT_ROLES_FILE``. ``localhost``, not ``127.0.0.1``: Authlib refuses
+plain http except on localhost. Each person signs in in their own browser context (own cookies):
+
+* an owner starts the audit; two annotators each label a case: the database records each label
+  under its signer's e-mail, verified, with the provider's issuer;
+* the first annotator's undo of the second's label is refused, and the owner's undo goes through;
+* a viewer gets no label controls; an annotator demoted to viewer in the roles file while a case
+  is on their screen clicks "correct" and the engine refuses the label (nothing is written).
+
+Without the provider package (or Authlib) the test skips with the reason, except in CI
+(``CI=true`` or ``AUDIT_REQUIRE_BROWSER=1``), where it fails.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from audit_core.live import LiveAudit, connect, store
+from tests.app.test_browser import ROOT, _healthy, browser, free_port  # noqa: F401  (browser is a fixture)
+
+pytestmark = [pytest.mark.browser,   # the provider package and Authlib warn about their own deprecations
+              pytest.mark.filterwarnings("ignore::DeprecationWarning")]
+OWNER, ANN, BOB, VIC, DORA = ("owner@example.org", "ann@example.org", "bob@example.org", "vic@example.org",
+                              "dora@example.org")
+
+
+def _required() -> bool:
+    return os.environ.get("CI") == "true" or os.environ.get("AUDIT_REQUIRE_BROWSER") == "1"
+
+
+def _provider_package():
+    try:
+        import authlib  # noqa: F401  (Streamlit's st.login needs it)
+        import oidc_provider_mock
+    except ImportError as exc:
+        reason = (f"sign-in test needs oidc-provider-mock and Authlib (pip install -r requirements.txt): "
+                  f"{exc.name} is not installed")
+        if _required():
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return oidc_provider_mock
+
+
+@pytest.fixture(scope="module")
+def provider():
+    mock = _provider_package()
+    with mock.run_server_in_thread() as server:
+        yield f"http://localhost:{server.server_port}"
+
+
+def _roles(path: Path, annotators: list[str]) -> None:
+    lines = ['default = "viewer"', f'owners = ["{OWNER}"]', "annotators = [" + ", ".join(f'"{a}"' for a in annotators)
+             + "]"]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@contextmanager
+def signed_in_server(provider: str, home: Path, roles: Path):
+    """``streamlit run app.py`` on localhost with sign-in configured against ``provider``."""
+    port = free_port()
+    secrets_file = home / "secrets.toml"
+    secrets_file.write_text(
+        "[auth]\n"
+        f'redirect_uri = "http://localhost:{port}/oauth2callback"\n'
+        f'cookie_secret = "{secrets.token_hex(32)}"\n'
+        'client_id = "audit-workbench"\n'
+        'client_secret = "not-a-real-secret"\n'
+        f'server_metadata_url = "{provider}/.well-known/openid-configuration"\n', encoding="utf-8")
+    log = tempfile.TemporaryFile()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+         "--secrets.files", str(secrets_file)],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        env={**os.environ, "AUDIT_HOME": str(home), "AUDIT_ROLES_FILE": str(roles)})
+    url = f"http://localhost:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while not _healthy(f"http://127.0.0.1:{port}"):
+            if process.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                pytest.fail("streamlit server did not become healthy:\n" + log.read().decode(errors="replace"))
+            time.sleep(0.3)
+        yield url
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(process.pid, signal.SIGKILL)
+        log.close()
+
+
+def _idle(page) -> None:
+    page.wait_for_timeout(300)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
+
+
+def sign_in(browser, url: str, subject: str):  # noqa: F811  (browser is the shared fixture)
+    """A new browser context signed in as ``subject`` (typed on the provider's page)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    page.goto(url, timeout=60_000)
+    page.get_by_role("button", name="Sign in").click(timeout=60_000)
+    page.locator('input[name="sub"]').fill(subject, timeout=60_000)
+    page.get_by_role("button", name="Authorize").click()
+    page.get_by_text(f"Signed in as {subject}").first.wait_for(timeout=60_000)
+    return page
+
+
+def open_live_audit(page, resume: bool = True) -> None:
+    page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Live audit").first.click()
+    page.wait_for_selector('h1:has-text("Live audit")', timeout=60_000)
+    _idle(page)
+    if resume:
+        page.get_by_role("tab", name="Resume an audit").click()
+        page.get_by_role("button", name="Resume").click()
+        _idle(page)
+
+
+def case_on_screen(page) -> str:
+    heading = page.locator("h3").filter(has_text="Case ").first
+    heading.wait_for(timeout=60_000)
+    return heading.inner_text().strip().removeprefix("Case ").strip()
+
+
+def label_correct(page) -> str:
+    case = case_on_screen(page)
+    page.get_by_role("button", name=re.compile(r"^correct\b")).click()
+    page.get_by_text(f"Labelled case {case}").wait_for(timeout=60_000)
+    return case
+
+
+def test_signed_in_labels_carry_their_identity_and_roles_are_enforced(provider, browser, tmp_path):  # noqa: F811
+    roles = tmp_path / "roles.toml"
+    _roles(roles, [ANN, BOB, DORA])
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    with signed_in_server(provider, tmp_path, roles) as url:
+        owner = sign_in(browser, url, OWNER)
+        open_live_audit(owner, resume=False)
+        owner.get_by_role("button", name="Start audit").click()
+        owner.get_by_text(f"Signed in as {OWNER} (owner)").first.wait_for(timeout=60_000)
+        _idle(owner)
+        owner.screenshot(path=str(shots / "owner.png"), full_page=True)
+
+        ann = sign_in(browser, url, ANN)
+        open_live_audit(ann)
+        ann_case = label_correct(ann)
+        bob = sign_in(browser, url, BOB)
+        open_live_audit(bob)
+        bob_case = label_correct(bob)
+
+        audit = LiveAudit(connect(tmp_path / "audits.sqlite"), 1)
+        labels = {r.case_id: r for r in audit.labels()}
+        assert {c: (r.annotator, r.verified) for c, r in labels.items()} == {ann_case: (ANN, True),
+                                                                             bob_case: (BOB, True)}
+        events = store.read_events(audit.conn, 1)
+        assert {(e.annotator, e.source, e.issuer) for e in events if e.kind == "labelled"} == {
+            (ANN, "signed-in", provider), (BOB, "signed-in", provider)}
+
+        # Ann's undo would cancel Bob's label (the last one): refused, nothing written.
+        ann.get_by_role("button", name=re.compile(r"^Undo this label")).click()
+        ann.get_by_text(f"{ANN} is an annotator and may undo only their own labels; the last one is "
+                        f"{BOB}'s").wait_for(timeout=60_000)
+        ann.screenshot(path=str(shots / "ann-undo-refused.png"), full_page=True)
+        assert [r.case_id for r in LiveAudit(connect(tmp_path / "audits.sqlite"), 1).labels()] == [ann_case, bob_case]
+
+        # The owner can: the event log names who undid what.
+        owner.reload()
+        open_live_audit(owner)
+        owner.get_by_text("Event log (owners)").click()
+        owner.get_by_role("button", name=f"Undo the last label or skip (case {bob_case}, by {BOB})").click()
+        _idle(owner)
+        after = LiveAudit(connect(tmp_path / "audits.sqlite"), 1)
+        assert [(r.case_id, r.annotator) for r in after.labels()] == [(ann_case, ANN)]
+        undone = [e for e in store.read_events(after.conn, 1) if e.kind == "undone"]
+        assert [(e.case_id, e.annotator, e.verified) for e in undone] == [(bob_case, OWNER, True)]
+
+        # A viewer sees the audit and who labelled, and gets no label control.
+        vic = sign_in(browser, url, VIC)
+        open_live_audit(vic)
+        vic.get_by_text("You are signed in as a viewer: you see the audit, you do not label.").wait_for(
+            timeout=60_000)
+        assert vic.get_by_role("button", name=re.compile(r"^correct\b")).count() == 0
+        assert vic.get_by_role("button", name=re.compile("Export labelled CSV")).count() == 0
+        vic.get_by_role("tab", name="Start an audit").click()
+        vic.get_by_text("Only an owner can start an audit").wait_for(timeout=60_000)
+        vic.screenshot(path=str(shots / "viewer.png"), full_page=True)
+
+        # Dora has a case on screen; the operator makes her a viewer; her label is refused.
+        dora = sign_in(browser, url, DORA)
+        open_live_audit(dora)
+        dora_case = case_on_screen(dora)
+        _roles(roles, [ANN, BOB])
+        dora.get_by_role("button", name=re.compile(r"^correct\b")).click()
+        dora.get_by_text(f"{DORA} is a viewer: a viewer may not label cases").wait_for(timeout=60_000)
+        dora.screenshot(path=str(shots / "viewer-label-refused.png"), full_page=True)
+        final = LiveAudit(connect(tmp_path / "audits.sqlite"), 1)
+        assert dora_case not in {r.case_id for r in final.labels()}
+        assert [e for e in store.read_events(final.conn, 1) if e.annotator == DORA and e.kind != "proposed"] == []
+        for page in (owner, ann, bob, vic, dora):
+            page.context.close()
