@@ -37,6 +37,21 @@ def threshold_line_share(page) -> float:
     return float(xs.max() - xs.min()) / pixels.shape[1]
 
 
+def settled_share(page, tries: int = 6) -> float:
+    """The threshold line's share once the chart has settled (a rerun may be redrawing it); the
+    collapse this guards against was permanent, not a frame in a redraw."""
+    share = 0.0
+    for _ in range(tries):
+        try:
+            share = threshold_line_share(page)
+        except AssertionError:   # the chart is between two drawings
+            share = 0.0
+        if share > 0.6:
+            return share
+        page.wait_for_timeout(1000)
+    return share
+
+
 def label(page, n: int) -> None:
     for _ in range(n):
         case = page.locator("h3").filter(has_text="Case ").first
@@ -57,14 +72,14 @@ def test_live_chart_keeps_its_width_and_buttons_stay_in_view(server, browser):  
     field.fill("Ada")
     field.press("Enter")
     label(page, 4)   # fewer labels than m = 40: the m line used to lie far right of the x scale
-    assert threshold_line_share(page) > 0.6   # was about a third of the chart in normal mode
+    assert settled_share(page) > 0.6   # was about a third of the chart in normal mode
 
     page.get_by_text("Present", exact=True).first.click()
     wait_idle(page)
-    assert threshold_line_share(page) > 0.6   # was 0 (every point on one vertical line)
+    assert settled_share(page) > 0.6   # was 0 (every point on one vertical line)
     page.set_viewport_size({"width": 1281, "height": 800})
     page.wait_for_timeout(800)
-    assert threshold_line_share(page) > 0.6
+    assert settled_share(page) > 0.6
     page.set_viewport_size({"width": 1280, "height": 800})
     page.get_by_text("Present", exact=True).first.click()
     wait_idle(page)
@@ -77,7 +92,9 @@ def test_live_chart_keeps_its_width_and_buttons_stay_in_view(server, browser):  
     assert page.get_by_label(NAME_FIELD).input_value() == "Ada"
     page.evaluate("() => window.scrollTo(0, 0)")
     for name in ("correct", "incorrect", "partial"):
-        box = page.get_by_role("button", name=re.compile(rf"^{name}\b")).bounding_box()
+        button = page.get_by_role("button", name=re.compile(rf"^{name}\b"))
+        button.wait_for(timeout=30_000)
+        box = button.bounding_box()
         assert box is not None and box["y"] + box["height"] <= 800, (name, box)
     # One log base: the metrics are log₁₀ E, the threshold log₁₀ 20.
     threshold = page.locator('[data-testid="stMetric"]').filter(has_text="Threshold")
