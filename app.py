@@ -55,6 +55,8 @@ from pages import _shared, _state  # noqa: E402  (after st.navigation, see above
 _state.keep_widget_state()  # before any page: choices made on other pages survive the switch
 try:
     page.run()
+except _shared.PageStopped:
+    pass  # the page asked for input and ended its own run; the sidebar below is still drawn
 finally:
     # After the page (also when it stops early), so the list of computed results is current.
     _shared.sidebar()

@@ -1,6 +1,8 @@
-"""UI pieces every page shares: set-up, sidebar and glossary, verdicts, errors, charts, downloads,
-report sections. Uploads that outlive their page are in :mod:`pages._uploads`, widget state that
-outlives its page in :mod:`pages._state`.
+"""UI pieces every page shares: set-up, sidebar and glossary, verdicts, errors, report sections,
+links. Uploads that outlive their page are in :mod:`pages._uploads`, widget state that outlives its
+page in :mod:`pages._state`; presentation mode in :mod:`pages._presentation`, charts and downloads
+in :mod:`pages._charts`, tables and instant numbers in :mod:`pages._numbers` (re-exported here, so
+pages call ``_shared.show_chart``).
 
 Pages stay thin: they pick inputs with widgets, call one ``audit_core.analyses`` use case through
 :mod:`pages._cache`, and draw the fields of its result. No statistic is computed here.
@@ -9,15 +11,19 @@ Pages stay thin: they pick inputs with widgets, call one ``audit_core.analyses``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NoReturn
 
-import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from audit_core.analyses import Source, Verdict
 from audit_core.errors import InputError
-from audit_core.report import ReportSection, chart_png, chart_svg, markdown_literal, safe_csv_bytes
+from audit_core.report import ReportSection, markdown_literal
 from pages import _auth
+from pages._charts import csv_download, show_chart  # noqa: F401  (pages call them through _shared)
+from pages._numbers import instant_numbers, readable, show_table  # noqa: F401
 from pages._page_config import APP_TITLE
+from pages._presentation import PRESENT_PARAM, presentation_switch, presenting  # noqa: F401
 from pages._state import kept  # (also re-exported: pages keep widget state with _shared.kept)
 
 SECTIONS_KEY = "report_sections"
@@ -41,42 +47,6 @@ GLOSSARY = {
     "1/α": "The threshold: a process whose e-value reaches 1/α rejects its null at level α, at any "
            "stopping time and under adaptive sampling.",
 }
-PRESENT_PARAM = "present"
-_PRESENTATION_CSS = """<style>
-section[data-testid="stSidebar"], div[data-testid="stSidebarCollapsedControl"], [data-testid="stToolbar"],
-header[data-testid="stHeader"] {display: none !important;}
-.block-container {padding-top: 1rem !important; max-width: 100% !important;}
-html, body, [data-testid="stMarkdownContainer"] p, [data-testid="stText"], label, .stCaption {font-size: 1.12rem !important;}
-h1 {font-size: 2.4rem !important;}
-[data-testid="stMetricValue"], [data-testid="stMetricValue"] p, [data-testid="stMetricValue"] div
-  {font-size: 2.6rem !important; font-weight: 600 !important;}
-[data-testid="stMetricLabel"] p {font-size: 1.1rem !important;}
-label[data-baseweb="checkbox"] div[role="switch"], [data-testid="stToggle"] div[role="checkbox"] {outline: 2px solid #1f4e79;}
-[data-testid="stAlert"] p {font-size: 1.2rem !important; font-weight: 600;}
-</style>"""
-
-
-def presenting() -> bool:
-    """Presentation mode is on (kept in the URL as ``?present=1``, so a link opens in it)."""
-    return st.query_params.get(PRESENT_PARAM) == "1"
-
-
-def _set_presenting() -> None:
-    if st.session_state.get("presentation_toggle"):
-        st.query_params[PRESENT_PARAM] = "1"
-    elif PRESENT_PARAM in st.query_params:
-        del st.query_params[PRESENT_PARAM]
-
-
-def presentation_switch() -> None:
-    """The presentation-mode toggle (top of every page, since the sidebar is hidden in the mode)."""
-    st.session_state["presentation_toggle"] = presenting()
-    st.toggle("Present", key="presentation_toggle", on_change=_set_presenting,
-              help="Hides the sidebar and toolbar, enlarges type and keeps itself in the URL.")
-    if presenting():
-        st.html(_PRESENTATION_CSS)
-
-
 def glossary() -> None:
     """The terms every page uses, defined once."""
     with st.expander("Glossary"):
@@ -134,6 +104,23 @@ def show_source(source: Source) -> None:
     st.caption(f"Active data: {plain(source.description)}{kept_note}")
 
 
+# ------------------------------------------------------------------------- stopping a page
+
+class PageStopped(StopException):
+    """A page has shown what it can (a message asking for input) and ends its run here.
+
+    ``st.stop()`` requests a stop of the whole script run: every Streamlit call after it, also the
+    router's sidebar in ``app.py``'s ``finally``, is dropped, so the sidebar's text vanished while
+    a page waited for input (issue 19 item 14). This ends the page only: ``app.py`` catches it and
+    draws the sidebar; run without the router (AppTest of a page file) Streamlit treats it as the
+    ordinary stop it derives from."""
+
+
+def stop_page() -> NoReturn:
+    """End this page's run without ending the app's (see :class:`PageStopped`)."""
+    raise PageStopped()
+
+
 # ------------------------------------------------------------------------------------- errors
 
 def show_input_error(exc: InputError, what: str, keeps: str | None = None) -> None:
@@ -142,35 +129,6 @@ def show_input_error(exc: InputError, what: str, keeps: str | None = None) -> No
     st.error(f"Could not use {plain(what)}: {plain(exc)}.{tail}", icon=":material/error:")
 
 
-# ------------------------------------------------------------------------------------- charts
-
-def _chart_name(spec: dict) -> str:
-    title = spec.get("title")
-    text = title.get("text", "chart") if isinstance(title, dict) else (title or "chart")
-    text = " ".join(text) if isinstance(text, list) else str(text)
-    slug = "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-")
-    return "-".join(filter(None, slug.split("-")))[:60] or "chart"
-
-
-def show_chart(spec: dict, *, key: str | None = None, on_select=None, export: bool = True):
-    """Draw a Vega-Lite spec full width without Streamlit's theme (report and app look alike),
-    with PNG and SVG downloads rendered offline by vl-convert when clicked."""
-    shown = st.vega_lite_chart(spec, width="stretch", theme=None, key=key, on_select=on_select or "ignore")
-    if export:
-        name = _chart_name(spec)
-        tag = key or name
-        with st.popover("Export chart", icon=":material/image:"):
-            st.download_button("PNG", lambda: chart_png(spec, scale=2.0), f"{name}.png", "image/png",
-                               key=f"png_{tag}", icon=":material/download:")
-            st.download_button("SVG (vector)", lambda: chart_svg(spec).encode("utf-8"), f"{name}.svg",
-                               "image/svg+xml", key=f"svg_{tag}", icon=":material/download:")
-    return shown
-
-
-def csv_download(frame: pd.DataFrame, file_name: str, label: str = "Download CSV", key: str | None = None) -> None:
-    """CSV export with formula-looking text cells neutralised."""
-    st.download_button(label, safe_csv_bytes(frame), file_name=file_name, mime="text/csv",
-                       key=key or f"csv_{file_name}", icon=":material/download:")
 
 
 # ------------------------------------------------------------------------------------- report
@@ -269,75 +227,3 @@ def write_link(fields: list[LinkField], shareable: bool = True) -> None:
         st.caption("Links carry settings for the bundled data only: an uploaded file cannot travel in a link.")
 
 
-# -------------------------------------------------------------------------------------- tables
-
-def readable(name) -> str:
-    """A column name for people: ``failure_found_low`` → ``failure found low``."""
-    return str(name).replace("_", " ")
-
-
-def show_table(frame: pd.DataFrame, *, height: int | str = "auto", column_config: dict | None = None,
-               **kwargs) -> None:
-    """A table with every float at three decimals (1.000 next to 0.667, never 1 next to 0.6667)
-    and, in presentation mode, readable column names; hidden columns stay hidden."""
-    config = {c: st.column_config.NumberColumn(format="%.3f") for c in frame.columns
-              if pd.api.types.is_float_dtype(frame[c])}
-    config.update(column_config or {})
-    if presenting():
-        renamed = {c: readable(c) for c in frame.columns}
-        frame = frame.rename(columns=renamed)
-        config = {renamed.get(k, k): v for k, v in config.items()}
-    st.dataframe(frame, hide_index=True, width="stretch", height=height, column_config=config, **kwargs)
-
-
-# ------------------------------------------------------------------------- instant numbers
-
-# Shows a support's numbers the moment a toggle flips, from the engine's numbers of every support
-# (views.identify.support_metrics_by_key), before the rerun brings the verdict and the lists (and
-# the same numbers). It sets the value of the text node React rendered, never replaces a node, so
-# React's next update lands on the node it owns. Anything not found (another page, a Streamlit
-# whose markup differs) leaves the page to the rerun alone.
-_INSTANT_JS = """
-export default function(component) {
-  window.__auditInstant = component.data;
-  if (window.__auditInstantInstalled) return;
-  window.__auditInstantInstalled = true;
-  const TOGGLES = '[data-testid="stCheckbox"], [data-testid="stToggle"]';   // st.toggle is a checkbox
-  const label = (el) => (el.textContent || '').trim();
-  const textNode = (el) => {
-    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (node.nodeValue.trim()) return node;
-    }
-    return null;
-  };
-  document.addEventListener('change', (event) => {
-    const table = window.__auditInstant;
-    if (!table || !(event.target instanceof HTMLInputElement)) return;
-    const path = window.location.pathname.replace(/\\/+$/, '');
-    if (!table.paths.some((p) => path.endsWith(p))) return;
-    const checked = {};
-    for (const toggle of document.querySelectorAll(TOGGLES)) {
-      const input = toggle.querySelector('input');
-      if (input && table.names.includes(label(toggle))) checked[label(toggle)] = input.checked;
-    }
-    if (!(label(event.target.closest(TOGGLES) || document.body) in checked)) return;
-    const values = table.numbers[table.names.filter((n) => checked[n]).join(',')];
-    if (!values) return;
-    for (const metric of document.querySelectorAll('[data-testid="stMetric"]')) {
-      const name = metric.querySelector('[data-testid="stMetricLabel"]');
-      const value = metric.querySelector('[data-testid="stMetricValue"]');
-      const node = value && textNode(value);
-      if (name && node && label(name) in values) node.nodeValue = values[label(name)];
-    }
-  }, true);
-}
-"""
-_instant_numbers = st.components.v2.component("audit_instant_numbers", js=_INSTANT_JS)
-
-
-def instant_numbers(names, numbers: dict[str, dict[str, str]], paths: tuple[str, ...]) -> None:
-    """Mount the instant numbers for the toggles ``names`` (labels of st.toggle) on the pages at
-    ``paths``; ``numbers``: metric label -> shown value, per support key (see above)."""
-    _instant_numbers(data={"names": list(names), "numbers": numbers, "paths": list(paths)},
-                     key="instant_numbers")

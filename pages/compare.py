@@ -80,7 +80,7 @@ try:
                                run_a, run_b, params)
 except InputError as exc:
     _shared.show_input_error(exc, "these two runs", "Choose other runs or roles above.")
-    st.stop()
+    _shared.stop_page()
 
 comparison = view.comparison
 _shared.show_verdict(view.verdict)

@@ -11,11 +11,14 @@ role cannot use. Without sign-in, the name typed below, recorded as self-declare
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from audit_core import analyses
 from audit_core.analyses import live
 from audit_core.errors import InputError
+from audit_core.report import format as fmt
 from pages import _auth, _shared, _uploads
 
 AUDIT_KEY = "live_audit_id"              # the audit this session works on
@@ -27,6 +30,10 @@ OWN_REASON = "another reason (write it below)"
 # Keyboard shortcuts (Streamlit reserves C and R; typing in a text box does not trigger them).
 LABEL_KEYS = {"correct": "1", "incorrect": "2", "partial": "3"}
 SKIP_KEY, UNDO_KEY, NEXT_KEY = "S", "U", "N"
+# The open audit and the typed name travel in the URL, so a reload (a new browser session) lands
+# on the same case with the same name instead of *Resume* and retyping (issue 19 item 13). With
+# sign-in configured the name is the signed-in identity and is not put in the URL.
+AUDIT_PARAM, ANNOTATOR_PARAM = "audit", "annotator"
 
 _shared.page_header(
     "Live audit",
@@ -73,7 +80,37 @@ def _start_form(who: live.Identity | None) -> None:
                 _error(exc)
 
 
+def from_url(typed_names: bool) -> None:
+    """Take the audit (and, without sign-in, the name) from the URL when this session has none."""
+    raw = st.query_params.get(AUDIT_PARAM)
+    if st.session_state.get(AUDIT_KEY) is None and raw and raw.isdigit():
+        st.session_state[AUDIT_KEY] = int(raw)
+    name = st.query_params.get(ANNOTATOR_PARAM)
+    if typed_names and name and not st.session_state.get(ANNOTATOR_KEY):
+        st.session_state[ANNOTATOR_KEY] = name[:200]
+
+
+def to_url(audit_id: int | None, annotator: str) -> None:
+    for param, value in ((AUDIT_PARAM, None if audit_id is None else str(audit_id)),
+                         (ANNOTATOR_PARAM, annotator.strip() or None)):
+        if value is None:
+            if param in st.query_params:
+                del st.query_params[param]
+        elif st.query_params.get(param) != value:
+            st.query_params[param] = value
+
+
 def choose_audit(who: live.Identity | None) -> int | None:
+    current = st.session_state.get(AUDIT_KEY)
+    # With an audit open the case comes first: starting or resuming another folds away, so the
+    # label buttons are above the fold at 1280 × 800.
+    holder = (st.expander(f"Start or resume another audit (audit {current} is open)")
+              if current is not None else st.container())
+    with holder:
+        return _choose(who)
+
+
+def _choose(who: live.Identity | None) -> int | None:
     audits = live.live_audit_list()
     start, resume = st.tabs(["Start an audit", "Resume an audit"])
     with start:
@@ -107,19 +144,23 @@ def label_panel(audit_id: int, annotator: live.Identity | None) -> None:
         st.warning(f"Decision: {_shared.plain(view.verdict)}", icon=":material/flag:")
     else:
         st.info(_shared.plain(view.verdict), icon=":material/pending:")
-    cols = st.columns(4)
-    cols[0].metric("Labelled", status.n)
-    cols[1].metric(f"log E {status.process}", "-inf" if status.log_e_model == float("-inf") else f"{status.log_e_model:.3f}")
-    cols[2].metric(f"log E {status.auditor_process}", f"{status.log_e_auditor:.3f}")
-    cols[3].metric("Threshold log(1/α)", f"{status.log_threshold:.3f}")
-    if status.n_skipped:
-        st.caption(live.skip_note(status.n_skipped))
     if last is not None:
         done_panel(audit_id, annotator, last, status)
     elif view.current:
         case_panel(audit_id, annotator, view)
     elif annotator is not None and not _may(annotator, "label"):
         st.caption(f"You are signed in as a {annotator.role}: you see the audit, you do not label.")
+    # One base for people: log₁₀ E, as on the chart (its red line is log₁₀(1/α)); "—" before any label.
+    cols = st.columns(4)
+    cols[0].metric("Labelled", fmt.count(status.n))
+    cols[1].metric(f"{fmt.LOG_E_LABEL} {status.process}", fmt.evalue(status.log_e_model),
+                   help="— until the first label counts.")
+    cols[2].metric(f"{fmt.LOG_E_LABEL} {status.auditor_process}", fmt.evalue(status.log_e_auditor),
+                   help="— until the first label counts.")
+    cols[3].metric("Threshold log₁₀(1/α)", fmt.evalue(status.log_threshold),
+                   help=f"A process stops the audit when its E reaches 1/α = {fmt.number(math.exp(status.log_threshold))}.")
+    if status.n_skipped:
+        st.caption(live.skip_note(status.n_skipped))
     if view.trajectory is not None:
         _shared.show_chart(view.trajectory, key="live_trajectory")
     with st.expander(f"Labels ({len(view.labels)})"):
@@ -181,10 +222,13 @@ def case_panel(audit_id: int, annotator: str, view) -> None:
     st.subheader(f"Case {_shared.plain(case.case_id)}")
     st.caption(f"Subgroup: {_shared.plain(case.subgroup)}. Why this case: {reason}"
                + (f" (predicted accuracy {case.predicted:.2f})." if case.predicted is not None else "."))
-    _shared.show_table(table)
-    buttons = st.columns(len(live.LABEL_CHOICES))
-    for col, (name, score) in zip(buttons, live.LABEL_CHOICES, strict=False):
-        if col.button(name, key=f"live_label_{name}", width="stretch", shortcut=LABEL_KEYS[name]):
+    # The case's fields in a box of bounded height, the label buttons beside it: both fit above
+    # the fold at 1280 × 800 however long the model's output is.
+    fields, buttons = st.columns([3, 1])
+    with fields:
+        _shared.show_table(table, height=min(36 + 35 * len(table), 250))
+    for name, score in live.LABEL_CHOICES:
+        if buttons.button(name, key=f"live_label_{name}", width="stretch", shortcut=LABEL_KEYS[name]):
             _act(live.record_label, audit_id, case.case_id, score, annotator, show_next=False,
                  done=(case.case_id, "labelled"))
     why, own, go = st.columns([3, 3, 1], vertical_alignment="bottom")
@@ -232,12 +276,14 @@ def typed_name() -> live.Identity | None:
 
 sign_in = _auth.sign_in_configured()
 who = _auth.session_identity() if sign_in else None
+from_url(typed_names=not sign_in)
 audit_id = choose_audit(who)
 if not sign_in:
     who = typed_name()
 elif who is not None:
     st.caption(f"Signed in as **{_shared.plain(who.name)}** ({who.role})"
                + (": every label records this identity." if _may(who, "label") else "."))
+to_url(audit_id, who.name if who is not None and not sign_in else "")
 if audit_id is None:
     st.caption("Start or resume an audit above.")
 elif who is None and not sign_in:

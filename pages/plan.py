@@ -41,19 +41,27 @@ LINK = [_shared.LinkField("pool", "plan_pool", options=(*BUNDLED_POOLS, ASSUMED)
         _shared.LinkField("seed", "plan_seed", "int", low=0)]
 _shared.link_settings(LINK)
 
+# The pool is chosen outside the form, so the assumed structure's inputs show only when they apply
+# (with a bundled pool they were shown and silently ignored, issue 19 item 11).
+pool_key = st.selectbox("Pool", list(BUNDLED_POOLS) + [ASSUMED], key=_shared.kept("plan_pool"),
+                        format_func=lambda k: "Assumed structure of subgroups (sizes and accuracies below)"
+                        if k == ASSUMED else BUNDLED[k].title)
 with st.form("plan"):
-    c1, c2, c3 = st.columns(3)
-    pool_key = c1.selectbox("Pool", list(BUNDLED_POOLS) + [ASSUMED], key=_shared.kept("plan_pool"),
-                            format_func=lambda k: "Assumed structure (below)" if k == ASSUMED else BUNDLED[k].title)
+    c2, c3 = st.columns(2)
     strategy = c2.selectbox("Strategy", STRATEGY_NAMES, index=STRATEGY_NAMES.index("adaptive"),
                             key=_shared.kept("plan_strategy"))
     process = c3.selectbox("Model process", MODEL_PROCESSES, index=MODEL_PROCESSES.index(DEFAULT_MODEL_PROCESS),
                            key=_shared.kept("plan_process"))
-    a1, a2, a3 = st.columns(3)
-    sizes_text = a1.text_input("Assumed subgroup sizes", "100,100,100,100", key=_shared.kept("plan_sizes"),
-                               help="Comma-separated case counts, one per subgroup (used with the assumed pool).")
-    failing = a2.number_input("Accuracy of the failing subgroup", 0.0, 1.0, 0.6, 0.05, key=_shared.kept("plan_fail"))
-    base = a3.number_input("Accuracy of the others", 0.0, 1.0, 0.92, 0.01, key=_shared.kept("plan_base"))
+    sizes_text, failing, base = "", 0.0, 0.0
+    if pool_key == ASSUMED:
+        a1, a2, a3 = st.columns(3)
+        sizes_text = a1.text_input("Assumed subgroup sizes", "100,100,100,100", key=_shared.kept("plan_sizes"),
+                                   help="Comma-separated case counts, one per subgroup.")
+        failing = a2.number_input("Accuracy of the failing subgroup", 0.0, 1.0, 0.6, 0.05,
+                                  key=_shared.kept("plan_fail"))
+        base = a3.number_input("Accuracy of the others", 0.0, 1.0, 0.92, 0.01, key=_shared.kept("plan_base"))
+    else:
+        st.caption(f"Subgroups, sizes and accuracies: those of {_shared.plain(BUNDLED[pool_key].title)}.")
     p1, p2, p3, p4, p5 = st.columns(5)
     style = BUNDLED[pool_key].style if pool_key in BUNDLED else "gpqa"
     defaults = paper_params(style)
@@ -91,7 +99,7 @@ view = st.session_state.get(RESULT_KEY)
 if view is None:
     st.info("Choose a pool and settings and press **Plan the audit**. 40 simulated audits per scenario take "
             "a few seconds.")
-    st.stop()
+    _shared.stop_page()
 plan = view.plan
 _shared.show_verdict(view.verdict)
 st.caption(f"Plan for {_shared.plain(view.source.description)}; {plan.strategy} · {plan.process}, q = {plan.params.q}, "
@@ -109,6 +117,6 @@ with left:
     _shared.show_table(view.budget_table)
 with right:
     st.subheader("Labels needed")
-    st.caption("inf = more than the budget (fewer than that share of audits decide within it).")
+    st.caption("∞ = more than the budget (fewer than that share of audits decide within it).")
     _shared.show_table(view.labels_table)
 _shared.register_section(view.section)

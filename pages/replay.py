@@ -26,6 +26,7 @@ from audit_core.analyses import (
     AuditParams,
 )
 from audit_core.errors import InputError
+from audit_core.report import format as fmt
 from pages import _cache, _shared, _uploads
 
 UPLOAD = "upload"
@@ -198,11 +199,11 @@ with st.expander("Columns and parameters", expanded=not source.bundled or bool(t
 
 score_mapping = None
 if score_col is None and table.is_log:
-    st.stop()
+    _shared.stop_page()
 if score_col is None:
     st.info("No score column was detected in this file: choose it under *Columns and parameters*. "
             + ACCEPTED_SCORES, icon=":material/touch_app:")
-    st.stop()
+    _shared.stop_page()
 # A log's scorer values have their own documented meaning; a CSV's text labels may need a mapping.
 labels = None if table.is_log else _cache.score_labels(source.key, score_col, source)
 if labels is not None and labels.needs_mapping and not labels.too_many:
@@ -234,7 +235,7 @@ try:
 except InputError as exc:
     _shared.show_input_error(exc, f"{source.name} with these choices",
                              "Choose other columns or parameters above; nothing below belongs to them.")
-    st.stop()
+    _shared.stop_page()
 
 result, dual, overall = view.result, view.result.dual, view.result.overall
 _shared.show_verdict(view.verdict)
@@ -245,28 +246,30 @@ if view.data.notes:
             st.text(f"• {note}")
 
 m1, m2, m3 = st.columns(3)
-m1.metric("Cases replayed", result.n)
-m2.metric("Stopped at case", "–" if dual.stop is None else dual.stop,
-          help="Cases annotated when the dual test stopped (– = never within the run).")
-m3.metric("Overall accuracy", f"{overall.accuracy:.3f}",
-          help=f"95% anytime-valid interval [{overall.cs_low:.3f}, {overall.cs_high:.3f}] (valid when cases "
-               f"arrived in random order; an adaptive auditor changes what it covers); Wilson (fixed n) "
-               f"[{overall.ci_low:.3f}, {overall.ci_high:.3f}].")
+m1.metric("Cases replayed", fmt.count(result.n))
+m2.metric("Stopped at case", fmt.count(dual.stop),
+          help="Cases annotated when the dual test stopped (— = never within the run).")
+m3.metric("Overall accuracy", fmt.rate(overall.accuracy),
+          help=f"95% anytime-valid interval [{fmt.rate(overall.cs_low)}, {fmt.rate(overall.cs_high)}] (valid when "
+               f"cases arrived in random order; an adaptive auditor changes what it covers); Wilson (fixed n) "
+               f"[{fmt.rate(overall.ci_low)}, {fmt.rate(overall.ci_high)}].")
 
 _shared.show_chart(view.trajectory_chart)
 st.subheader("Decision per process")
 st.caption("Each process alone: the case at which it first reached 1/α and what that means.")
 _shared.show_table(view.decision_table)
 
-left, right = st.columns([1.1, 1])
-with left:
-    _shared.show_chart(view.subgroup_chart)
-with right:
-    _shared.show_chart(view.frequency_chart)
+# One above the other: side by side at 1280 px each plot was squeezed to 60–150 px (issue 19 item 14).
+_shared.show_chart(view.subgroup_chart)
+_shared.show_chart(view.frequency_chart)
 st.subheader("Subgroups")
-st.caption("n = cases, correct = sum of scores, accuracy with its 95% Wilson interval (ci, fixed n) and "
-           "its anytime-valid interval (cs, valid however the run stopped); below q is flagged on the "
-           "anytime-valid bound; share = share of the replayed cases.")
+st.caption("n = cases, correct = sum of scores, accuracy with its 95% Wilson interval (ci, fixed n), its "
+           "anytime-valid interval (cs, valid however the run stopped) and its family-wise anytime-valid "
+           "interval (fw, at α/K for K subgroups). **Below q (family-wise)** is the run-level claim: all "
+           "such flags hold together with probability at least 1 − α. **Below q (this subgroup alone)** is a "
+           "claim about that one subgroup at 95%; across K subgroups some such flag is wrong more often. "
+           "Neither is the dual test above, which compares the two e-processes over the whole run. "
+           "share = share of the replayed cases.")
 _shared.show_table(view.subgroup_table)
 _shared.csv_download(view.subgroup_table, "subgroups.csv")
 

@@ -67,7 +67,7 @@ if not sections:
     c3.page_link("pages/measure.py", label="Measure response logs", icon=":material/analytics:")
     c4.page_link("pages/replay.py", label="Replay", icon=":material/replay:")
     c5.page_link("pages/simulate.py", label="Simulate", icon=":material/casino:")
-    st.stop()
+    _shared.stop_page()
 
 t1, t2 = st.columns([2, 1])
 title = t1.text_input("Report title", "Evaluation audit report", max_chars=200, key=_shared.kept("report_title"))
@@ -91,6 +91,6 @@ for index, (key, section) in enumerate(sections.items()):
         chosen.append((position, index, section.with_commentary(comment)))
 if not chosen:
     st.warning("Choose at least one section.")
-    st.stop()
+    _shared.stop_page()
 ordered = tuple(section for _, _, section in sorted(chosen, key=lambda item: (item[0], item[1])))
 downloads(current_report(title or "Evaluation audit report", author, ordered))

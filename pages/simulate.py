@@ -99,7 +99,7 @@ view = st.session_state.get(RESULT_KEY)
 if view is None:
     st.info("Choose settings and press **Run simulation**. A study of 7 rows × 20 replicates takes "
             "a few seconds.")
-    st.stop()
+    _shared.stop_page()
 
 params = view.params
 _shared.show_verdict(view.verdict)

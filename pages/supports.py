@@ -99,7 +99,7 @@ try:
         search = _cache.check_supports(policy.key, estimand, cost, must, exclude, time_limit, policy)
 except InputError as exc:
     _shared.show_input_error(exc, "these constraints", "Change them and press Solve again.")
-    st.stop()
+    _shared.stop_page()
 result = search.synthesis
 
 _shared.show_verdict(search.verdict)

@@ -41,7 +41,7 @@ try:
         view = _cache.generate_testbed(n_clusters, seed, tuple(directions), depth, distractors)
 except InputError as exc:
     _shared.show_input_error(exc, "these settings", "Change them above.")
-    st.stop()
+    _shared.stop_page()
 
 _shared.show_verdict(view.verdict)
 m1, m2, m3 = st.columns(3)

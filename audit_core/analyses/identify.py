@@ -30,6 +30,7 @@ from audit_core.identify import (
     lattice,
     minimum_supports,
 )
+from audit_core.report import format as fmt
 from audit_core.report.document import ReportChart, ReportSection
 from audit_core.views import identify as views
 
@@ -180,9 +181,12 @@ def _explore_verdict(estimand: str, label: str, ident: Identification, inside, r
     if ident.identified:
         text = (f"{estimand} is identified on {label}: {plural(ident.n_classes, 'equivalence class', 'equivalence classes')}, "
                 "no collision.")
-        if inside is not None and inside.supports and len(inside.supports[0]) < len(ident.cells):
+        if inside is not None and inside.supports and not inside.supports[0]:
+            # No cell needed (τ takes one value on the class): never "0 cells ... identify it: ."
+            text += " No cell is needed to identify it: every policy of the class has the same value."
+        elif inside is not None and inside.supports and len(inside.supports[0]) < len(ident.cells):
             text += (f" {plural(len(inside.supports[0]), 'cell')} of its {len(ident.cells)} already identify it: "
-                     + ", ".join(inside.supports[0]) + ".")
+                     + fmt.listing(inside.supports[0]) + ".")
         return Verdict("good", text)
     pairs = plural(ident.n_collisions, "colliding pair")
     if repair is not None and added:

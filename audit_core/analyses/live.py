@@ -65,6 +65,7 @@ from audit_core.live.session import DEFAULT_ANNOTATOR
 from audit_core.live.store import read_events, workspace_failure
 from audit_core.presets import DEFAULT_MODEL_PROCESS  # noqa: F401 (the page's default)
 from audit_core.report import ReportChart, ReportSection, ReportTable, safe_csv_bytes
+from audit_core.report import format as fmt
 from audit_core.sequential import FAILURE_FOUND, MODEL_PROCESSES
 
 LIVE_POOLS = tuple(BUNDLED_POOLS)
@@ -333,6 +334,13 @@ def export_live_file(audit_id: int, out, db=None, who: Identity | str | None = N
         return export_csv(audit, out)
 
 
+LOG_E_MODEL, LOG_E_AUDITOR = f"{fmt.LOG_E_LABEL} model", f"{fmt.LOG_E_LABEL} auditor"
+
+
+def _log10(log_e) -> float:
+    """log₁₀ E for people (one base on every page); NaN, shown "—", where there is no value."""
+    value = fmt.log10_e(log_e)
+    return math.nan if value is None else value
 EVENT_LOG_COLUMNS = ["event", "kind", "case", "annotator", "signed in", "identity", "issuer", "time (UTC)", "score",
                      "reason", "batch"]
 
@@ -380,10 +388,10 @@ def session_identity(claims, policy: RolePolicy) -> Identity:
 def _labels_table(labels: tuple[LabelRecord, ...]) -> pd.DataFrame:
     return pd.DataFrame([{"step": r.step, "case": r.case_id, "score": r.score, "annotator": r.annotator,
                           "signed in": r.verified, "time (UTC)": r.ts, "why chosen": r.phase,
-                          "log E model": r.log_e_model if r.counted else None,
-                          "log E auditor": r.log_e_auditor if r.counted else None} for r in labels],
+                          LOG_E_MODEL: _log10(r.log_e_model) if r.counted else math.nan,
+                          LOG_E_AUDITOR: _log10(r.log_e_auditor) if r.counted else math.nan} for r in labels],
                         columns=["step", "case", "score", "annotator", "signed in", "time (UTC)", "why chosen",
-                                 "log E model", "log E auditor"])
+                                 LOG_E_MODEL, LOG_E_AUDITOR])
 
 
 def _trajectory(audit: LiveAudit, labels: tuple[LabelRecord, ...], status: LiveStatus) -> dict | None:

@@ -22,6 +22,7 @@ from audit_core.data.loader import AuditData, load_audit_frame
 from audit_core.data.sources import load_audit_source
 from audit_core.errors import InputError
 from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
+from audit_core.report import format as fmt
 from audit_core.report.document import ReportSection
 from audit_core.sequential import AUDIT_PASSED, FAILURE_FOUND, MODEL_PROCESSES, AuditParams, Replay, replay
 
@@ -34,8 +35,8 @@ CAVEATS = {
                    "below q by step m with probability at most α. It is a statement about this strategy, "
                    "not a proof that no subgroup is below q."),
 }
-INCONCLUSIVE_CAVEAT = ("Neither e-process reached 1/α within the run: the data neither show a failure mode nor "
-                       "pass the audit. More labels can be added; the guarantees hold at any stopping time.")
+INCONCLUSIVE_CAVEAT = ("Neither e-process reached 1/α within the run: the dual test neither finds a failure mode "
+                       "nor passes the audit. More labels can be added; the guarantees hold at any stopping time.")
 
 
 @dataclass(frozen=True, repr=False)
@@ -70,7 +71,7 @@ class RunReplay(Displayed):
         return {**self.result.to_dict(), "file": self.source.name,
                 "columns": {"score": data.score, "order": data.order, "subgroups": list(data.subgroups),
                             "id": data.id},
-                "notes": list(data.notes)}
+                                "notes": list(data.notes), "verdict": self.verdict.text}  # the page's verdict, word for word
     @cached_property
     def _specs(self) -> tuple[dict, dict, dict]:
         from audit_core.views import sequential as views  # Altair: loaded when a view is first asked for
@@ -122,20 +123,36 @@ def _weakest(result: Replay) -> str:
         return ""
     row = table.sort_values(["accuracy", "n"], ascending=[True, False], kind="stable").iloc[0]
     name = " · ".join(str(row[c]) for c in columns)
-    return f", weakest subgroup {name} (accuracy {row['accuracy']:.3f}, n = {int(row['n'])})"
+    return f", weakest subgroup {name} (accuracy {fmt.rate(row['accuracy'])}, n = {fmt.count(row['n'])})"
+
+
+TWO_CLAIMS = ("Two tests, two claims, both at level α: the dual test compares the model's and the auditor's "
+              "e-processes over the whole run (paper 001); a family-wise flag says that subgroup's "
+              "anytime-valid interval at α/K lies below q, all K subgroups at once (Bonferroni). "
+              "Per-subgroup flags (each interval on its own) are claims about one subgroup each.")
 
 
 def _verdict(result: Replay) -> Verdict:
+    """The run's one statement: the dual test's decision, then the family-wise subgroup flags (the
+    same lines as the report's summary, :func:`~audit_core.views.sequential.flag_statements`)."""
     dual = result.dual
     pair = f"{dual.model_process} vs {dual.auditor_process}"
+    from audit_core.views.flags import flag_statements  # plain text: no chart library
+
+    flags = " ".join(flag_statements(result)) if result.subgroup_columns else ""
+    tail = f" {flags}" if flags else ""
+    level = f"q = {result.params.q:g}, α = {result.params.alpha:g}"
     if dual.decision == FAILURE_FOUND:
-        return Verdict("bad", f"Failure mode found at case {dual.stop} of {result.n}{_weakest(result)} "
-                              f"({pair}, q = {result.params.q}, α = {result.params.alpha}).", CAVEATS[FAILURE_FOUND])
+        return Verdict("bad", f"Dual test: failure mode found at case {fmt.count(dual.stop)} of {fmt.count(result.n)}"
+                              f"{_weakest(result)} ({pair}, {level}).{tail}",
+                       CAVEATS[FAILURE_FOUND] + (f" {TWO_CLAIMS}" if flags else ""))
     if dual.decision == AUDIT_PASSED:
-        return Verdict("good", f"Audit passed at case {dual.stop} of {result.n} ({pair}, q = {result.params.q}, "
-                               f"α = {result.params.alpha}).", CAVEATS[AUDIT_PASSED])
-    return Verdict("neutral", f"Inconclusive after {result.n} cases: neither e-process reached 1/α = "
-                              f"{1 / result.params.alpha:g} ({pair}){_weakest(result)}.", INCONCLUSIVE_CAVEAT)
+        return Verdict("good", f"Dual test: audit passed at case {fmt.count(dual.stop)} of {fmt.count(result.n)} "
+                               f"({pair}, {level}).{tail}",
+                       CAVEATS[AUDIT_PASSED] + (f" {TWO_CLAIMS}" if flags else ""))
+    return Verdict("neutral", f"Dual test: inconclusive after {fmt.count(result.n)} cases, neither e-process reached "
+                              f"1/α = {1 / result.params.alpha:g} ({pair}){_weakest(result)}.{tail}",
+                   INCONCLUSIVE_CAVEAT + (f" {TWO_CLAIMS}" if flags else ""))
 
 
 def score_labels(source: Source, column: str) -> ScoreLabels:

@@ -1,4 +1,4 @@
-"""Auditing strategies and simulation studies (paper 001 section 4; DESIGN.md section 4).
+"""Auditing strategies and simulation studies (paper 001 section 4; docs/e-processes.md, Auditing strategies).
 
 * :mod:`.pool`: the population an auditor samples from (:func:`load_pool`).
 * :mod:`.model`: the online accuracy model of the adaptive auditor.

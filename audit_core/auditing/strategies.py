@@ -1,4 +1,4 @@
-"""Auditing strategies (paper 001 section 4, appendix B.2-B.3; DESIGN.md section 4) and one audit.
+"""Auditing strategies (paper 001 section 4, appendix B.2-B.3; docs/e-processes.md, Auditing strategies) and one audit.
 
 Every strategy picks the next case to annotate, one at a time, from
 

@@ -1,4 +1,4 @@
-"""Command-line interface (DESIGN.md section 6).
+"""Command-line interface (docs/cli.md).
 
 Each command lives in its own module that defines ``register(subparsers)``; the parser built there
 sets ``func`` to a callable ``(args) -> int``. Exit status: 0 success, 1 ``identify`` found τ not

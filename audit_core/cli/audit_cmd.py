@@ -146,13 +146,16 @@ def run_new(args) -> int:
 
 
 def _status_lines(status: dict) -> list[str]:
+    from audit_core.report import format as fmt  # numpy: loaded when output is written
+
     stop = f" at step {status['stop']}" if status["stop"] else ""
-    log_e = {k: "-inf" if status[k] is None else f"{status[k]:.3f}" for k in ("log_e_model", "log_e_auditor")}
+    # log₁₀ E for people (the JSON keeps natural logs); "—" before the first label
+    log_e = {k: fmt.evalue(status[k]) for k in ("log_e_model", "log_e_auditor")}
     lines = [f"audit {status['audit_id']}: {status['decision'].upper()}{stop}; n = {status['n']} of "
              f"{status['budget']}" + (f" (+{status['n_heldout']} held out)" if status["n_heldout"] else "")
              + (f", {status['n_skipped']} skipped" if status["n_skipped"] else ""),
-             f"  log E {status['process']} = {log_e['log_e_model']}, {status['auditor_process']} = "
-             f"{log_e['log_e_auditor']} (threshold {status['log_threshold']:.3f})"]
+             f"  {fmt.LOG_E_LABEL} {status['process']} = {log_e['log_e_model']}, {status['auditor_process']} = "
+             f"{log_e['log_e_auditor']} (threshold {fmt.evalue(status['log_threshold'])})"]
     if status["pending"]:
         lines.append(f"  pending: {', '.join(status['pending'][:10])}" + (" ..." if len(status["pending"]) > 10 else ""))
     if status["done"]:

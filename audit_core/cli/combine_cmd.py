@@ -50,6 +50,8 @@ def run(args) -> int:
 
 
 def render_text(payload: dict) -> str:
+    from audit_core.report import format as fmt  # numpy: loaded when output is written
+
     meaning = "failure mode found" if payload["side"] == "model" else "audit passed"
     methods = list(payload["methods"])
     lines = [f"{len(payload['runs'])} audits combined at level {payload['level']} "
@@ -59,9 +61,9 @@ def render_text(payload: dict) -> str:
         threshold = "none reached" if info["threshold"] is None else f"e >= {info['threshold']:.4g}"
         lines.append(f"{m}: {info['n_rejected']} of {info['n_hypotheses']} rejected ({threshold}); {info['guarantee']}")
     width = max(len(r["name"]) for r in payload["runs"])
-    lines += ["", f"{'run':<{width}}  {'log e':>9}  " + "  ".join(f"{m:>12}" for m in methods) + "  own decision"]
+    lines += ["", f"{'run':<{width}}  {fmt.LOG_E_LABEL:>9}  " + "  ".join(f"{m:>12}" for m in methods) + "  own decision"]
     for r in payload["runs"]:
-        log_e = "-inf" if r["log_e"] is None else f"{r['log_e']:.3f}"
+        log_e = fmt.evalue(r["log_e"])  # log₁₀ E for people; the JSON keeps natural logs
         marks = "  ".join(f"{'reject' if r[m] else '-':>12}" for m in methods)
         lines.append(f"{r['name']:<{width}}  {log_e:>9}  {marks}  {r['own_decision']}")
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""``identify``, ``lattice`` and ``synthesize`` commands (DESIGN.md section 6).
+"""``identify``, ``lattice`` and ``synthesize`` commands (docs/cli.md).
 
 Without ``--policies`` the frozen seven-policy class of paper 000 is used. ``identify`` exits 1
 when τ is not identified on the chosen support, so it can gate a pipeline. ``synthesize`` exits 1

@@ -1,4 +1,4 @@
-"""``replay FILE``: every e-process over a recorded annotation run (DESIGN.md section 6).
+"""``replay FILE``: every e-process over a recorded annotation run (docs/cli.md).
 
 FILE is a labelled audit CSV, an Inspect AI log (``.eval`` or ``.json``), lm-eval samples files
 (``samples_<task>_<time>.jsonl``, one or several) or an lm-eval output folder; the kind is found
@@ -6,13 +6,12 @@ from the content. ``--score`` names the CSV column, the Inspect scorer or the lm
 ``--subgroup`` a column, metadata key or doc field; ``--filter`` the lm-eval filter. Scores are
 replayed in the file's order column (CSV; ``--order COL`` to name it, ``--file-order`` to ignore
 it), the samples' timestamps (Inspect) or file order (lm-eval). Parameters default to the
-style's values of DESIGN.md section 3 (``--style gpqa`` unless given); any can be overridden.
+style's values of docs/e-processes.md, Parameters and defaults (``--style gpqa`` unless given); any can be overridden.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from audit_core import analyses, api
 from audit_core.cli import emit
@@ -27,9 +26,6 @@ from audit_core.presets import (
     STYLES,
     WEIGHT_SCHEMES,
 )
-
-if TYPE_CHECKING:
-    pass
 
 _MAX_SUBGROUP_ROWS = 20
 
@@ -66,7 +62,7 @@ def register(subparsers) -> None:
     parser.add_argument("--choices", action="store_true",
                         help="list what the file offers (a log's scorers or metrics, its subgroup keys and the "
                              "default ones, lm-eval filters; a CSV's columns and detected roles) and stop")
-    parser.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE, help="default parameters (DESIGN.md section 3)")
+    parser.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE, help="default parameters (docs/e-processes.md, Parameters and defaults)")
     parser.add_argument("--q", type=float, help="performance threshold q")
     parser.add_argument("--alpha", type=float, help="level; stop when E >= 1/alpha")
     parser.add_argument("--m", type=int, help="auditor's budget m (its null is tested from step m)")
@@ -185,25 +181,32 @@ def _with_flags(message: str) -> str:
     return message
 
 
+
+
 def render_text(payload: dict) -> str:
+    from audit_core.report import format as fmt  # numpy: loaded when output is written
+
+    LOG_E = fmt.LOG_E_LABEL
+    """The text summary; e-values as log₁₀ E (the JSON keeps natural logs, see docs/cli.md)."""
     params = payload["params"]
     decision = payload["decision"]
     order = payload["columns"]["order"]
     lines = [
         f"Replay of {payload['file']}: {payload['n']} scores in "
         f"{'annotation order (' + repr(order) + ')' if order else 'file order'}",
-        f"q={params['q']}, alpha={params['alpha']} (stop at log E >= {decision['log_threshold']:.3f}), "
+        f"q={params['q']}, alpha={params['alpha']} (stop at {LOG_E} >= {fmt.evalue(decision['log_threshold'])}), "
         f"m={params['m']}, eta={params['eta']}, weights={params['weights']}",
         "",
         f"Decision ({decision['model_process']} vs {decision['auditor_process']}): {decision['decision'].upper()}"
         + (f" at step {decision['stop']}" if decision["stop"] else f" after {payload['n']} steps"),
         "",
-        f"{'process':<11}{'final log E':>12}{'max log E':>11}{'stop':>7}  decision",
+        *([payload["verdict"], ""] if payload.get("verdict") else []),
+        f"{'process':<11}{'final ' + LOG_E:>16}{'max ' + LOG_E:>14}{'stop':>7}  decision",
     ]
     for name in PROCESS_NAMES:
         process = payload["processes"][name]
         stop = "-" if process["stop"] is None else str(process["stop"])
-        lines.append(f"{name:<11}{process['final_log_e']:>12.3f}{max(process['log_e']):>11.3f}{stop:>7}  "
+        lines.append(f"{name:<11}{fmt.evalue(process['final_log_e']):>16}{fmt.evalue(max(process['log_e'])):>14}{stop:>7}  "
                      f"{process['decision']}")
     overall = payload["overall"]
     lines += ["", f"Overall accuracy {overall['accuracy']:.3f} (n={overall['n']}): 95% anytime-valid "
@@ -216,7 +219,8 @@ def render_text(payload: dict) -> str:
                       "Wilson fixed-n in parentheses):"]
         for row in rows[:_MAX_SUBGROUP_ROWS]:
             label = " / ".join(str(row[c]) for c in columns)
-            flag = "  (anytime-valid interval below q)" if row["cs_high"] < params["q"] else ""
+            flag = ("  (below q, family-wise)" if row.get("fw_high", row["cs_high"]) < params["q"] else
+                    "  (below q for this subgroup alone)" if row["cs_high"] < params["q"] else "")
             lines.append(f"  {label[:44]:<44} n={row['n']:<5} acc={row['accuracy']:.3f} "
                          f"[{row['cs_low']:.3f}, {row['cs_high']:.3f}] "
                          f"({row['ci_low']:.3f}, {row['ci_high']:.3f}){flag}")

@@ -1,4 +1,4 @@
-"""``simulate`` command (DESIGN.md section 6): a simulation study of auditing strategies.
+"""``simulate`` command (docs/cli.md): a simulation study of auditing strategies.
 
     python -m audit_core simulate --pool gpqa:large --strategy adaptive --process SR-LR-UI \
         --replicates 100 --budget 250 --seed 0 [--json]

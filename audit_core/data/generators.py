@@ -7,7 +7,7 @@ publishes, so that the workbench and its simulation studies can run without the 
 
 * GPQA-style pools (:func:`gpqa_style_pool`): 448 questions, Chemistry 187 / Biology 142 /
   Physics 119, four education levels, the true accuracy of every (domain, level) cell for the four
-  degradation settings of DESIGN.md section 4 (:data:`GPQA_ACCURACY`), one seeded 0/1 label draw
+  degradation settings of docs/e-processes.md, Auditing strategies (:data:`GPQA_ACCURACY`), one seeded 0/1 label draw
   per question, and numeric feature columns that stand in for the text embeddings.
 * SDoH-style comparisons (:func:`sdoh_style_pool`): 81 notes x 28 categories = 2,268 rows, the
   category names and definitions of the paper's Table 2, and exactly the published per-category
@@ -47,7 +47,7 @@ GPQA_LEVELS = ("easy undergraduate", "hard undergraduate", "hard graduate", "pos
 GPQA_LEVEL_SHARES = (0.20, 0.35, 0.30, 0.15)
 GPQA_SETTINGS = ("large", "medium", "small", "none")
 
-# True accuracy per (domain, level), levels in GPQA_LEVELS order (DESIGN.md section 4 table).
+# True accuracy per (domain, level), levels in GPQA_LEVELS order (docs/e-processes.md, Auditing strategies).
 GPQA_ACCURACY: dict[str, dict[str, tuple[float, float, float, float]]] = {
     "large": {"Chemistry": (0.40, 0.40, 0.35, 0.25), "Biology": (0.88, 0.88, 0.86, 0.85),
               "Physics": (0.92, 0.92, 0.90, 0.88)},

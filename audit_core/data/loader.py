@@ -1,4 +1,4 @@
-"""Labelled audit data (DESIGN.md section 5): one row per annotated case, typed and checked.
+"""Labelled audit data (docs/formats.md): one row per annotated case, typed and checked.
 
 Built on :func:`audit_core.data.csvio.read_csv_frame` (encoding, delimiter, shape checks live
 there). This module gives the columns their roles and types:

@@ -1,4 +1,4 @@
-"""Protocol-level identifiability audit (paper 000; DESIGN.md section 2).
+"""Protocol-level identifiability audit (paper 000; docs/identification.md).
 
 Cells and supports, finite policy classes (the frozen seven + mixture, JSON, long CSV),
 estimands, equivalence classes and cross-estimand collisions, the component lattice with

@@ -1,4 +1,4 @@
-"""Cells and observation supports (paper 000, DESIGN.md sections 2 and 5).
+"""Cells and observation supports (paper 000, docs/identification.md and docs/formats.md).
 
 A cell fixes one value per axis; its id joins the values with ``:`` in axis order, e.g.
 ``target:ABC:generated``. The support of a set of components is the product over the axes of the

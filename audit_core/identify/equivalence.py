@@ -141,7 +141,7 @@ class Identification:
         )
 
     def to_dict(self) -> dict:
-        """CLI JSON shape (DESIGN.md section 6) plus detail fields."""
+        """CLI JSON shape (docs/cli.md) plus detail fields."""
         return {
             "cells": len(self.cells),
             "n_classes": self.n_classes,

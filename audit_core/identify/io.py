@@ -1,4 +1,4 @@
-"""Load and save policy classes: the JSON exchange format and a long CSV (DESIGN.md section 5).
+"""Load and save policy classes: the JSON exchange format and a long CSV (docs/formats.md).
 
 JSON: ``{"axes", "base", "components", "policies": [{"name", "tau", "responses"} |
 {"name", "mixture"}], "oracle"?}`` (``oracle`` and ``description`` are optional extensions).

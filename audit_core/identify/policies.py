@@ -35,7 +35,7 @@ MAX_RESPONSES = 1_000_000
 
 @dataclass(frozen=True, eq=False)
 class PolicyClass:
-    """A finite policy class H with its observation layout (DESIGN.md section 5).
+    """A finite policy class H with its observation layout (docs/formats.md).
 
     ``oracle`` (optional) is the correct response per full-support cell; it defines the built-in
     estimands (τ_full = agree with the oracle on every cell). ``tau`` is τ as given in the file.
@@ -267,7 +267,7 @@ def build_policy_class(
 
 
 # --------------------------------------------------------------------------------------------
-# The frozen reference class of paper 000 (DESIGN.md section 2)
+# The frozen reference class of paper 000 (docs/identification.md)
 
 LABELS = ("TRUE", "FALSE", "UNKNOWN")
 MAPPINGS = ("ABC", "ACB", "BAC", "BCA", "CAB", "CBA")

@@ -1,7 +1,7 @@
 """Minimum-cost identifying supports: weighted minimum hitting set with OR-Tools CP-SAT.
 
 A support identifies τ iff it contains a cell of every distinguishing set D(h, h') of a
-cross-estimand pair (paper 000, protocol synthesis). Recipe (DESIGN.md section 2), for CP-SAT 9.x:
+cross-estimand pair (paper 000, protocol synthesis). Recipe (docs/identification.md), for CP-SAT 9.x:
 
 1. Reduce the instance safely: pairs with an empty D are reported as unseparable and never sent
    to the solver (then no support identifies τ: the status is ``NOT_IDENTIFIABLE`` and the
@@ -115,7 +115,7 @@ class Synthesis:
         )
 
     def to_dict(self) -> dict:
-        """CLI JSON shape (DESIGN.md section 6) plus detail fields."""
+        """CLI JSON shape (docs/cli.md) plus detail fields."""
         return {
             "status": self.status,
             "identifies": self.identifies,

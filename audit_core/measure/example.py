@@ -42,7 +42,7 @@ DIRECTIONS = tuple((a, b) for a in LABELS for b in LABELS if a != b)
 def policy_response(policy: str, oracle: dict[str, str], world: str, mapping: str, readout: str) -> str:
     """The letter a frozen policy answers in a cell, relative to a cluster's oracle labels.
 
-    Same behaviours as DESIGN.md section 2: ideal = the world's oracle label; inertia = base label;
+    Same behaviours as docs/identification.md: ideal = the world's oracle label; inertia = base label;
     reactor = base label on base, target label on target and sham; fixed label = the letter the
     canonical mapping gives the base label; mapping shortcut = ideal under the canonical mapping,
     inertia otherwise; generated-only failure = in scoring on edited worlds the label that is

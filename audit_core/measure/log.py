@@ -6,8 +6,8 @@ Columns (names matched case-insensitively; other columns are ignored and listed 
 * ``cell``: the cell id ``world:mapping:readout`` (or the axes of a given policy class), parsed by
   :func:`audit_core.identify.parse_cell_id`.
 * ``response``: what the model answered, compared with the correct response exactly after
-  trimming spaces (``a`` is not ``A``); ``INVALID`` (any case) is a non-answer (DESIGN.md
-  section 5). A blank field is an error, because it cannot tell "not asked" from "no answer":
+  trimming spaces (``a`` is not ``A``); ``INVALID`` (any case) is a non-answer (docs/formats.md,
+  "Response log CSV"). A blank field is an error, because it cannot tell "not asked" from "no answer":
   write ``INVALID`` for a non-answer and leave out rows of cells that were not observed.
 * the oracle of the cluster, per world, either as an ``oracle`` column (the label of the row's
   world, the same on every row of that cluster and world) or as per-cluster columns

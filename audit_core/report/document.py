@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from audit_core.report import format as fmt
 from audit_core.report.render import chart_png, chart_svg, spec_json
 from audit_core.report.safety import escape_html, escape_markdown
 
@@ -174,23 +175,13 @@ figcaption{font-style:italic;color:#444} .meta{color:#444;font-size:.92rem}
 """
 
 
-def _cell_html(value: Any) -> str:
-    if isinstance(value, (float, np.floating)):
-        number = float(value)
-        text = "" if not math.isfinite(number) else f"{number:.4g}"
-        return f'<td class="num">{escape_html(text)}</td>'
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return f'<td class="num">{int(value)}</td>'
-    if isinstance(value, (list, tuple)):
-        value = ", ".join(map(str, value))
-    return f"<td>{escape_html('' if value is None else value)}</td>"
-
-
 def table_html(frame: pd.DataFrame, max_rows: int = 500) -> str:
     head = "".join(f"<th>{escape_html(c)}</th>" for c in frame.columns)
-    rows = []
-    for record in frame.head(max_rows).itertuples(index=False, name=None):
-        rows.append("<tr>" + "".join(_cell_html(v) for v in record) + "</tr>")
+    shown = frame.head(max_rows)
+    numeric = [fmt.column_kind(c, shown[c].to_numpy()) in ("count", "rate") for c in shown.columns]
+    rows = ["<tr>" + "".join(f'<td class="num">{escape_html(t)}</td>' if n else f"<td>{escape_html(t)}</td>"
+                             for t, n in zip(cells, numeric, strict=True)) + "</tr>"
+            for cells in fmt.frame_cells(shown)]
     more = ""
     if len(frame) > max_rows:
         more = f'<p class="meta">{len(frame) - max_rows} more rows in the JSON export.</p>'
@@ -262,20 +253,10 @@ def render_html(report: Report) -> str:
 
 # ----------------------------------------------------------------------------------- Markdown
 
-def _md_cell(value: Any) -> str:
-    if isinstance(value, (float, np.floating)):
-        number = float(value)
-        return "" if not math.isfinite(number) else f"{number:.4g}"
-    if isinstance(value, (list, tuple)):
-        value = ", ".join(map(str, value))
-    return escape_markdown("" if value is None else value)
-
-
 def table_markdown(frame: pd.DataFrame, max_rows: int = 500) -> str:
     header = "| " + " | ".join(escape_markdown(c) for c in frame.columns) + " |"
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    rows = ["| " + " | ".join(_md_cell(v) for v in r) + " |"
-            for r in frame.head(max_rows).itertuples(index=False, name=None)]
+    rows = ["| " + " | ".join(escape_markdown(t) for t in cells) + " |" for cells in fmt.frame_cells(frame.head(max_rows))]
     tail = [f"\n_{len(frame) - max_rows} more rows in the JSON export._"] if len(frame) > max_rows else []
     return "\n".join([header, rule, *rows, *tail])
 

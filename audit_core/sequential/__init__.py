@@ -1,4 +1,4 @@
-"""Anytime-valid dual e-processes (paper 001 section 3.2; DESIGN.md section 3).
+"""Anytime-valid dual e-processes (paper 001 section 3.2; docs/e-processes.md, Parameters and defaults).
 
 Streaming (``make_process``, ``DualTest``) and vectorised (``log_evalues`` and the six single
 functions) interfaces share one likelihood-ratio function and one forecaster. All values are
@@ -30,7 +30,7 @@ _EXPORTS = {
         "PROCESS_SPECS", "EProcess", "EProcessSet", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "log_evalues", "lr_log_evalues",
         "lr_ui_log_evalues", "make_process", "process_log_evalues", "sr_lr_log_evalues", "sr_lr_ui_log_evalues",
     ),
-    "replay": ("DualDecision", "Proportion", "Replay", "proportion", "replay", "subgroup_table"),
+    "replay": ("FAMILY_WISE", "PER_SUBGROUP", "DualDecision", "Proportion", "Replay", "proportion", "replay", "subgroup_table"),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
@@ -38,7 +38,7 @@ __all__ = [
     "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "ConfidenceSequence", "confidence_sequence", "DECISIONS",
     "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DualTest", "EProcess", "EProcessSet",
     "EWAForecaster", "FAILURE_FOUND", "INCONCLUSIVE", "MODEL_PROCESSES", "PROCESS_NAMES",
-    "PROCESS_SPECS", "DualDecision", "Proportion", "Replay", "proportion", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
+    "PROCESS_SPECS", "FAMILY_WISE", "PER_SUBGROUP", "DualDecision", "Proportion", "Replay", "proportion", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
     "dual_decision", "ewaf_forecasts", "first_crossing", "log_evalues", "log_likelihood_ratio",
     "lr_log_evalues", "lr_ui_log_evalues", "make_process", "process_log_evalues",
     "replay", "sr_lr_log_evalues", "subgroup_table", "sr_lr_ui_log_evalues", "wilson_interval",

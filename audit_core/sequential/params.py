@@ -1,4 +1,4 @@
-"""Parameters of the dual anytime-valid audit (paper 001 section 3.2, DESIGN.md section 3).
+"""Parameters of the dual anytime-valid audit (paper 001 section 3.2, docs/e-processes.md, Parameters and defaults).
 
 One frozen :class:`AuditParams` carries everything the e-processes, the dual test and the auditing
 strategies need. ``AuditParams.gpqa()`` and ``AuditParams.sdoh()`` give the paper's experiment

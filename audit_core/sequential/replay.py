@@ -5,8 +5,22 @@ recorded run is the budget: the dual decision is the first crossing anywhere in 
 never crosses is "inconclusive". The subgroup table counts cases per combination of the subgroup
 columns with their mean score (for fractional scores ``correct`` is the sum of scores), the
 fixed-n Wilson interval and the anytime-valid confidence sequence over the subgroup's scores in
-arrival order; a subgroup is flagged below q on the anytime-valid bound, because the run's cases
+arrival order; a subgroup is flagged below q on an anytime-valid bound, because the run's cases
 were chosen adaptively and it stopped when the test said so, where Wilson has no guarantee.
+
+Two flags, two claims (issue 19 item 9; docs/confidence_sequence.md):
+
+* **per-subgroup** (``below``): the subgroup's own (1 - α) interval lies below q. Each flag is a
+  level-α test of that one subgroup; with K subgroups the chance that *some* flag is false grows
+  towards K α.
+* **family-wise** (``below_family``, the default for the run-level statement): the subgroup's
+  anytime-valid interval at level α/K lies below q (Bonferroni over the K subgroups, α the
+  audit's level). P(any family-wise flag false) <= sum_k α/K = α, for any sampling and stopping
+  rule (union bound over K confidence sequences each valid at α/K).
+
+Neither is the dual test: that compares the model's and the auditor's e-processes over the whole
+sequence (paper 001); a run can be "inconclusive" there while a family-wise flag holds, or the
+reverse, and both statements are valid at level α.
 Every trajectory and bound after step t depends on the first t scores only, so a run replayed
 again with rows appended gives the same values on the common prefix.
 """
@@ -41,7 +55,9 @@ from audit_core.sequential.processes import (
 )
 
 ALL_CASES = "(all)"
-STAT_COLUMNS = ("n", "correct", "accuracy", "ci_low", "ci_high", "cs_low", "cs_high")
+STAT_COLUMNS = ("n", "correct", "accuracy", "ci_low", "ci_high", "cs_low", "cs_high", "fw_low", "fw_high")
+FAMILY_WISE = "family-wise"
+PER_SUBGROUP = "per-subgroup"
 
 
 @dataclass(frozen=True)
@@ -76,8 +92,11 @@ class Proportion:
     conditional mean: within a subgroup (cases of one subgroup are alike) that holds however the
     auditor chose between subgroups; for the whole run it holds only when cases arrived in random
     order, not when an adaptive auditor steered toward weak subgroups (the overall interval then
-    covers a weighted mean of the subgroups it visited). ``below(q)`` flags a subgroup on the
-    anytime-valid bound.
+    covers a weighted mean of the subgroups it visited). ``fw_low``/``fw_high``: the same
+    confidence sequence at level α/K (K subgroups, α the audit's level): Bonferroni, so every
+    subgroup's family-wise interval holds at once with probability >= 1 - α (equal to cs for
+    one set). ``below(q)`` flags on the per-subgroup bound, ``below_family(q)`` on the
+    family-wise one.
     """
 
     label: tuple
@@ -88,14 +107,21 @@ class Proportion:
     ci_high: float
     cs_low: float
     cs_high: float
+    fw_low: float
+    fw_high: float
 
     def below(self, q: float) -> bool:
-        """Is the whole anytime-valid interval below q?"""
+        """Is this subgroup's own anytime-valid interval below q (a level-α claim about it alone)?"""
         return self.cs_high < q
+
+    def below_family(self, q: float) -> bool:
+        """Is its family-wise (α/K) anytime-valid interval below q (holds for all K at once)?"""
+        return self.fw_high < q
 
     def to_dict(self) -> dict:
         return {"n": self.n, "correct": self.correct, "accuracy": self.accuracy, "ci_low": self.ci_low,
-                "ci_high": self.ci_high, "cs_low": self.cs_low, "cs_high": self.cs_high}
+                "ci_high": self.ci_high, "cs_low": self.cs_low, "cs_high": self.cs_high,
+                "fw_low": self.fw_low, "fw_high": self.fw_high}
 
     def __repr__(self) -> str:
         return (f"Proportion({' / '.join(map(str, self.label))}: {self.accuracy:.3f}, n={self.n}, "
@@ -110,7 +136,8 @@ class Replay:
     ``decisions``: name -> that process's decision alone; ``dual``: the :class:`DualDecision` of
     the chosen pair; ``overall`` and ``subgroups``: :class:`Proportion` of the run and of each
     subgroup (sorted by label); ``subgroup_table``: the same subgroups as a table (subgroup
-    columns then ``STAT_COLUMNS``); ``confidence``: level of both intervals.
+    columns then ``STAT_COLUMNS``); ``confidence``: level of the Wilson and per-subgroup
+    intervals; ``family_level``: the family-wise level α (each fw interval at α/K).
     """
 
     n: int
@@ -123,10 +150,23 @@ class Replay:
     subgroup_table: pd.DataFrame
     subgroup_columns: tuple = field(default=())
     confidence: float = 0.95
+    family_level: float = 0.05
 
     @property
     def decision(self) -> str:
         return self.dual.decision
+
+    @property
+    def family_size(self) -> int:
+        """K, the number of subgroups the family-wise flags are corrected for."""
+        return len(self.subgroup_table)
+
+    def flagged(self, kind: str = FAMILY_WISE) -> tuple[Proportion, ...]:
+        """The subgroups flagged below q: family-wise (default; α/K each, FWER <= α) or
+        per-subgroup (each at 1 - confidence on its own)."""
+        q = self.params.q
+        test = Proportion.below_family if kind == FAMILY_WISE else Proportion.below
+        return tuple(p for p in self.subgroups if test(p, q))
 
     @property
     def subgroups(self) -> tuple[Proportion, ...]:
@@ -157,7 +197,13 @@ class Replay:
             "intervals": {"confidence": self.confidence, "ci": "Wilson, valid at a fixed n only",
                           "cs": "anytime-valid confidence sequence (beta-binomial mixture for 0/1 scores, Howard et al. "
                                 "2021; predictable plug-in empirical Bernstein for graded scores, Waudby-Smith & Ramdas "
-                                "2024), each subgroup's scores in arrival order"},
+                                "2024), each subgroup's scores in arrival order",
+                          "fw": f"the same confidence sequence at level alpha/K = {self.family_level:g}/"
+                                f"{self.family_size} (Bonferroni over the K subgroups: all hold at once "
+                                f"with probability >= {1 - self.family_level:g})"},
+            "flags": {"family_wise": ["/".join(map(str, p.label)) for p in self.flagged(FAMILY_WISE)],
+                      "per_subgroup": ["/".join(map(str, p.label)) for p in self.flagged(PER_SUBGROUP)],
+                      "family_level": self.family_level, "K": self.family_size},
             "params": self.params.to_dict(),
         }
 
@@ -184,29 +230,39 @@ def _subgroup_frame(subgroups, n: int) -> pd.DataFrame:
     return frame.astype(str)
 
 
-def proportion(scores: np.ndarray, label: tuple = (ALL_CASES,), confidence: float = 0.95) -> Proportion:
-    """:class:`Proportion` of scores given in arrival order (Wilson and the confidence sequence)."""
+def proportion(scores: np.ndarray, label: tuple = (ALL_CASES,), confidence: float = 0.95,
+               family_alpha: float | None = None) -> Proportion:
+    """:class:`Proportion` of scores given in arrival order (Wilson, the confidence sequence at
+    1 - confidence, and at ``family_alpha`` (α/K) for the family-wise bounds; None: the same)."""
     y = np.asarray(scores, dtype=float)
     correct = float(y.sum())
     low, high = wilson_interval(correct, len(y), confidence)
     # round: 1 - 0.95 is 0.050000000000000044 in binary; the level meant is 0.05
-    cs_low, cs_high = confidence_sequence(y, round(1.0 - confidence, 12)).final
+    alpha = round(1.0 - confidence, 12)
+    cs_low, cs_high = confidence_sequence(y, alpha).final
+    fw_low, fw_high = ((cs_low, cs_high) if family_alpha is None or family_alpha == alpha
+                       else confidence_sequence(y, family_alpha).final)
     return Proportion(label=tuple(label), n=len(y), correct=correct, accuracy=correct / len(y) if len(y) else 0.0,
-                      ci_low=low, ci_high=high, cs_low=cs_low, cs_high=cs_high)
+                      ci_low=low, ci_high=high, cs_low=cs_low, cs_high=cs_high, fw_low=fw_low, fw_high=fw_high)
 
 
-def subgroup_table(scores: np.ndarray, subgroups=None, confidence: float = 0.95) -> pd.DataFrame:
+def subgroup_table(scores: np.ndarray, subgroups=None, confidence: float = 0.95,
+                   family_level: float | None = None) -> pd.DataFrame:
     """One row per subgroup (combination of columns, sorted): n, correct, accuracy, the Wilson
-    interval ci_low/ci_high and the anytime-valid cs_low/cs_high over the subgroup's scores in
-    arrival order."""
+    interval ci_low/ci_high, the anytime-valid cs_low/cs_high over the subgroup's scores in
+    arrival order, and fw_low/fw_high, the same at level ``family_level``/K for the K subgroups
+    (Bonferroni; ``family_level`` None: 1 - confidence)."""
     y = check_scores(scores)
     frame = _subgroup_frame(subgroups, len(y))
     columns = list(frame.columns)
     positions = frame.groupby(columns, sort=True, dropna=False).indices  # label -> ascending row positions
+    level = round(1.0 - confidence, 12) if family_level is None else float(family_level)
+    family_alpha = level / max(len(positions), 1)
     rows = []
     for label, where in positions.items():
         label = label if isinstance(label, tuple) else (label,)
-        rows.append({**dict(zip(columns, label, strict=True)), **proportion(y[where], label, confidence).to_dict()})
+        rows.append({**dict(zip(columns, label, strict=True)),
+                     **proportion(y[where], label, confidence, family_alpha).to_dict()})
     table = pd.DataFrame(rows, columns=columns + list(STAT_COLUMNS))
     return table.sort_values(columns, kind="stable").reset_index(drop=True)
 
@@ -230,8 +286,10 @@ def replay(scores, params: AuditParams, subgroups=None, model_process: str = DEF
     decision, stop = dual_decision(stops[model_process], stops[auditor_process])
     dual = DualDecision(decision=decision, stop=stop, model_process=model_process, auditor_process=auditor_process,
                         log_threshold=threshold)
-    table = subgroup_table(y, subgroups, confidence)
+    # The family-wise flags are at the audit's own level α (Bonferroni over the K subgroups).
+    table = subgroup_table(y, subgroups, confidence, family_level=params.alpha)
     columns = tuple(c for c in table.columns if c not in STAT_COLUMNS)
     return Replay(n=len(y), params=params, log_e=trajectories, stops=stops, decisions=decisions, dual=dual,
-                  overall=proportion(y, confidence=confidence), subgroup_table=table,
-                  subgroup_columns=columns if subgroups is not None else (), confidence=confidence)
+                  overall=proportion(y, confidence=confidence, family_alpha=params.alpha), subgroup_table=table,
+                  subgroup_columns=columns if subgroups is not None else (), confidence=confidence,
+                  family_level=float(params.alpha))

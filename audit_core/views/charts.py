@@ -125,10 +125,16 @@ def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses"
         stroke=alt.condition("datum.in_support", alt.value("black"), alt.value("white")),
         strokeWidth=alt.condition("datum.in_support", alt.value(2), alt.value(0.5)),
         tooltip=["policy", "cell", "response", "support"])
-    text = alt.Chart(long).mark_text(fontSize=12).encode(
-        **enc, text="response:N",
+    # Letters readable on their cell: white on a dark solid fill, black on a light or faded one
+    # (black letters on the dark blue cells could not be read, issue 19 item 14).
+    scale = response_colours(long["response"]).to_dict()
+    fills = dict(zip(scale["domain"], scale["range"], strict=True))
+    letters = long.assign(ink=[("white" if in_support and is_dark(fills.get(str(r), "#ffffff")) else "black")
+                               for r, in_support in zip(long["response"], long["in_support"], strict=True)])
+    text = alt.Chart(letters).mark_text(fontSize=12).encode(
+        **enc, text="response:N", color=alt.Color("ink:N", scale=None),
         opacity=alt.condition("datum.in_support", alt.value(1.0), alt.value(0.45)))
-    return (rect + text).properties(
+    return (rect + text).resolve_scale(color="independent").properties(
         title=alt.TitleParams(title, subtitle=["letters are the responses; outlined, solid cells are "
                               "in the support, faded cells are not observed"] + ([note] if note else [])),
         height=max(240, 38 * len(policies)))
@@ -138,6 +144,13 @@ POSITIVE = ("yes", "true", "1", "correct", "pass")
 NEGATIVE = ("no", "false", "0", "incorrect", "fail")
 CATEGORY_COLOURS = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f",
                     "#bab0ac", "#e15759")
+
+
+def is_dark(colour: str) -> bool:
+    """Is a ``#rrggbb`` fill dark enough to need white text (relative luminance below 0.4)?"""
+    red, green, blue = (int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    channel = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (red, green, blue)]
+    return 0.2126 * channel[0] + 0.7152 * channel[1] + 0.0722 * channel[2] < 0.4
 
 
 def response_colours(responses) -> alt.Scale:
@@ -161,9 +174,11 @@ def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
         **enc, color=alt.Color("count:Q", title="optima using the cell", scale=alt.Scale(scheme="blues")),
         tooltip=[alt.Tooltip(field=x_axis, type="nominal"), alt.Tooltip(field=y_axis, type="nominal"),
                  "count", alt.Tooltip("share:Q", format=".0%")])
-    text = alt.Chart(freq).mark_text(fontSize=15).encode(
-        **enc, text="label:N",
-        color=alt.condition("datum.share > 0.5", alt.value("white"), alt.value("black")))
+    # The fill's darkness follows the count relative to the largest count (the colour scale's
+    # domain), not the share of optima: white on the darker half, black on the lighter one.
+    top = max(float(freq["count"].max()), 1.0) if len(freq) else 1.0
+    text = alt.Chart(freq.assign(ink=["white" if c / top > 0.5 else "black" for c in freq["count"]])).mark_text(
+        fontSize=15).encode(**enc, text="label:N", color=alt.Color("ink:N", scale=None))
     marked = freq[freq["constraint"] != ""] if "constraint" in freq else freq.iloc[:0]
     subtitle = ["number = how many optimal supports contain the cell"]
     layers = rect + text
@@ -172,7 +187,8 @@ def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
         layers += alt.Chart(marked).mark_rect(fill=None, strokeWidth=3, strokeDash=[4, 2]).encode(
             **enc, stroke=alt.Stroke("constraint:N", title="your constraint",
                                      scale=alt.Scale(domain=["required", "excluded"], range=["#1b9e77", "#d62728"])))
-    return layers.properties(
+    # The letters' ink is a literal colour, not the fill's count scale: keep the two scales apart.
+    return layers.resolve_scale(color="independent").properties(
         title=alt.TitleParams(title, subtitle=subtitle),
         height=max(200, 44 * freq[y_axis].nunique()))
 
@@ -309,37 +325,62 @@ def stop_boxplot(runs: pd.DataFrame, title: str = "Stopping times") -> alt.TopLe
 
 
 def subgroup_accuracy_chart(table: pd.DataFrame, q: float | None,
-                            title: str = "Accuracy per subgroup", note: str = "") -> alt.TopLevelMixin:
+                            title: str = "Accuracy per subgroup", note: str = "",
+                            family: str = "") -> alt.TopLevelMixin:
     """``table``: subgroup, n, accuracy, ci_low/ci_high (Wilson, fixed n), cs_low/cs_high
-    (anytime-valid); sorted by accuracy. Line at q; a subgroup is marked below q when its whole
-    anytime-valid interval is below q."""
+    (anytime-valid, this subgroup alone), optionally fw_low/fw_high (anytime-valid, family-wise at
+    α/K; ``family`` says so); sorted by accuracy. Line at q. ▼ = below q family-wise (the run-level
+    claim), ◆ = below q on the subgroup's own interval only, ● = neither. Without fw columns the
+    per-subgroup interval is the only one and ▼ marks it.
+
+    The axis title is short and the legend is in the subtitle, so the plot keeps its width in a
+    half-page column at 1280 px (the long axis title was cut to "Wilson (f")."""
     order = list(table.sort_values("accuracy")["subgroup"])
-    y = alt.Y("subgroup:N", sort=order, title="subgroup")
-    below = "datum.cs_high < %f" % (q if q is not None else -1.0)
-    points = alt.Chart(table).mark_point(filled=True, size=120).encode(
-        x=alt.X("accuracy:Q", title="accuracy: wide bar = anytime-valid 95% interval, thin = Wilson (fixed n)",
-                scale=alt.Scale(domain=[0, 1])),
-        y=y,
-        shape=alt.condition(below, alt.value("triangle-down"), alt.value("circle")),
-        color=alt.condition(below, alt.value("#d95f02"), alt.value("#1f78b4")),
-        tooltip=["subgroup", "n", alt.Tooltip("accuracy:Q", format=".3f"),
-                 alt.Tooltip("cs_low:Q", format=".3f", title="anytime-valid low"),
-                 alt.Tooltip("cs_high:Q", format=".3f", title="anytime-valid high"),
-                 alt.Tooltip("ci_low:Q", format=".3f", title="Wilson low (fixed n)"),
-                 alt.Tooltip("ci_high:Q", format=".3f", title="Wilson high (fixed n)")])
-    anytime = alt.Chart(table).mark_rule(strokeWidth=7, color="#9ecae1", opacity=0.8).encode(
-        x="cs_low:Q", x2="cs_high:Q", y=y)
-    bars = alt.Chart(table).mark_rule(strokeWidth=2, color="#555").encode(x="ci_low:Q", x2="ci_high:Q", y=y)
-    layers = [anytime, bars, points]
+    y = alt.Y("subgroup:N", sort=order, title=None, axis=alt.Axis(labelLimit=180))
+    has_family = {"fw_low", "fw_high"} <= set(table.columns)
+    threshold = q if q is not None else -1.0
+    marks = table.assign(flag=[("family-wise" if (r.fw_high if has_family else r.cs_high) < threshold else
+                                "this subgroup alone" if r.cs_high < threshold else "not below q")
+                               for r in table.itertuples()])
+    tooltip = ["subgroup", "n", alt.Tooltip("accuracy:Q", format=".3f"), alt.Tooltip("flag:N", title="below q"),
+               alt.Tooltip("cs_low:Q", format=".3f", title="anytime-valid low (alone)"),
+               alt.Tooltip("cs_high:Q", format=".3f", title="anytime-valid high (alone)"),
+               alt.Tooltip("ci_low:Q", format=".3f", title="Wilson low (fixed n)"),
+               alt.Tooltip("ci_high:Q", format=".3f", title="Wilson high (fixed n)")]
+    if has_family:
+        tooltip[4:4] = [alt.Tooltip("fw_low:Q", format=".3f", title="family-wise low"),
+                        alt.Tooltip("fw_high:Q", format=".3f", title="family-wise high")]
+    flags = ["family-wise", "this subgroup alone", "not below q"]
+    shape = alt.Shape("flag:N", scale=alt.Scale(domain=flags, range=["triangle-down", "diamond", "circle"]),
+                      legend=None)
+    colour = alt.Color("flag:N", scale=alt.Scale(domain=flags, range=["#d95f02", "#b8860b", "#1f78b4"]),
+                       legend=None)
+    points = alt.Chart(marks).mark_point(filled=True, size=120).encode(
+        x=alt.X("accuracy:Q", title="accuracy", scale=alt.Scale(domain=[0, 1])),
+        y=y, shape=shape, color=colour, tooltip=tooltip)
+    layers = []
+    if has_family:
+        layers.append(alt.Chart(marks).mark_rule(strokeWidth=11, color="#deebf7", opacity=0.9).encode(
+            x="fw_low:Q", x2="fw_high:Q", y=y))
+    layers += [alt.Chart(marks).mark_rule(strokeWidth=6, color="#9ecae1", opacity=0.9).encode(
+                   x="cs_low:Q", x2="cs_high:Q", y=y),
+               alt.Chart(marks).mark_rule(strokeWidth=2, color="#555").encode(x="ci_low:Q", x2="ci_high:Q", y=y),
+               points]
     if q is not None:
         line = pd.DataFrame({"q": [q], "label": [f"q = {q:g}"]})
         layers.append(alt.Chart(line).mark_rule(color="#c00000", strokeDash=[4, 3], strokeWidth=2).encode(x="q:Q"))
         layers.append(alt.Chart(line).mark_text(color="#c00000", align="left", dx=4, y=-8, fontSize=13).encode(
             x="q:Q", text="label:N"))
+    if has_family:
+        legend = ["▼ below q family-wise, ◆ below q for this subgroup alone, ● neither",
+                  f"bars: widest = family-wise ({family or 'α/K'}),",
+                  "middle = this subgroup's 95% anytime-valid, thin = Wilson (fixed n)"]
+    else:
+        legend = ["▼ anytime-valid interval below q, ● not",
+                  "bars: wide = 95% anytime-valid, thin = Wilson (fixed n)"]
     return alt.layer(*layers).properties(
-        title=alt.TitleParams(title, subtitle=["▼ orange = anytime-valid interval below q, ● blue = not"]
-                              + ([note] if note else [])),
-        height=max(200, 22 * len(order)))
+        title=alt.TitleParams(title, subtitle=legend + ([note] if note else [])),
+        height=max(200, 26 * len(order)))
 
 
 POINT_LABEL_PLOT = (560, 380)  # pixels assumed for label placement: the narrowest plot the pages draw

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from audit_core.report import format as fmt
 from audit_core.report.document import ReportChart, ReportSection, ReportTable
 from audit_core.sequential.replay import STAT_COLUMNS
 from audit_core.views.charts import (
@@ -18,6 +19,7 @@ from audit_core.views.charts import (
     subgroup_accuracy_chart,
     trajectory_chart,
 )
+from audit_core.views.flags import family_note, flag_statements  # noqa: F401 (re-exported)
 
 MAX_TRAJECTORY_POINTS = 600  # points drawn per e-process; longer runs are thinned (stops kept)
 MAX_SUBGROUP_ROWS = 60  # subgroups drawn in the accuracy chart (the least accurate); all are in the table
@@ -50,21 +52,36 @@ def trajectory_spec(result, model_processes: Sequence[str], title: str) -> dict:
                                        result.params.m, title=title))
 
 
+def _log10(log_e) -> float:
+    """log₁₀ E of a natural log e-value; NaN (shown ``—``) before any evidence."""
+    value = fmt.log10_e(log_e)
+    return math.nan if value is None else value
+
+
 def decision_table(result, model_processes: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame([{"process": name, "null tested": null_of(name, model_processes).split(" ")[0],
                           "stop (case)": "never" if result.stops[name] is None else str(result.stops[name]),
-                          "final log₁₀ E": float(result.log_e[name][-1]) / math.log(10),
+                          f"final {fmt.LOG_E_LABEL}": _log10(result.log_e[name][-1]),
                           "decision": result.decisions[name]} for name in result.log_e])
 
 
+FAMILY_FLAG = "below q (family-wise)"
+SUBGROUP_FLAG = "below q (this subgroup alone)"
+
+
 def subgroup_view(result) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(table as shown: subgroup columns, n, correct, accuracy, Wilson (fixed-n) and anytime-valid
-    intervals, the below-q flag on the anytime-valid bound, share; chart data with a single
-    ``subgroup`` label column)."""
+    """(table as shown: subgroup columns, n, correct, accuracy, Wilson (fixed-n), per-subgroup
+    anytime-valid (cs) and family-wise (fw, α/K) intervals, the two below-q flags, share; chart
+    data with a single ``subgroup`` label column)."""
     table = result.subgroup_table.copy()
     group_names = [c for c in table.columns if c not in STAT_COLUMNS]
-    table["below q (anytime-valid)"] = table["cs_high"] < result.params.q
+    table[FAMILY_FLAG] = table["fw_high"] < result.params.q
+    table[SUBGROUP_FLAG] = table["cs_high"] < result.params.q
     table["share"] = table["n"] / table["n"].sum()
+    # The flags next to the accuracy, the interval bounds last: at 1280 px the table's right-hand
+    # columns scroll out of view, and those were the flags (issue 19 item 14).
+    first = [*group_names, "n", "correct", "accuracy", FAMILY_FLAG, SUBGROUP_FLAG, "share"]
+    table = table[first + [c for c in table.columns if c not in first]]
     chart_data = table.assign(subgroup=table[group_names].astype(str).agg(" · ".join, axis=1))
     return table, chart_data
 
@@ -87,7 +104,8 @@ def replay_specs(result, model_processes: Sequence[str], data_name: str) -> tupl
         scatter_data = by_accuracy.head(MAX_CHART_ROWS)
         scatter_note += f" (the {MAX_CHART_ROWS:,} least accurate of {total:,} subgroups; the table lists all)"
     return (trajectory_spec(result, model_processes, f"E-process trajectories: {data_name}"),
-            chart_spec(subgroup_accuracy_chart(accuracy_data, result.params.q, note=accuracy_note)),
+            chart_spec(subgroup_accuracy_chart(accuracy_data, result.params.q, note=accuracy_note,
+                                               family=family_note(result))),
             chart_spec(frequency_accuracy_chart(scatter_data, subtitle=scatter_note)))
 
 
@@ -103,23 +121,23 @@ def _compact_numbers(result) -> dict:
     return numbers
 
 
+
+
 def replay_section(result, model_processes: Sequence[str], data_name: str, source: str, columns: dict,
                    notes: Sequence[str], specs: Sequence[dict], verdict: str = "") -> ReportSection:
     dual, overall = result.dual, result.overall
     table, _ = subgroup_view(result)
-    below = [" / ".join(map(str, p.label)) for p in result.subgroups if p.below(result.params.q)]
     return ReportSection(
         key="replay", title=f"Replay of {data_name}", source=source,
         parameters={**columns, **result.params.to_dict(), "model process": dual.model_process,
                     "auditor process": dual.auditor_process},
         summary=(*((verdict,) if verdict else ()),
-                 f"{result.n} cases; dual test ({dual.model_process} vs {dual.auditor_process}): "
-                 f"{dual.decision}" + (f" at case {dual.stop}" if dual.stop else "") + ".",
-                 f"Overall accuracy {overall.accuracy:.3f} (95% anytime-valid interval {overall.cs_low:.3f}–"
-                 f"{overall.cs_high:.3f}, valid for cases in random order; Wilson, fixed n: "
-                 f"{overall.ci_low:.3f}–{overall.ci_high:.3f}). Subgroup intervals hold under adaptive sampling.",
-                 (f"Subgroups whose anytime-valid interval lies below q = {result.params.q:g}: {', '.join(below)}."
-                  if below else f"No subgroup's anytime-valid interval lies below q = {result.params.q:g}."),
+                 f"{fmt.count(result.n)} cases; dual test ({dual.model_process} vs {dual.auditor_process}): "
+                 f"{dual.decision}" + (f" at case {fmt.count(dual.stop)}" if dual.stop else "") + ".",
+                 f"Overall accuracy {fmt.rate(overall.accuracy)} (95% anytime-valid interval {fmt.rate(overall.cs_low)}–"
+                 f"{fmt.rate(overall.cs_high)}, valid for cases in random order; Wilson, fixed n: "
+                 f"{fmt.rate(overall.ci_low)}–{fmt.rate(overall.ci_high)}). Subgroup intervals hold under adaptive sampling.",
+                 *flag_statements(result),
                  *notes),
         tables=(ReportTable("Decision per process", decision_table(result, model_processes)),
                 ReportTable("Subgroups", table)),
@@ -189,7 +207,8 @@ def comparison_section(comparison, source: str, parameters: dict, chart: dict, v
 def combination_table(results: dict, names, own_decisions) -> pd.DataFrame:
     """One row per audit: its log e-value, its own decision and each method's rejection."""
     first = next(iter(results.values()))
-    table = pd.DataFrame({"audit": list(names), "log e": list(first.log_e), "own decision": list(own_decisions)})
+    table = pd.DataFrame({"audit": list(names), fmt.LOG_E_LABEL: [_log10(v) for v in first.log_e],
+                          "own decision": list(own_decisions)})
     for method, result in results.items():
         table[f"rejected by {method}"] = list(result.rejected)
     return table

@@ -146,12 +146,12 @@ def test_errors_carry_the_cli_message(argv, call, capsys):
 def test_rich_display_puts_the_verdict_first_then_the_table_and_an_offline_chart():
     replayed = audit_core.replay("recorded_run")
     html = replayed._repr_html_()
-    verdict_at = html.index("Failure mode found at case 53")
+    verdict_at = html.index("Dual test: failure mode found at case 53")
     assert verdict_at < html.index("<table>") < html.index("<svg")
     assert "<script" not in html and "http" not in html.split("<svg", 1)[0]
     text = repr(replayed)
-    assert text.startswith("RunReplay(recorded_run.csv, bad: 'Failure mode found at case 53") and "\n" not in text
-    assert len(text) < 300
+    assert text.startswith("RunReplay(recorded_run.csv, bad: 'Dual test: failure mode found at case 53")
+    assert "\n" not in text and len(text) < len(replayed.verdict.text) + 60  # one line: type, data, verdict
 
 
 def test_display_escapes_hostile_names(tmp_path):

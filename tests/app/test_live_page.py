@@ -1,5 +1,6 @@
 """AppTest of the Live audit page: start, label with buttons, undo, next, resume in a new session."""
 
+import math
 from pathlib import Path
 
 import pytest
@@ -56,8 +57,9 @@ def test_label_undo_and_resume_through_the_page(home):
     engine = _engine()
     assert [r.score for r in engine.labels()] == [0.0, 0.5, 1.0]
     status = engine.status()
-    assert [m.value for m in at.metric if m.label == f"log E {status.auditor_process}"] == [
-        f"{status.log_e_auditor:.3f}"]
+    # One log base for people (issue 19 item 10): log₁₀ E, as on the chart.
+    assert [m.value for m in at.metric if m.label == f"log₁₀ E {status.auditor_process}"] == [
+        f"{status.log_e_auditor / math.log(10):.3f}"]
     assert [m.value for m in at.metric if m.label == "Labelled"] == ["3"]
     assert at.get("vega_lite_chart") or at.get("arrow_vega_lite_chart")
     pending = engine.pending("Ada")

@@ -1,4 +1,4 @@
-"""`python -m audit_core identify | lattice | synthesize`: DESIGN.md section 6 shapes and numbers."""
+"""`python -m audit_core identify | lattice | synthesize`: docs/cli.md shapes and numbers."""
 
 import copy
 import json

@@ -1,4 +1,4 @@
-"""``python -m audit_core replay``: JSON contract of DESIGN.md section 6, text summary, exit codes."""
+"""``python -m audit_core replay``: JSON contract of docs/cli.md, text summary, exit codes."""
 
 import json
 import subprocess

@@ -1,4 +1,4 @@
-"""`python -m audit_core simulate`: DESIGN.md section 6 JSON shape, readable table, bad input exit 2."""
+"""`python -m audit_core simulate`: docs/cli.md JSON shape, readable table, bad input exit 2."""
 
 import json
 import subprocess

@@ -1,4 +1,4 @@
-"""DESIGN.md section 2 numbers on the frozen class, mixtures and estimands."""
+"""docs/identification.md numbers on the frozen class, mixtures and estimands."""
 
 import numpy as np
 import pytest

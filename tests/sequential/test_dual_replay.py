@@ -96,7 +96,8 @@ def test_replay_subgroup_table_and_json_shape():
     params = AuditParams.gpqa()
     result = replay(y, params, subgroups=pd.DataFrame({"domain": domain, "level": level}))
     table = result.subgroup_table
-    assert list(table.columns) == ["domain", "level", "n", "correct", "accuracy", "ci_low", "ci_high", "cs_low", "cs_high"]
+    assert list(table.columns) == ["domain", "level", "n", "correct", "accuracy", "ci_low", "ci_high", "cs_low", "cs_high",
+                                   "fw_low", "fw_high"]
     assert table["n"].sum() == n and len(table) == 4
     for _, row in table.iterrows():
         mask = (domain == row["domain"]) & (level == row["level"])

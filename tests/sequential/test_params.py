@@ -1,4 +1,4 @@
-"""AuditParams: DESIGN.md section 3 defaults and validation."""
+"""AuditParams: docs/e-processes.md, Parameters and defaults defaults and validation."""
 
 import math
 

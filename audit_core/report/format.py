@@ -1,0 +1,171 @@
+"""One way to write numbers for people: counts, rates, e-values and missing values.
+
+Used by the dashboard's tables and metrics, the verdicts, the CLI's text output, the report
+(HTML, Markdown) and the PDF, so the same number reads the same everywhere:
+
+* a **count** is a whole number with thousands separators (``62``, ``1,234``), never ``62.000``;
+* a **rate** (accuracy, share, interval bound, level) has three decimals (``0.667``, ``1.000``);
+* an **e-value** is shown as log₁₀ E (``log₁₀ E = 1.301`` is E = 20): one base for people
+  everywhere (issue 19); the engine and the JSON exports keep natural logs;
+* a **missing** value (None, NaN, an empty list, log E = -inf before any evidence) is ``—``;
+  +inf is ``∞``; a boolean is ``yes`` / ``no``.
+
+Nothing here computes a statistic; it only writes the engine's numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+MISSING = "—"
+INFINITE = "∞"
+LOG10 = math.log(10.0)
+LOG_E_LABEL = "log₁₀ E"  # the label every page, chart, CLI text and report uses for an e-value
+RATE_DIGITS = 3
+
+# Column names that hold counts even when stored as floats (sums of 0/1 scores, n of a subgroup).
+COUNT_NAMES = frozenset({"n", "correct", "cases", "count", "labelled", "skipped", "step", "stop", "cells",
+                         "n_cases", "n_labelled", "collisions", "classes", "cost", "size", "rows"})
+
+
+def _number(value: Any) -> float | None:
+    """``value`` as a float, or None when it is missing or not a number."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        number = float(value)
+        return None if math.isnan(number) else number
+    return None
+
+
+def is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, (float, np.floating)) and math.isnan(float(value)):
+        return True
+    try:
+        import pandas as pd
+        return value is pd.NA or value is pd.NaT
+    except ImportError:  # pragma: no cover
+        return False
+
+
+def count(value: Any) -> str:
+    """A count: ``62``, ``1,234``; ``—`` when missing."""
+    number = _number(value)
+    if number is None:
+        return MISSING
+    if math.isinf(number):
+        return INFINITE if number > 0 else f"-{INFINITE}"
+    return f"{round(number):,}"
+
+
+def rate(value: Any, digits: int = RATE_DIGITS) -> str:
+    """A rate or proportion with ``digits`` decimals: ``0.667``; ``—`` when missing."""
+    number = _number(value)
+    if number is None:
+        return MISSING
+    if math.isinf(number):
+        return INFINITE if number > 0 else f"-{INFINITE}"
+    return f"{number:.{digits}f}"
+
+
+def log10_e(log_e: Any) -> float | None:
+    """A natural-log e-value as log₁₀ E (None when missing or -inf: no evidence yet, or E = 0)."""
+    number = _number(log_e)
+    if number is None or number == -math.inf:
+        return None
+    return number / LOG10
+
+
+def evalue(log_e: Any, digits: int = RATE_DIGITS) -> str:
+    """An e-value given as its natural log, written as log₁₀ E (``1.301`` for E = 20);
+    ``—`` before any evidence (log E missing or -inf)."""
+    value = log10_e(log_e)
+    return MISSING if value is None else rate(value, digits)
+
+
+def number(value: Any) -> str:
+    """Any number: whole numbers as counts, others as rates; ``—`` when missing."""
+    as_float = _number(value)
+    if as_float is None:
+        if isinstance(value, (bool, np.bool_)):
+            return "yes" if value else "no"
+        return MISSING if is_missing(value) else str(value)
+    if isinstance(value, (int, np.integer)) or (math.isfinite(as_float) and as_float.is_integer()
+                                                and abs(as_float) >= 2):
+        return count(as_float)
+    return rate(as_float)
+
+
+def cell(value: Any, kind: str = "auto") -> str:
+    """A table cell as text: ``kind`` "count", "rate" or "auto" (by the value's type); lists are
+    joined with commas, None / NaN is ``—``, booleans ``yes`` / ``no``."""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return listing(value)
+    if kind == "count":
+        return count(value)
+    if kind == "rate":
+        return rate(value)
+    if _number(value) is not None or is_missing(value):
+        if isinstance(value, (int, np.integer)):
+            return count(value)
+        return MISSING if is_missing(value) else rate(value)
+    return str(value)
+
+
+def listing(items: Iterable[Any], empty: str = "none") -> str:
+    """Items joined with commas, or ``empty`` (never a sentence ending in ": .")."""
+    parts = [cell(item) for item in items]
+    return ", ".join(parts) if parts else empty
+
+
+def column_kind(name: Any, values) -> str:
+    """"count" for a column of whole numbers (an integer dtype, or floats that are all whole and
+    either exceed 1 or carry a count's name), "rate" for other floats, "text" otherwise."""
+    array = np.asarray(values)
+    if array.dtype.kind in "iu":
+        return "count"
+    if array.dtype.kind != "f":
+        return "text"
+    finite = array[np.isfinite(array)]
+    whole = finite.size > 0 and bool(np.all(finite == np.round(finite)))
+    if whole and (float(np.max(np.abs(finite))) > 1 or str(name).strip().lower() in COUNT_NAMES):
+        return "count"
+    return "rate"
+
+
+def frame_cells(frame) -> list[list[str]]:
+    """Every cell of a DataFrame as text, each column formatted by its :func:`column_kind`."""
+    kinds = [column_kind(c, frame[c].to_numpy()) for c in frame.columns]
+    return [[cell(v, k if k != "text" else "auto") for v, k in zip(row, kinds, strict=True)]
+            for row in frame.itertuples(index=False, name=None)]
+
+
+def display_frame(frame):
+    """A copy of ``frame`` for an interactive table: counts as integers, rates as floats (the
+    table draws them with :data:`RATE_DIGITS` decimals); a numeric column with a missing or
+    infinite value becomes text written by :func:`count` / :func:`rate` (a grid would show
+    ``None`` or ``Infinity``); None / NaN in a text column is ``—``."""
+    import pandas as pd
+    shown = pd.DataFrame(frame).copy()
+    for column in shown.columns:
+        values = shown[column]
+        kind = column_kind(column, values.to_numpy())
+        if kind in ("count", "rate"):
+            finite = np.isfinite(values.to_numpy(dtype=float))
+            if not finite.all():
+                write = count if kind == "count" else rate
+                shown[column] = [write(v) for v in values]
+            elif kind == "count" and values.dtype.kind == "f":
+                shown[column] = values.round().astype("int64")
+        elif values.dtype == object:
+            shown[column] = [MISSING if is_missing(v) else listing(v) if isinstance(v, (list, tuple)) else v
+                             for v in values]
+    return shown

@@ -1,0 +1,39 @@
+"""Issue 19 item 12: one formatter for counts, rates, e-values and missing values, used by the
+page tables, the HTML and Markdown report and the PDF."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from audit_core.report import format as fmt
+from audit_core.report.document import table_html, table_markdown
+from audit_core.report.pdf import table_typst
+
+FRAME = pd.DataFrame({"subgroup": ["a", None], "n": [2.0, 62.0], "correct": [1.0, 0.0], "accuracy": [1.0, 0.5],
+                      "log₁₀ E": [math.nan, 1.30103], "upper": [math.inf, 0.25]})
+
+
+def test_counts_rates_evalues_and_missing_values():
+    assert [fmt.count(v) for v in (2.0, 62, 1234.0, None, math.nan)] == ["2", "62", "1,234", "—", "—"]
+    assert [fmt.rate(v) for v in (1.0, 2 / 3, None, math.inf)] == ["1.000", "0.667", "—", "∞"]
+    assert fmt.evalue(math.log(20)) == "1.301" and fmt.evalue(-math.inf) == "—" and fmt.evalue(None) == "—"
+    assert fmt.listing([]) == "none" and fmt.listing(["x", "y"]) == "x, y"
+    assert fmt.column_kind("n", np.array([2.0, 62.0])) == "count"
+    assert fmt.column_kind("correct", np.array([1.0, 0.0])) == "count"
+    assert fmt.column_kind("accuracy", np.array([1.0, 0.0])) == "rate"
+
+
+def test_every_output_writes_the_same_cells():
+    expected = [["a", "2", "1", "1.000", "—", "∞"], ["—", "62", "0", "0.500", "1.301", "0.250"]]
+    assert fmt.frame_cells(FRAME) == expected
+    html, markdown, typst = table_html(FRAME), table_markdown(FRAME), table_typst(FRAME)
+    for text in (html, markdown, typst):
+        for bad in ("2.000", "62.000", "None", "nan", "inf<", "Infinity"):
+            assert bad not in text, (bad, text)
+    assert ">62<" in html and "| 62 |" in markdown and "62" in typst
+    shown = fmt.display_frame(FRAME)
+    assert shown["n"].tolist() == [2, 62] and shown["n"].dtype.kind == "i"
+    assert shown["upper"].tolist() == ["∞", "0.250"] and shown["subgroup"].tolist() == ["a", "—"]
