@@ -127,10 +127,8 @@ def _checked_sample(sample, position: int, name: str) -> dict:
     return sample
 
 
-def iter_eval_archive(raw: bytes, name: str):
-    """(header, iterator over the samples in write order) of a ``.eval`` zip archive: each sample
-    is decompressed and parsed when the iterator reaches it, so a reader that keeps only a few
-    fields of each holds one sample at a time, not the whole log."""
+def _eval_members(raw: bytes, name: str):
+    """(archive, header member or None, sample members in write order) of a ``.eval`` zip archive."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
         infos = archive.infolist()
@@ -140,7 +138,14 @@ def iter_eval_archive(raw: bytes, name: str):
     samples = [i for i in infos if i.filename.startswith("samples/") and i.filename.endswith(".json")]
     if "header.json" not in members and "_journal/start.json" not in members and not samples:
         raise InputError(f"{name}: a zip archive, but not an Inspect AI log (no header.json or samples/ members)")
-    header_info = members.get("header.json") or members.get("_journal/start.json")
+    return archive, members.get("header.json") or members.get("_journal/start.json"), samples
+
+
+def iter_eval_archive(raw: bytes, name: str):
+    """(header, iterator over the samples in write order) of a ``.eval`` zip archive: each sample
+    is decompressed and parsed when the iterator reaches it, so a reader that keeps only a few
+    fields of each holds one sample at a time, not the whole log."""
+    archive, header_info, samples = _eval_members(raw, name)
     header = _json_member(archive, raw, header_info, name) if header_info else {}
     header, _ = _checked(header, [], name)
 
@@ -154,16 +159,7 @@ def iter_eval_archive(raw: bytes, name: str):
 def read_eval_archive(raw: bytes, name: str) -> tuple[dict, list[dict]]:
     """(header, samples in write order) of a ``.eval`` zip archive, all held at once: refused when
     the members declare, or turn out to expand to, more than :data:`MAX_ARCHIVE_BYTES`."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(raw))
-        infos = archive.infolist()
-    except zipfile.BadZipFile as exc:
-        raise InputError(f"{name}: a zip archive that cannot be read ({exc})") from None
-    members = {i.filename: i for i in infos}
-    samples = [i for i in infos if i.filename.startswith("samples/") and i.filename.endswith(".json")]
-    if "header.json" not in members and "_journal/start.json" not in members and not samples:
-        raise InputError(f"{name}: a zip archive, but not an Inspect AI log (no header.json or samples/ members)")
-    header_info = members.get("header.json") or members.get("_journal/start.json")
+    archive, header_info, samples = _eval_members(raw, name)
     declared = sum(i.file_size for i in samples) + (header_info.file_size if header_info else 0)
     if declared > MAX_ARCHIVE_BYTES:
         raise InputError(f"{name}: the Inspect log's members expand to {declared / 2**20:,.0f} MB, more than "
