@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.app.test_browser import browser, open_page, streamlit_server, wait_idle  # noqa: F401  (fixture)
+from tests.app.test_browser import browser, nav, open_page, streamlit_server, wait_idle  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.browser
 NAME_FIELD = "Your name (recorded with every label)"
@@ -111,11 +111,14 @@ def test_replay_subgroup_chart_and_report_buttons_fit_at_1280(server, browser): 
     for i in range(1, 3):   # accuracy per subgroup and sampling share: each gets the content width
         box = charts.nth(i).bounding_box()
         assert box["width"] > 0.9 * (content["width"] - 160), (i, box, content)
-    page.goto(f"{server}/audit-report", timeout=60_000)
-    page.wait_for_selector("h1", timeout=60_000)
-    wait_idle(page)
-    for button in page.locator('[data-testid="stDownloadButton"] button, [data-testid="stButton"] button').all():
-        text = button.locator("p").first
-        if text.count():
-            assert text.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), button.inner_text()
+    nav(page, "Report")   # same session: the Replay section is there, with its download buttons
+    labels = page.locator('[data-testid="stDownloadButton"] button p, [data-testid="stButton"] button p, '
+                          '[data-testid="stPageLink"] p').all()
+    assert len(labels) >= 3
+    for text in labels:   # every label whole, none cut to "PDF (slides an…"
+        # the text's own extent (a Range is not clipped) must fit inside its button or link
+        assert text.evaluate("""e => { const box = e.closest('a, button').getBoundingClientRect();
+            const range = document.createRange(); range.selectNodeContents(e);
+            const r = range.getBoundingClientRect(); return r.right <= box.right + 1 && r.left >= box.left - 1; }"""), \
+            text.inner_text()
     page.close()
