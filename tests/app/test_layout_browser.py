@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from tests.app.test_browser import browser, nav, open_page, streamlit_server, wait_idle  # noqa: F401  (fixture)
 
@@ -66,11 +67,18 @@ def label(page, n: int) -> None:
 
 def test_live_chart_keeps_its_width_and_buttons_stay_in_view(server, browser):  # noqa: F811
     page = browser.new_page(viewport={"width": 1280, "height": 800})
+    # The root first: a fresh server's first request of a deep link runs the page without the
+    # router ("Page not found", issue 19 item 4, fixed elsewhere).
+    page.goto(server, timeout=60_000)
+    page.wait_for_selector("h1", timeout=60_000)
     page.goto(f"{server}/live-audit", timeout=60_000)
     page.get_by_role("button", name="Start audit").click()
+    page.get_by_text("Audit 1 is open: enter your name to label.").wait_for(timeout=60_000)
+    wait_idle(page)
     field = page.get_by_label(NAME_FIELD)
     field.fill("Ada")
     field.press("Enter")
+    wait_idle(page)
     label(page, 4)   # fewer labels than m = 40: the m line used to lie far right of the x scale
     assert settled_share(page) > 0.6   # was about a third of the chart in normal mode
 
@@ -89,7 +97,7 @@ def test_live_chart_keeps_its_width_and_buttons_stay_in_view(server, browser):  
     page.reload()
     page.locator("h3").filter(has_text="Case ").first.wait_for(timeout=60_000)
     wait_idle(page)
-    assert page.get_by_label(NAME_FIELD).input_value() == "Ada"
+    expect(page.get_by_label(NAME_FIELD)).to_have_value("Ada", timeout=30_000)
     page.evaluate("() => window.scrollTo(0, 0)")
     for name in ("correct", "incorrect", "partial"):
         button = page.get_by_role("button", name=re.compile(rf"^{name}\b"))
