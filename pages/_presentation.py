@@ -18,6 +18,8 @@ _LAYOUT_CSS = """<style>
   {height: auto !important; min-height: 2.5rem; white-space: normal !important;}
 [data-testid="stDownloadButton"] button p, [data-testid="stButton"] button p, [data-testid="stPopover"] button p
   {white-space: normal !important; overflow: visible !important; text-overflow: clip !important;}
+[data-testid="stPageLink"] p, [data-testid="stPageLink-NavLink"] span
+  {white-space: normal !important; overflow: visible !important; text-overflow: clip !important;}
 [data-testid="stVegaLiteChart"] {min-width: 0;}
 </style>"""
 

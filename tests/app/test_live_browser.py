@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from audit_core.live import LiveAudit, connect
 from tests.app.test_browser import browser, streamlit_server, wait_idle  # noqa: F401  (browser is a fixture)
@@ -56,7 +57,7 @@ def test_ten_labels_survive_a_reload(live_server, browser):  # noqa: F811  (the 
             page.reload()
             page.locator("h3").filter(has_text="Case ").first.wait_for(timeout=60_000)
             wait_idle(page)
-            assert page.get_by_label(NAME_FIELD).input_value() == "Ada"
+            expect(page.get_by_label(NAME_FIELD)).to_have_value("Ada", timeout=30_000)
         case = _case_on_screen(page)
         assert case not in clicked
         if i < 5:
