@@ -349,7 +349,9 @@ def test_uploads_and_choices_survive_page_switches_and_a_bad_upload(server, brow
         bad = tmp_path / "broken.csv"
         bad.write_text(BROKEN_CSV)
         _upload(page, bad)
-        page.locator('[data-testid="stAlert"]').filter(has_text="maybe").first.wait_for(timeout=30_000)
+        alert = page.locator('[data-testid="stAlert"]').filter(has_text="broken.csv").first
+        alert.wait_for(timeout=30_000)
+        assert "maybe" not in alert.inner_text()  # where the problem is, never the file's content
         assert page.get_by_text("Still showing your earlier file good.csv").count() >= 1
         wait_metric(page, "Cases replayed", "60", timeout=30)
         # the Report lists the user's run, not the bundled one

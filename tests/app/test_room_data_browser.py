@@ -95,7 +95,7 @@ def test_measure_keeps_the_last_good_log_whatever_came_before(server, browser, t
     page = context.new_page()
     try:
         open_page(page, f"{server}/measure-logs")
-        page.get_by_text("Upload a CSV").click()
+        page.get_by_text("Upload a log").click()
         wait_idle(page)
         for path in (mine, bad, mine, other_bad):
             _upload(page, path)

@@ -128,7 +128,9 @@ def open_live_audit(page, resume: bool = True) -> None:
     page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Live audit").first.click()
     page.wait_for_selector('h1:has-text("Live audit")', timeout=60_000)
     _idle(page)
-    if resume:
+    # A reload keeps the open audit in the URL: the page shows it at once, with "Start or resume
+    # another audit" folded away; otherwise resume it from the tab.
+    if resume and page.get_by_text("Start or resume another audit").count() == 0:
         page.get_by_role("tab", name="Resume an audit").click()
         page.get_by_role("button", name="Resume").click()
         _idle(page)

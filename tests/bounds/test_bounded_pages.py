@@ -19,7 +19,7 @@ def app(page: str, **query) -> AppTest:
 
 def test_planner_refuses_three_million_cases_with_the_limit():
     at = app("pages/plan.py")
-    at.selectbox(key="plan_pool").set_value("assumed")
+    at.selectbox(key="plan_pool").set_value("assumed").run()  # the assumed inputs show once it is chosen
     at.text_input(key="plan_sizes").set_value("3000000,5")
     next(b for b in at.button if b.label == "Plan the audit").click().run()
     assert not at.exception
