@@ -50,6 +50,9 @@ def test_ten_labels_survive_a_reload(live_server, browser):  # noqa: F811  (the 
     # page file run without the router, which a reload then keeps).
     page.goto(f"{url}/live-audit")
     page.get_by_role("button", name="Start audit").click()
+    # Type the name only once the started audit is open: a name typed during the start's rerun is lost.
+    page.get_by_text("Audit 1 is open: enter your name to label.").wait_for(timeout=60_000)
+    wait_idle(page)
     _enter_name(page, "Ada")
     clicked: list[str] = []
     for i in range(10):
