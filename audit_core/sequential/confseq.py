@@ -215,10 +215,13 @@ def _prpl_eb(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
 def _newton_logit(q, q_hat, p_hat, a_hat, radius):
     """One Newton step on g(q) = A(q) - A(q_hat) - p_hat (q - q_hat) - radius, A(q) = log(1 + e^q):
     the Bernoulli KL divergence KL(p_hat || sigmoid(q)) minus the radius, convex in q."""
-    e = np.exp(-np.abs(q))
-    softplus = np.maximum(q, 0.0) + np.log1p(e)
-    sigmoid = np.where(q >= 0.0, 1.0, e) / (1.0 + e)
-    return q - (softplus - a_hat - p_hat * (q - q_hat) - radius) / (sigmoid - p_hat)
+    # An infinite radius (alpha near the smallest float) makes q infinite and the step NaN: the
+    # caller turns a non-finite end into the trivial bound, so the warnings are silenced here.
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        e = np.exp(-np.abs(q))
+        softplus = np.maximum(q, 0.0) + np.log1p(e)
+        sigmoid = np.where(q >= 0.0, 1.0, e) / (1.0 + e)
+        return q - (softplus - a_hat - p_hat * (q - q_hat) - radius) / (sigmoid - p_hat)
 
 
 def _mixture_upper(s: np.ndarray, f: np.ndarray, c: np.ndarray, steps: int) -> np.ndarray:
@@ -251,9 +254,12 @@ def _mixture_upper(s: np.ndarray, f: np.ndarray, c: np.ndarray, steps: int) -> n
             frozen |= done
             if frozen.all():
                 break
-    p = 1.0 / (1.0 + np.exp(-q))
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
+        p = 1.0 / (1.0 + np.exp(-q))
         none_yet = -np.expm1(c / np.where(f > 0, f, 1.0))
+    # A radius so large (alpha near the smallest float) that Newton's steps overflow leaves NaN:
+    # the end is then 1, the trivial bound, which is always valid (and what the exact end rounds to).
+    p = np.where(np.isfinite(p), p, 1.0)
     return np.where(interior, p, np.where(f == 0, 1.0, none_yet))
 
 

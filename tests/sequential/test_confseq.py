@@ -251,3 +251,18 @@ def test_betting_grid_ends_contain_the_exact_ends():
         coarse_low, coarse_high = _betting(x, 0.05, 1_000)
         fine_low, fine_high = _betting(x, 0.05, 10_000)
         assert np.all(coarse_low <= fine_low + 1e-4) and np.all(coarse_high >= fine_high - 1e-4)
+
+
+def test_subnormal_alpha_gives_finite_nested_bounds_without_warnings():
+    # α = 1e-320 made the mixture's Newton steps overflow to NaN bounds (seen as a RuntimeWarning in
+    # the parameter test); a non-finite end is now the trivial bound, still nested in the 1e-300 one.
+    import warnings
+
+    scores = (np.random.default_rng(0).random(200) < 0.7).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        tiny = confidence_sequence(scores, alpha=1e-320)
+    wider_than = confidence_sequence(scores, alpha=1e-300)
+    assert np.isfinite(tiny.lower).all() and np.isfinite(tiny.upper).all()
+    assert (0.0 <= tiny.lower).all() and (tiny.upper <= 1.0).all()
+    assert (tiny.lower <= wider_than.lower + 1e-12).all() and (tiny.upper >= wider_than.upper - 1e-12).all()
