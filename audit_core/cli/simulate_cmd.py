@@ -14,7 +14,6 @@ budget 400, 20 initial cases (``AuditParams.gpqa()`` / ``.sdoh()``).
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from audit_core import analyses, api
 from audit_core.cli import emit, flag
@@ -25,9 +24,6 @@ from audit_core.presets import (
     MODEL_PROCESSES,
     STRATEGY_NAMES,
 )
-
-if TYPE_CHECKING:
-    pass
 
 ALL_GPQA = ALL_GPQA_POOLS
 

@@ -23,7 +23,7 @@ MAX_INT_DIGITS = 30  # an id, epoch, count or 0/1 label has far fewer
 
 
 class _Refused(Exception):
-    pass
+    """A number or a nesting depth beyond the limits, raised inside the parser's hooks."""
 
 
 def _parse_int(text: str) -> int:
