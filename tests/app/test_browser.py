@@ -63,22 +63,24 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(env: dict | None = None):
+def streamlit_server(env: dict | None = None, *, port: int | None = None, args: tuple[str, ...] = (),
+                     host: str = "127.0.0.1"):
     """A fresh `streamlit run app.py` process (live audits in a temporary workspace unless ``env``
-    names one); yields its URL once it answers the health check."""
-    port = free_port()
+    names one; ``args`` more command-line options); yields its URL, on ``host`` (``localhost`` for
+    sign-in, whose library refuses plain http on 127.0.0.1), once it answers the health check."""
+    port = port or free_port()
     log = tempfile.TemporaryFile()
     home = tempfile.mkdtemp(prefix="audit-home-")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false"],
+         "--browser.gatherUsageStats", "false", *args],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         env={**os.environ, "AUDIT_HOME": home, **(env or {})})
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://{host}:{port}"
     try:
         deadline = time.monotonic() + 60
-        while not _healthy(url):
+        while not _healthy(f"http://127.0.0.1:{port}"):
             if process.poll() is not None or time.monotonic() > deadline:
                 log.seek(0)
                 pytest.fail("streamlit server did not become healthy:\n" + log.read().decode(errors="replace"))

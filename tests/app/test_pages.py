@@ -14,8 +14,8 @@ TIMEOUT = 90
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
-def app(page: str | None = None, **query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+def app(page: str | None = None, *, timeout: float = TIMEOUT, **query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=timeout)
     at.query_params.update(query)
     if page:
         at.switch_page(page)

@@ -11,6 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from audit_core.identify import identify, lattice, load_policy_class
+from tests.app.test_pages import app as pages_app
+from tests.app.test_pages import metric
 
 TIMEOUT = 120
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,17 +21,7 @@ EXAMPLE_POLICIES = (ROOT / "data" / "example_policies.csv").read_bytes()
 
 
 def app(page: str | None = None, **query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params.update(query)
-    if page:
-        at.switch_page(page)
-    return at.run()
-
-
-def metric(at: AppTest, label: str) -> str:
-    values = [m.value for m in at.metric if m.label == label]
-    assert len(values) == 1, f"metric {label!r} not found once in {[m.label for m in at.metric]}"
-    return values[0]
+    return pages_app(page, timeout=TIMEOUT, **query)
 
 
 def upload_class(at: AppTest, name: str, data: bytes) -> AppTest:

@@ -21,18 +21,13 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import signal
-import subprocess
-import sys
-import tempfile
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from audit_core.live import LiveAudit, connect, store
-from tests.app.test_browser import ROOT, _healthy, browser, free_port  # noqa: F401  (browser is a fixture)
+from tests.app.test_browser import ROOT, browser, free_port, streamlit_server  # noqa: F401  (browser is a fixture)
 
 pytestmark = [pytest.mark.browser,   # the provider package and Authlib warn about their own deprecations
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
@@ -82,29 +77,9 @@ def signed_in_server(provider: str, home: Path, roles: Path):
         'client_id = "audit-workbench"\n'
         'client_secret = "not-a-real-secret"\n'
         f'server_metadata_url = "{provider}/.well-known/openid-configuration"\n', encoding="utf-8")
-    log = tempfile.TemporaryFile()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-         "--secrets.files", str(secrets_file)],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        env={**os.environ, "AUDIT_HOME": str(home), "AUDIT_ROLES_FILE": str(roles)})
-    url = f"http://localhost:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while not _healthy(f"http://127.0.0.1:{port}"):
-            if process.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                pytest.fail("streamlit server did not become healthy:\n" + log.read().decode(errors="replace"))
-            time.sleep(0.3)
+    with streamlit_server({"AUDIT_HOME": str(home), "AUDIT_ROLES_FILE": str(roles)}, port=port,
+                          args=("--secrets.files", str(secrets_file)), host="localhost") as url:
         yield url
-    finally:
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(process.pid, signal.SIGKILL)
-        log.close()
 
 
 def _idle(page) -> None:
