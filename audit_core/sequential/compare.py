@@ -42,10 +42,16 @@ PAIRED_T = "paired Student t (fractional scores)"
 
 def newcombe_paired_interval(y_a: np.ndarray, y_b: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
     """Newcombe (1998) method 10 interval of p_B - p_A from paired 0/1 outcomes (module doc)."""
-    a = float(np.sum((y_a == 1) & (y_b == 1)))
-    b = float(np.sum((y_a == 1) & (y_b == 0)))
-    c = float(np.sum((y_a == 0) & (y_b == 1)))
-    d = float(np.sum((y_a == 0) & (y_b == 0)))
+    counts = [float(np.sum((y_a == first) & (y_b == second))) for first, second in ((1, 1), (1, 0), (0, 1), (0, 0))]
+    low, high = newcombe_interval_from_counts(*(np.array([count]) for count in counts), confidence=confidence)
+    return float(low[0]), float(high[0])
+
+
+def newcombe_interval_from_counts(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray,
+                                  confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Newcombe's method 10 for many 2x2 tables at once: a = both right, b = A only, c = B only,
+    d = both wrong (arrays of equal shape, each table n = a + b + c + d > 0); returns (low, high)."""
+    a, b, c, d = (np.asarray(cells, dtype=float) for cells in (a, b, c, d))
     n = a + b + c + d
     p_a, p_b = (a + b) / n, (a + c) / n
     l_a, u_a = wilson_interval(a + b, n, confidence)
@@ -54,13 +60,12 @@ def newcombe_paired_interval(y_a: np.ndarray, y_b: np.ndarray, confidence: float
     # Newcombe's correlation estimate with his correction for ad > bc (ad − bc shrunk by n/2):
     # without it, runs with no discordant pair (b = c = 0) get phi = 1 and a zero-width interval.
     cross = a * d - b * c
-    if cross > 0:
-        cross = max(cross - n / 2, 0.0)
-    phi = cross / math.sqrt(denominator) if denominator > 0 else 0.0
+    cross = np.where(cross > 0, np.maximum(cross - n / 2, 0.0), cross)
+    phi = np.where(denominator > 0, cross / np.sqrt(np.where(denominator > 0, denominator, 1.0)), 0.0)
     theta = p_b - p_a
-    low = theta - math.sqrt(max(0.0, (p_b - l_b) ** 2 - 2 * phi * (p_b - l_b) * (u_a - p_a) + (u_a - p_a) ** 2))
-    high = theta + math.sqrt(max(0.0, (u_b - p_b) ** 2 - 2 * phi * (u_b - p_b) * (p_a - l_a) + (p_a - l_a) ** 2))
-    return max(-1.0, low), min(1.0, high)
+    low = theta - np.sqrt(np.maximum(0.0, (p_b - l_b) ** 2 - 2 * phi * (p_b - l_b) * (u_a - p_a) + (u_a - p_a) ** 2))
+    high = theta + np.sqrt(np.maximum(0.0, (u_b - p_b) ** 2 - 2 * phi * (u_b - p_b) * (p_a - l_a) + (p_a - l_a) ** 2))
+    return np.maximum(-1.0, low), np.minimum(1.0, high)
 
 
 def paired_t_interval(diff: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:

@@ -130,8 +130,8 @@ def test_identical_runs_get_an_interval_of_positive_width(n):
 
 def test_newcombe_exact_coverage_at_n_30_matches_the_documented_range():
     """docs/e-processes.md states the exact (enumerated) coverage of the 95% interval; at n = 30
-    every one of the 5,456 tables is enumerated here again with bench/newcombe_coverage.py (which
-    first checks its vectorised formula against newcombe_paired_interval on sampled tables)."""
+    every one of the 5,456 tables is enumerated here again with bench/newcombe_coverage.py (through
+    newcombe_interval_from_counts, the formula newcombe_paired_interval calls)."""
     import importlib.util
     from pathlib import Path
     path = Path(__file__).resolve().parents[2] / "bench" / "newcombe_coverage.py"
