@@ -15,6 +15,7 @@ CLI commands print them; nothing is assembled twice.
 * :mod:`.combine`: :func:`combine_audits` (e-BH, e-Bonferroni over several audits).
 * :mod:`.testbed`: :func:`generate_testbed`, :func:`check_testbed` (solver-grounded items).
 * :mod:`.live`: live audits (start, claim, label, undo, export) for the Live audit page.
+* :mod:`.live_status`: :func:`live_audit_status` (from the event log alone) and :class:`LiveAction`.
 """
 
 from audit_core._lazy import lazy_exports
@@ -29,6 +30,7 @@ _EXPORTS = {
         "class_file", "class_from_link", "class_link", "composable", "copy_policy", "explore_support",
         "identify_support", "lattice_overview", "policy_row", "remove_policy", "rename_axes", "support_lattice",
     ),
+    "live_status": ("LiveAction", "live_audit_status"),
     "measure": ("LogMeasurement", "measure_log"),
     "plan": ("PlannedAudit", "assumed_pool_source", "plan_study"),
     "replay": ("ACCEPTED_SCORES", "RunReplay", "replay_run", "score_labels", "typed_run"),
