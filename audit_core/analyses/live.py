@@ -205,9 +205,11 @@ def claim_cases(audit_id: int, annotator: Identity | str, batch: int = 1, db=Non
 def _after(audit: LiveAudit, record, annotator: Identity | str, show_next: bool) -> LiveAction:
     # The preview selects on the live sampler state and so makes the next look replay the log:
     # the page, which claims the next case itself, does without it.
+    # The settings and the status are read first, from the state the write left: after the preview
+    # they would cost a second replay of the whole log (the strategy's model refit on every label).
+    settings, status = audit.to_dict(), audit.status()
     upcoming, claimed = audit.preview(annotator) if show_next else ((), False)
-    return LiveAction(audit=audit.to_dict(), status=audit.status(), record=record, upcoming=upcoming,
-                      upcoming_claimed=claimed)
+    return LiveAction(audit=settings, status=status, record=record, upcoming=upcoming, upcoming_claimed=claimed)
 
 
 def record_label(audit_id: int, case_id: str, score, annotator: Identity | str, db=None, show_next: bool = True) -> LiveAction:

@@ -185,3 +185,27 @@ def test_audit_status_loads_no_pandas_and_prints_what_the_replay_prints(tmp_path
     text = [subprocess.run([sys.executable, "-m", "audit_core", *args[:-1], *extra], capture_output=True, text=True,
                            cwd=ROOT, env=env).stdout for extra in ((), ("--verify",))]
     assert text[0] == text[1] and "n = 1 of" in text[0]
+
+
+@pytest.mark.parametrize("pool_size", [3, 14])
+def test_a_label_with_the_next_case_shown_replays_the_log_once(tmp_path, monkeypatch, pool_size):
+    """`audit label` shows the next case (a select on the strategy's state, which is then thrown
+    away): the status it prints is read before that, not from a second replay of the whole log."""
+    from audit_core.analyses import live
+
+    db = tmp_path / "w.sqlite"
+    audit = _create(db, "stratified", n=pool_size, budget=20)
+    for _ in range(min(pool_size - 1, 4)):
+        (case,) = audit.next("ann")
+        audit.label(case.case_id, 1, "ann")
+    (case,) = live.claim_cases(audit.audit_id, "ann", db=db).cases     # the last case when pool_size is 3
+    replays = []
+    monkeypatch.setattr(LiveAudit, "_fresh_state",
+                        lambda self, _real=LiveAudit._fresh_state: replays.append(1) or _real(self))
+    live._open_audits.clear()                                # as in a new process
+    action = live.record_label(audit.audit_id, case.case_id, 1, "ann", db=db)
+    assert len(replays) == 1
+    monkeypatch.undo()
+    fresh = LiveAudit(connect(db), audit.audit_id)
+    assert action.status == fresh.status() and action.audit == fresh.to_dict()
+    assert action.status.exhausted == (pool_size == 3) and bool(action.upcoming) == (pool_size != 3)
