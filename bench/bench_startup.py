@@ -2,7 +2,10 @@
 
 Rows (whole process, median of ``--runs``, peak RSS from wait4):
 - ``python -m audit_core --help``                      floor: ``python -c pass``
-- ``python -m audit_core audit status --audit 1`` (an audit of the sdoh pool; floor: ``python -c pass``)
+- ``python -m audit_core audit status --audit 1`` (an audit of the sdoh pool; floor: ``python -c pass``);
+  after issue 24's second round it reads the event log alone; ``status --verify`` (after only) is the
+  replay it replaced, so ``verify`` vs ``status`` in the same tree shows what the log-only read saves
+- ``python -m audit_core audit next --audit 1`` (the annotator's pending case, shown again: no write)
 - ``python -m audit_core replay data/recorded_run.csv --json``   floor: ``python -c "import pandas, numpy"``
 - ``python -m audit_core audit label`` of one case (label then undo, so every run labels the same case)
 Dashboard (one fresh ``streamlit run app.py`` per tree, Chromium through Playwright):
@@ -40,6 +43,7 @@ PY = sys.executable
 # files as every call after the first does (some environments set PYTHONDONTWRITEBYTECODE).
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
+ROWS = ("help", "status", "replay", "next", "label")
 PAGES = ("minimal-supports", "testbed-items", "measure-logs", "replay-run", "simulation", "live-audit",
          "audit-planner", "compare-runs", "audit-report")
 
@@ -86,6 +90,7 @@ def cli_rows(trees: dict[str, Path], work: Path, runs: int) -> list[dict]:
             "help": [PY, "-m", "audit_core", "--help"],
             "status": [PY, "-m", "audit_core", "audit", "status", "--audit", "1", "--db", str(db)],
             "replay": [PY, "-m", "audit_core", "replay", "data/recorded_run.csv", "--json"],
+            "next": [PY, "-m", "audit_core", "audit", "next", "--audit", "1", "--db", str(db)],
             "label": [PY, "-c", "import sys; from audit_core.cli import main; "
                       f"db = {str(db)!r}; "
                       f"assert main(['audit', 'label', '--audit', '1', {case!r}, '1', '--db', db]) == 0; "
@@ -97,20 +102,27 @@ def cli_rows(trees: dict[str, Path], work: Path, runs: int) -> list[dict]:
     for _ in range(runs):
         for label, argv in floors.items():
             times.setdefault(("floor", label), []).append(run_once(argv, ROOT, env))
-        for row in ("help", "status", "replay", "label"):
+        for row in ROWS:
             for name, tree in trees.items():   # interleaved: before, after, before, after ...
                 times.setdefault((name, row), []).append(run_once(rows_for(name)[row], tree, env))
+        verify = rows_for("after")["status"] + ["--verify"]
+        times.setdefault(("after", "verify"), []).append(run_once(verify, trees["after"], env))
     med = {k: (statistics.median(t for t, _ in v), statistics.median(m for _, m in v)) for k, v in times.items()}
     table = []
     floor_of = {"help": "python -c pass", "status": "python -c pass", "replay": "import pandas, numpy",
-                "label": "python -c pass"}
-    goals = {"help": 0.3, "status": 0.5, "replay": 1.0, "label": None}
-    for row in ("help", "status", "replay", "label"):
+                "next": "import pandas, numpy", "label": "import pandas, numpy"}
+    goals = {"help": 0.3, "status": 0.5, "replay": 1.0, "next": None, "label": None}
+    for row in ROWS:
         before, after, floor = med[("before", row)], med[("after", row)], med[("floor", floor_of[row])]
         table.append({"row": row, "before_s": round(before[0], 3), "after_s": round(after[0], 3),
                       "speedup": round(before[0] / after[0], 2), "before_mb": round(before[1]),
                       "after_mb": round(after[1]), "floor": floor_of[row], "floor_s": round(floor[0], 3),
                       "after_over_floor_s": round(after[0] - floor[0], 3), "goal_s": goals[row]})
+    verify = med[("after", "verify")]
+    table.append({"row": "verify", "before_s": None, "after_s": round(verify[0], 3),
+                  "speedup": round(verify[0] / med[("after", "status")][0], 2), "before_mb": None,
+                  "after_mb": round(verify[1]), "floor": "status (after)", "floor_s": med[("after", "status")][0],
+                  "after_over_floor_s": None, "goal_s": None})
     return table
 
 
@@ -214,6 +226,10 @@ def main() -> None:
         print(f"{'row':<8}{'before s':>10}{'after s':>9}{'ratio':>7}{'MB before':>11}{'MB after':>10}  "
               f"{'floor':<22}{'floor s':>8}{'goal s':>8}")
         for r in table:
+            if r["row"] == "verify":   # same tree: the replay that status --verify still runs
+                print(f"status --verify (after) {r['after_s']:.3f} s, {r['after_mb']} MB: "
+                      f"{r['speedup']:.1f}x the log-only status")
+                continue
             print(f"{r['row']:<8}{r['before_s']:>10.3f}{r['after_s']:>9.3f}{r['speedup']:>6.1f}x{r['before_mb']:>11}"
                   f"{r['after_mb']:>10}  {r['floor']:<22}{r['floor_s']:>8.3f}{(r['goal_s'] or float('nan')):>8.2f}")
         app = None

@@ -8,7 +8,8 @@ and every toggle on the bundled class gets its suggestion at once. The stored an
 solver's own: :func:`stored_table` makes them with :func:`solve_suggestions`, a test solves every
 entry again and compares it field by field (all but ``seconds``, the solve's wall time when the
 table was made), and an entry is used only for the very class it was made from (its content
-fingerprint) and the same time limit. Anything else (an uploaded or edited class, a custom cell
+fingerprint), the same time limit and the same solver code (``identify/synthesis.py``'s source).
+Anything else (an uploaded or edited class, a custom cell
 list, another time limit) is solved as before. Rebuild the file after changing the frozen class:
 
     python -m audit_core.analyses.suggestions
@@ -60,6 +61,14 @@ def fingerprint(pc) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+@functools.lru_cache(maxsize=1)
+def solver_fingerprint() -> str:
+    """SHA-256 of the solver's source: a stored answer is used only with the code that made it."""
+    from audit_core.identify import synthesis
+
+    return hashlib.sha256(Path(synthesis.__file__).read_bytes()).hexdigest()
+
+
 def _key(estimand: str, cells) -> str:
     return f"{estimand}|{','.join(sorted(cells))}"
 
@@ -87,7 +96,8 @@ def _table() -> dict:
 
 def _stored(print_: str, estimand: str, cells: tuple[str, ...], time_limit: float):
     table = _table()
-    if table.get("fingerprint") != print_ or table.get("time_limit") != time_limit:
+    if (table.get("fingerprint") != print_ or table.get("time_limit") != time_limit
+            or table.get("solver") != solver_fingerprint()):
         return None
     entry = table.get("entries", {}).get(_key(estimand, cells))
     if entry is None:
@@ -107,7 +117,8 @@ def stored_table(pc, time_limit: float = SUGGESTION_TIME_LIMIT) -> dict:
                 ident = identify(pc, components=list(combo), estimand=estimand)
                 inside, repair = solve_suggestions(pc, estimand, ident, time_limit)
                 entries[_key(estimand, ident.cells)] = {"inside": _to_json(inside), "repair": _to_json(repair)}
-    return {"fingerprint": fingerprint(pc), "time_limit": float(time_limit), "entries": entries}
+    return {"fingerprint": fingerprint(pc), "time_limit": float(time_limit), "solver": solver_fingerprint(),
+            "entries": entries}
 
 
 def main() -> None:
