@@ -56,10 +56,10 @@ def test_the_first_view_is_served_from_the_store_and_nothing_else(no_altair_buil
         stored.code_fingerprint.cache_clear()
 
 
-def test_the_first_explorer_view_loads_no_altair():
+def test_the_first_explorer_view_loads_no_altair_no_solver():
     probe = ("import sys; from audit_core import analyses; "
              "view = analyses.explore_support(analyses.policy_source(), None, 'tau_full'); "
              "assert view.lattice_chart and view.heatmap_chart and view.section.charts; "
-             "print(sorted(m for m in ('altair', 'scipy.optimize') if m in sys.modules))")
+             "print(sorted(m for m in ('altair', 'ortools', 'scipy.optimize') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
