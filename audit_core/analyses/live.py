@@ -45,6 +45,7 @@ from audit_core.live import (
     list_audits,
 )
 from audit_core.live.export import DEFAULT_SCORE_COLUMN
+from audit_core.live.log_status import status_from_log
 from audit_core.live.roles import (
     DEFAULT_ROLE,
     ROLES,
@@ -228,7 +229,11 @@ def undo_last_label(audit_id: int, annotator: Identity | str, db=None) -> LiveAc
     """Undo the last label or skip (only before the next case is proposed)."""
     with _open(audit_id, db) as audit:
         record = audit.undo(annotator)
-        return LiveAction(audit=audit.to_dict(), status=audit.status(), record=record, undone=True)
+        # An undo leaves the strategy's state to be rebuilt without the label: the status after it is
+        # read from the log (the same, tests/live/test_log_status.py), not from a second replay.
+        found = status_from_log(audit.conn, audit.audit_id)
+        settings, status = found if found is not None else (audit.to_dict(), audit.status())
+        return LiveAction(audit=settings, status=status, record=record, undone=True)
 
 
 def _may_export(who: Identity | str | None) -> None:

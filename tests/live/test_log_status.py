@@ -209,3 +209,23 @@ def test_a_label_with_the_next_case_shown_replays_the_log_once(tmp_path, monkeyp
     fresh = LiveAudit(connect(db), audit.audit_id)
     assert action.status == fresh.status() and action.audit == fresh.to_dict()
     assert action.status.exhausted == (pool_size == 3) and bool(action.upcoming) == (pool_size != 3)
+
+
+def test_an_undo_replays_the_log_once_and_reports_what_a_replay_reports(tmp_path, monkeypatch):
+    from audit_core.analyses import live
+
+    db = tmp_path / "w.sqlite"
+    audit = _create(db, "pre-learned", budget=20)
+    for score in (1, 0, 1, 1, 0):
+        (case,) = audit.next("ann")
+        audit.label(case.case_id, score, "ann")
+    replays = []
+    monkeypatch.setattr(LiveAudit, "_fresh_state",
+                        lambda self, _real=LiveAudit._fresh_state: replays.append(1) or _real(self))
+    live._open_audits.clear()                                # as in a new process
+    action = live.undo_last_label(audit.audit_id, "ann", db=db)
+    assert len(replays) == 1 and action.record.score == 0 and action.undone
+    monkeypatch.undo()
+    fresh = LiveAudit(connect(db), audit.audit_id)
+    assert action.status == fresh.status() and action.audit == fresh.to_dict()
+    assert action.status.pending == (action.record.case_id,) and not action.status.can_undo   # a proposal came after the label before it
