@@ -110,6 +110,15 @@ def identify_support(policy: Source, components: Sequence[str] | None = None, es
     return identify(policy.value, components=None if components is None else list(components), estimand=estimand)
 
 
+def load_solver() -> None:
+    """Import the libraries of a minimal-support search (OR-Tools, and scipy.optimize for its LP
+    bound) ahead of the first search. The explorer's first view of the bundled class needs neither
+    (its suggestions are stored), the Minimal supports page both: the dashboard loads them in the
+    background once the first page is drawn, so that page's first load does not pay for them."""
+    import scipy.optimize  # noqa: F401
+    from ortools.sat.python import cp_model  # noqa: F401
+
+
 def support_lattice(policy: Source, estimand: str = "tau_full") -> Lattice:
     """All 2^k component supports with classes and collisions, and leave-one-out witnesses."""
     return lattice(policy.value, estimand=estimand)
