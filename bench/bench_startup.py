@@ -15,7 +15,8 @@ Dashboard (fresh ``streamlit run app.py`` servers, Chromium through Playwright):
   same for bench/toggle_floor_app.py (a bare page with one metric); also each first page divided by
   its round's floor (median), which a load that drifts between rounds shifts alike
 - first load of every other page on one more fresh server per tree, once its first page is drawn
-  (a new browser page each, so a new session).
+  and the server is idle (under 5% of a CPU over half a second: the explorer's background warm-up
+  is done; the wait is printed), a new browser page each, so a new session.
 
 "before" is a copy of ``--base`` (default 6490ef8, the commit the issue measured from) made with
 ``git archive``; "after" is this checkout. The runs of the two trees are interleaved, so load on
@@ -168,6 +169,26 @@ def _settled(page, timeout_ms: int = 180_000) -> None:
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
 
 
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime + stime
+
+
+def _wait_idle(pid: int, timeout: float = 180.0) -> float:
+    """Seconds until the server's process used under 5% of a CPU over half a second: a warm server
+    has finished what it does after its first page (the explorer warms the bundled class's other
+    supports and loads the solver in a background thread)."""
+    start = time.perf_counter()
+    last = _cpu_seconds(pid)
+    while time.perf_counter() - start < timeout:
+        time.sleep(0.5)
+        now = _cpu_seconds(pid)
+        if now - last < 0.025:
+            break
+        last = now
+    return round(time.perf_counter() - start, 2)
+
+
 def app_run(tree: Path, script: str, browser, pages: tuple[str, ...], home: Path) -> dict:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
@@ -191,6 +212,7 @@ def app_run(tree: Path, script: str, browser, pages: tuple[str, ...], home: Path
         first = time.perf_counter() - start
         page.close()
         loads = {}
+        idle = _wait_idle(server.pid) if pages else None
         for path in pages:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             t0 = time.perf_counter()
@@ -198,7 +220,8 @@ def app_run(tree: Path, script: str, browser, pages: tuple[str, ...], home: Path
             _settled(page)
             loads[path] = round(time.perf_counter() - t0, 2)
             page.close()
-        return {"healthy_s": round(healthy, 2), "first_page_s": round(first, 2), "page_first_load_s": loads}
+        return {"healthy_s": round(healthy, 2), "first_page_s": round(first, 2), "page_first_load_s": loads,
+                "idle_after_s": idle}
     finally:
         try:
             os.killpg(server.pid, signal.SIGTERM)
@@ -281,8 +304,9 @@ def main() -> None:
                 print(f"{label:<22}{b[key]:>10.2f}{a[key]:>9.2f}{b[key] / a[key]:>6.1f}x")
             print(f"{'first page / floor':<22}{b['over_floor']:>10.2f}{a['over_floor']:>9.2f}"
                   f"{b['over_floor'] / a['over_floor']:>6.1f}x   (runs: before {b['runs']}, after {a['runs']})")
-            print(f"pages' first loads on the warm server (one sample each; load {b['load_before']:.1f} / "
-                  f"{a['load_before']:.1f})")
+            print(f"pages' first loads on the warm, idle server (one sample each; load {b['load_before']:.1f} / "
+                  f"{a['load_before']:.1f}; idle {b['pages']['idle_after_s']} / {a['pages']['idle_after_s']} s "
+                  "after the first page)")
             for path in PAGES:
                 bb, aa = b["page_first_load_s"][path], a["page_first_load_s"][path]
                 print(f"  {path:<20}{bb:>10.2f}{aa:>9.2f}{bb / aa:>6.1f}x")
