@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # the result types, for readers and type checkers only
         TestbedItems,
     )
     from audit_core.analyses.identify import LatticeOverview, SupportExploration
-    from audit_core.analyses.live import LiveAction
+    from audit_core.analyses.live_status import LiveAction
 
 __all__ = [
     "identify_support", "support_lattice", "synthesize", "generate_testbed", "check_testbed", "measure_log",
@@ -649,13 +649,15 @@ def audit_undo(audit: int, *, annotator: Any = None, db: str | Path | None = Non
     return live.undo_last_label(audit, _annotator(annotator), db=db)
 
 
-def audit_status(audit: int, *, db: str | Path | None = None) -> LiveAction:
+def audit_status(audit: int, *, db: str | Path | None = None, verify: bool = False) -> LiveAction:
     """Where the audit stands: ``status`` has n, log E of both processes, the decision and its step.
 
+    Read from the event log alone (no pool, no pandas: fast); ``verify=True`` replays the log through
+    the strategy instead, checking every recorded proposal (as every label and ``next`` does).
     Returns a ``LiveAction``; ``{**status.to_dict(), "audit": audit}`` is ``audit status --json``.
     """
-    from audit_core.analyses import live
-    return live.live_audit_status(audit, db=db)
+    from audit_core import analyses
+    return analyses.live_audit_status(audit, db=db, verify=verify)
 
 
 def audit_list(*, db: str | Path | None = None) -> pd.DataFrame:

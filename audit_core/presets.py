@@ -37,6 +37,12 @@ PROCESS_NAMES = MODEL_PROCESSES + AUDITOR_PROCESSES
 DEFAULT_MODEL_PROCESS = "SR-LR-UI"
 DEFAULT_AUDITOR_PROCESS = "AUD-LR-UI"
 
+# The dual test's decisions (audit_core.sequential.dual).
+FAILURE_FOUND = "failure mode found"
+AUDIT_PASSED = "audit passed"
+INCONCLUSIVE = "inconclusive"
+DECISIONS = (FAILURE_FOUND, AUDIT_PASSED, INCONCLUSIVE)
+
 # Sampling strategies (audit_core.auditing.strategies).
 STRATEGY_NAMES = ("stratified", "pre-learned", "oracle", "informed", "adaptive")
 
@@ -120,6 +126,6 @@ __all__ = [
     "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "DEFAULT_STYLE", "EXAMPLE_RESPONSE_LOG",
     "GPQA_STUDY_N_INIT", "GPQA_STUDY_POOLS", "NULL_POOL", "PAPER_ROWS", "SDOH_PAPER_ROWS", "STYLES",
     "MODEL_PROCESSES", "PROCESS_NAMES", "STRATEGY_NAMES", "WEIGHT_SCHEMES", "E_BH", "E_BONFERRONI",
-    "MULTIPLE_METHODS", "MULTIPLE_SIDES", "MULTIPLE_TIMES",
-    "paper_params", "paper_rows", "style_of",
+    "MULTIPLE_METHODS", "MULTIPLE_SIDES", "MULTIPLE_TIMES", "FAILURE_FOUND", "AUDIT_PASSED", "INCONCLUSIVE",
+    "DECISIONS", "paper_params", "paper_rows", "style_of",
 ]

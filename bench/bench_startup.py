@@ -2,20 +2,28 @@
 
 Rows (whole process, median of ``--runs``, peak RSS from wait4):
 - ``python -m audit_core --help``                      floor: ``python -c pass``
-- ``python -m audit_core audit status --audit 1`` (an audit of the sdoh pool; floor: ``python -c pass``)
+- ``python -m audit_core audit status --audit 1`` (an audit of the sdoh pool; floor: ``python -c pass``);
+  after issue 24's second round it reads the event log alone; ``status --verify`` (after only) is the
+  replay it replaced, so ``verify`` vs ``status`` in the same tree shows what the log-only read saves
+- ``python -m audit_core audit next --audit 1`` (the annotator's pending case, shown again: no write)
 - ``python -m audit_core replay data/recorded_run.csv --json``   floor: ``python -c "import pandas, numpy"``
 - ``python -m audit_core audit label`` of one case (label then undo, so every run labels the same case)
-Dashboard (one fresh ``streamlit run app.py`` per tree, Chromium through Playwright):
-- cold start: spawn -> first explorer page interactive (metrics drawn, no script running);
-  floor: the same for bench/toggle_floor_app.py (a bare page with one metric)
-- first load of every other page on that now warm server (a new browser page each, so a new session).
+- the same on an audit with ``LONG_LOG`` (60) labels already: ``label_long`` (each call replays the log)
+Dashboard (fresh ``streamlit run app.py`` servers, Chromium through Playwright):
+- cold start: spawn -> first explorer page interactive (metrics drawn, no script running), in
+  ``--app-rounds`` rounds, each round the floor then both trees in alternating order; floor: the
+  same for bench/toggle_floor_app.py (a bare page with one metric); also each first page divided by
+  its round's floor (median), which a load that drifts between rounds shifts alike
+- first load of every other page on one more fresh server per tree, once its first page is drawn
+  and the server is idle (under 5% of a CPU over half a second: the explorer's background warm-up
+  is done; the wait is printed), a new browser page each, so a new session.
 
 "before" is a copy of ``--base`` (default 6490ef8, the commit the issue measured from) made with
 ``git archive``; "after" is this checkout. The runs of the two trees are interleaved, so load on
 a shared machine falls on both alike: read the before/after ratios first. The load average is
 printed with the figures. Last line: one JSON object.
 
-    python bench/bench_startup.py [--runs 5] [--base REV] [--no-app]
+    python bench/bench_startup.py [--runs 5] [--base REV] [--no-app] [--no-cli] [--app-rounds 3]
 """
 
 from __future__ import annotations
@@ -40,6 +48,8 @@ PY = sys.executable
 # files as every call after the first does (some environments set PYTHONDONTWRITEBYTECODE).
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
+ROWS = ("help", "status", "replay", "next", "label", "label_long")
+LONG_LOG = 60   # labels already in the audit of the label_long row
 PAGES = ("minimal-supports", "testbed-items", "measure-logs", "replay-run", "simulation", "live-audit",
          "audit-planner", "compare-runs", "audit-report")
 
@@ -75,21 +85,36 @@ def cli_rows(trees: dict[str, Path], work: Path, runs: int) -> list[dict]:
         claimed = subprocess.run([PY, "-m", "audit_core", "audit", "next", "--audit", "1", "--db", str(db), "--json"],
                                  cwd=tree, env=env, check=True, capture_output=True, text=True)
         case = json.loads(claimed.stdout)["cases"][0]["case_id"]
-        setups[name] = (db, case)
+        # a second audit with LONG_LOG labels: what a label costs deep into an audit (the log is replayed);
+        # five correct in six, near the sdoh pool's q, so the audit is still running after them
+        fill = (f"from audit_core import api\n"
+                f"db = {str(db)!r}; a = api.audit_new('sdoh', seed=1, db=db).audit['audit_id']\n"
+                f"for i in range({LONG_LOG}):\n"
+                f"    c = api.audit_next(a, annotator='bench', db=db).cases[0].case_id\n"
+                f"    api.audit_label(a, c, 0 if i % 6 == 0 else 1, annotator='bench', db=db)\n"
+                f"print(api.audit_next(a, annotator='bench', db=db).cases[0].case_id)")
+        long_case = subprocess.run([PY, "-c", fill], cwd=tree, env=env, check=True, capture_output=True,
+                                   text=True).stdout.split()[-1]
+        setups[name] = (db, case, long_case)
         # compile every module once, so the timed runs read .pyc files as a user's second call does
         run_once([PY, "-m", "audit_core", "--help"], tree, env)
         run_once([PY, "-m", "audit_core", "replay", "data/recorded_run.csv", "--json"], tree, env)
 
     def rows_for(name: str) -> dict[str, list[str]]:
-        db, case = setups[name]
+        db, case, long_case = setups[name]
         return {
             "help": [PY, "-m", "audit_core", "--help"],
             "status": [PY, "-m", "audit_core", "audit", "status", "--audit", "1", "--db", str(db)],
             "replay": [PY, "-m", "audit_core", "replay", "data/recorded_run.csv", "--json"],
+            "next": [PY, "-m", "audit_core", "audit", "next", "--audit", "1", "--db", str(db)],
             "label": [PY, "-c", "import sys; from audit_core.cli import main; "
                       f"db = {str(db)!r}; "
                       f"assert main(['audit', 'label', '--audit', '1', {case!r}, '1', '--db', db]) == 0; "
                       "assert main(['audit', 'undo', '--audit', '1', '--db', db]) == 0"],
+            "label_long": [PY, "-c", "import sys; from audit_core.cli import main; "
+                           f"db = {str(db)!r}; "
+                           f"assert main(['audit', 'label', '--audit', '2', {long_case!r}, '1', '--db', db]) == 0; "
+                           "assert main(['audit', 'undo', '--audit', '2', '--db', db]) == 0"],
         }
 
     floors = {"python -c pass": [PY, "-c", "pass"], "import pandas, numpy": [PY, "-c", "import pandas, numpy"]}
@@ -97,20 +122,27 @@ def cli_rows(trees: dict[str, Path], work: Path, runs: int) -> list[dict]:
     for _ in range(runs):
         for label, argv in floors.items():
             times.setdefault(("floor", label), []).append(run_once(argv, ROOT, env))
-        for row in ("help", "status", "replay", "label"):
+        for row in ROWS:
             for name, tree in trees.items():   # interleaved: before, after, before, after ...
                 times.setdefault((name, row), []).append(run_once(rows_for(name)[row], tree, env))
+        verify = rows_for("after")["status"] + ["--verify"]
+        times.setdefault(("after", "verify"), []).append(run_once(verify, trees["after"], env))
     med = {k: (statistics.median(t for t, _ in v), statistics.median(m for _, m in v)) for k, v in times.items()}
     table = []
     floor_of = {"help": "python -c pass", "status": "python -c pass", "replay": "import pandas, numpy",
-                "label": "python -c pass"}
-    goals = {"help": 0.3, "status": 0.5, "replay": 1.0, "label": None}
-    for row in ("help", "status", "replay", "label"):
+                "next": "import pandas, numpy", "label": "import pandas, numpy", "label_long": "import pandas, numpy"}
+    goals = {"help": 0.3, "status": 0.5, "replay": 1.0, "next": None, "label": None, "label_long": None}
+    for row in ROWS:
         before, after, floor = med[("before", row)], med[("after", row)], med[("floor", floor_of[row])]
         table.append({"row": row, "before_s": round(before[0], 3), "after_s": round(after[0], 3),
                       "speedup": round(before[0] / after[0], 2), "before_mb": round(before[1]),
                       "after_mb": round(after[1]), "floor": floor_of[row], "floor_s": round(floor[0], 3),
                       "after_over_floor_s": round(after[0] - floor[0], 3), "goal_s": goals[row]})
+    verify = med[("after", "verify")]
+    table.append({"row": "verify", "before_s": None, "after_s": round(verify[0], 3),
+                  "speedup": round(verify[0] / med[("after", "status")][0], 2), "before_mb": None,
+                  "after_mb": round(verify[1]), "floor": "status (after)", "floor_s": med[("after", "status")][0],
+                  "after_over_floor_s": None, "goal_s": None})
     return table
 
 
@@ -137,6 +169,26 @@ def _settled(page, timeout_ms: int = 180_000) -> None:
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
 
 
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime + stime
+
+
+def _wait_idle(pid: int, timeout: float = 180.0) -> float:
+    """Seconds until the server's process used under 5% of a CPU over half a second: a warm server
+    has finished what it does after its first page (the explorer warms the bundled class's other
+    supports and loads the solver in a background thread)."""
+    start = time.perf_counter()
+    last = _cpu_seconds(pid)
+    while time.perf_counter() - start < timeout:
+        time.sleep(0.5)
+        now = _cpu_seconds(pid)
+        if now - last < 0.025:
+            break
+        last = now
+    return round(time.perf_counter() - start, 2)
+
+
 def app_run(tree: Path, script: str, browser, pages: tuple[str, ...], home: Path) -> dict:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
@@ -160,6 +212,7 @@ def app_run(tree: Path, script: str, browser, pages: tuple[str, ...], home: Path
         first = time.perf_counter() - start
         page.close()
         loads = {}
+        idle = _wait_idle(server.pid) if pages else None
         for path in pages:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             t0 = time.perf_counter()
@@ -167,7 +220,8 @@ def app_run(tree: Path, script: str, browser, pages: tuple[str, ...], home: Path
             _settled(page)
             loads[path] = round(time.perf_counter() - t0, 2)
             page.close()
-        return {"healthy_s": round(healthy, 2), "first_page_s": round(first, 2), "page_first_load_s": loads}
+        return {"healthy_s": round(healthy, 2), "first_page_s": round(first, 2), "page_first_load_s": loads,
+                "idle_after_s": idle}
     finally:
         try:
             os.killpg(server.pid, signal.SIGTERM)
@@ -176,24 +230,40 @@ def app_run(tree: Path, script: str, browser, pages: tuple[str, ...], home: Path
             os.killpg(server.pid, signal.SIGKILL)
 
 
-def app_rows(trees: dict[str, Path], work: Path) -> dict:
+def app_rows(trees: dict[str, Path], work: Path, rounds: int) -> dict:
+    """``rounds`` rounds of: the floor page, then each tree's fresh server to its first explorer page
+    (the trees' order alternating), first-page medians; then each tree's pages' first loads once.
+    Each first page is also divided by the floor of its own round, which the load shifts alike."""
     from playwright.sync_api import sync_playwright
 
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     args = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+    runs: dict[str, list[dict]] = {"floor": [], **{name: [] for name in trees}}
     out = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=args, headless=True)
         try:
             app_run(ROOT, "bench/toggle_floor_app.py", browser, (), work / "home_warm")   # warm the OS caches
-            out["floor"] = app_run(ROOT, "bench/toggle_floor_app.py", browser, (), work / "home_floor")
-            for name, tree in trees.items():
-                # once untimed (compiles .pyc files, warms the OS file cache), then the measured fresh server
+            for name, tree in trees.items():   # once untimed: compiles .pyc files, warms the OS file cache
                 app_run(tree, "app.py", browser, (), work / f"home_{name}_warm")
-                out[name] = {"load_before": os.getloadavg()[0], **app_run(tree, "app.py", browser, PAGES,
-                                                                          work / f"home_{name}")}
+            for i in range(rounds):
+                runs["floor"].append(app_run(ROOT, "bench/toggle_floor_app.py", browser, (), work / f"home_floor{i}"))
+                for name in (list(trees) if i % 2 == 0 else list(trees)[::-1]):
+                    runs[name].append({"load": os.getloadavg()[0],
+                                       **app_run(trees[name], "app.py", browser, (), work / f"home_{name}{i}")})
+            for name, tree in trees.items():
+                out[name] = {"load_before": os.getloadavg()[0],
+                             "pages": app_run(tree, "app.py", browser, PAGES, work / f"home_{name}_pages")}
         finally:
             browser.close()
+    floors = [r["first_page_s"] for r in runs["floor"]]
+    out["floor"] = {"first_page_s": round(statistics.median(floors), 2), "runs": floors}
+    for name in trees:
+        firsts = [r["first_page_s"] for r in runs[name]]
+        out[name].update(first_page_s=round(statistics.median(firsts), 2), runs=firsts,
+                         healthy_s=round(statistics.median(r["healthy_s"] for r in runs[name]), 2),
+                         over_floor=round(statistics.median(f / fl for f, fl in zip(firsts, floors, strict=True)), 2),
+                         page_first_load_s=out[name]["pages"]["page_first_load_s"], loads=[r["load"] for r in runs[name]])
     return out
 
 
@@ -202,29 +272,41 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--base", default="6490ef8", help="the 'before' revision (default 6490ef8)")
     parser.add_argument("--no-app", action="store_true", help="command line only")
+    parser.add_argument("--app-rounds", type=int, default=3, help="rounds of fresh servers per tree (default 3)")
+    parser.add_argument("--no-cli", action="store_true", help="dashboard only")
     args = parser.parse_args()
     load_start = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         work = Path(tmp)
         trees = {"before": checkout(args.base, work / "before"), "after": ROOT}
         started = time.perf_counter()
-        table = cli_rows(trees, work, args.runs)
+        table = [] if args.no_cli else cli_rows(trees, work, args.runs)
         print(f"load average at start {load_start[0]:.2f} / {load_start[1]:.2f} / {load_start[2]:.2f} "
               f"(1/5/15 min, {os.cpu_count()} CPUs); median of {args.runs}")
         print(f"{'row':<8}{'before s':>10}{'after s':>9}{'ratio':>7}{'MB before':>11}{'MB after':>10}  "
               f"{'floor':<22}{'floor s':>8}{'goal s':>8}")
         for r in table:
-            print(f"{r['row']:<8}{r['before_s']:>10.3f}{r['after_s']:>9.3f}{r['speedup']:>6.1f}x{r['before_mb']:>11}"
+            if r["row"] == "verify":   # same tree: the replay that status --verify still runs
+                print(f"status --verify (after) {r['after_s']:.3f} s, {r['after_mb']} MB: "
+                      f"{r['speedup']:.1f}x the log-only status")
+                continue
+            print(f"{r['row']:<11}{r['before_s']:>7.3f}{r['after_s']:>9.3f}{r['speedup']:>6.1f}x{r['before_mb']:>11}"
                   f"{r['after_mb']:>10}  {r['floor']:<22}{r['floor_s']:>8.3f}{(r['goal_s'] or float('nan')):>8.2f}")
         app = None
         if not args.no_app:
-            app = app_rows(trees, work)
-            print(f"\nDashboard (load average {os.getloadavg()[0]:.2f}): fresh server -> first explorer page "
-                  f"interactive; floor = bare one-metric page {app['floor']['first_page_s']:.2f} s")
+            app = app_rows(trees, work, args.app_rounds)
+            print(f"\nDashboard: fresh server -> first explorer page interactive, median of {args.app_rounds} "
+                  f"interleaved rounds (load averages {app['before']['loads']} / {app['after']['loads']}); "
+                  f"floor = bare one-metric page {app['floor']['first_page_s']:.2f} s {app['floor']['runs']}")
             print(f"{'':<22}{'before s':>10}{'after s':>9}{'ratio':>7}")
             b, a = app["before"], app["after"]
             for key, label in (("healthy_s", "server healthy"), ("first_page_s", "first explorer page")):
                 print(f"{label:<22}{b[key]:>10.2f}{a[key]:>9.2f}{b[key] / a[key]:>6.1f}x")
+            print(f"{'first page / floor':<22}{b['over_floor']:>10.2f}{a['over_floor']:>9.2f}"
+                  f"{b['over_floor'] / a['over_floor']:>6.1f}x   (runs: before {b['runs']}, after {a['runs']})")
+            print(f"pages' first loads on the warm, idle server (one sample each; load {b['load_before']:.1f} / "
+                  f"{a['load_before']:.1f}; idle {b['pages']['idle_after_s']} / {a['pages']['idle_after_s']} s "
+                  "after the first page)")
             for path in PAGES:
                 bb, aa = b["page_first_load_s"][path], a["page_first_load_s"][path]
                 print(f"  {path:<20}{bb:>10.2f}{aa:>9.2f}{bb / aa:>6.1f}x")

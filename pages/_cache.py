@@ -83,6 +83,8 @@ def warm_supports(policy: Source, estimand: str) -> None:
                     explore_support(policy.key, combo, estimand, None, policy)
                 except Exception:  # noqa: BLE001  (a warm-up never fails a page: the toggle computes it)
                     return
+        # The first page needed no solver (stored suggestions); Minimal supports does: load it now.
+        analyses.load_solver()
 
     thread = threading.Thread(target=run, name="warm-supports", daemon=True)
     add_script_run_ctx(thread)  # the cache expects a script context; nothing is sent from it

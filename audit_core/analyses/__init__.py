@@ -15,6 +15,7 @@ CLI commands print them; nothing is assembled twice.
 * :mod:`.combine`: :func:`combine_audits` (e-BH, e-Bonferroni over several audits).
 * :mod:`.testbed`: :func:`generate_testbed`, :func:`check_testbed` (solver-grounded items).
 * :mod:`.live`: live audits (start, claim, label, undo, export) for the Live audit page.
+* :mod:`.live_status`: :func:`live_audit_status` (from the event log alone) and :class:`LiveAction`.
 """
 
 from audit_core._lazy import lazy_exports
@@ -27,8 +28,10 @@ _EXPORTS = {
     "identify": (
         "BEHAVIOURS", "BehaviourRule", "SupportExploration", "SupportSearch", "add_policy", "check_supports",
         "class_file", "class_from_link", "class_link", "composable", "copy_policy", "explore_support",
-        "identify_support", "lattice_overview", "policy_row", "remove_policy", "rename_axes", "support_lattice",
+        "identify_support", "lattice_overview", "load_solver", "policy_row", "remove_policy", "rename_axes",
+        "support_lattice",
     ),
+    "live_status": ("LiveAction", "live_audit_status"),
     "measure": ("LogMeasurement", "measure_log"),
     "plan": ("PlannedAudit", "assumed_pool_source", "plan_study"),
     "replay": ("ACCEPTED_SCORES", "RunReplay", "replay_run", "score_labels", "typed_run"),
@@ -59,7 +62,7 @@ __all__ = [
     "combine_audits", "combine_files", "compare_runs", "plan_study", "typed_run", "TestbedCheck", "TestbedItems", "check_testbed",
     "generate_testbed", "ALL_DIRECTIONS", "BEHAVIOURS", "BehaviourRule", "add_policy", "class_file",
     "class_from_link", "class_link", "copy_policy", "policy_row", "remove_policy", "composable", "rename_axes", "RunTable", "Source", "file_bytes", "follow_access", "StudySimulation", "SupportExploration",
-    "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "lattice_overview", "measure_log",
+    "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "lattice_overview", "load_solver", "measure_log",
     "policy_source", "pool_source", "replay_run", "response_log_source", "score_labels", "run_source",
     "simulate_study", "support_lattice",
 ]

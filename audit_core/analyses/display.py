@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from dataclasses import fields
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_ROWS_SHOWN = 20  # of the key table in the notebook display; the whole table is in ``to_frame()``
 
@@ -56,11 +57,15 @@ class Displayed:
     @property
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every display table of the result, by name (copies: editing one changes nothing here)."""
+        import pandas as pd  # a result holding tables has loaded pandas already; `audit status` holds none
+
         members = ((n, getattr(self, n)) for n in self._member_names())
         return {n: v.copy() for n, v in members if isinstance(v, pd.DataFrame)}
 
     def to_frame(self) -> pd.DataFrame:
         """The key table as a pandas DataFrame (a copy)."""
+        import pandas as pd
+
         table = getattr(self, self._key_table, None)
         return table.copy() if isinstance(table, pd.DataFrame) else pd.DataFrame()
 

@@ -19,6 +19,7 @@ import pandas as pd
 from audit_core.analyses.common import Verdict, plural
 from audit_core.analyses.display import Displayed
 from audit_core.analyses.sources import Source, edited_class_source
+from audit_core.analyses.suggestions import SUGGESTION_TIME_LIMIT, suggestions  # noqa: F401 (re-exported)
 from audit_core.identify import (
     Identification,
     Lattice,
@@ -38,8 +39,6 @@ BEHAVIOURS = tuple(editor.BEHAVIOURS)
 BehaviourRule = editor.BehaviourRule
 composable = editor.composable
 
-# CP-SAT budget of the suggestions shown with every toggle (cheapest support inside, repair).
-SUGGESTION_TIME_LIMIT = 2.0
 
 
 @dataclass(frozen=True, repr=False)
@@ -111,6 +110,15 @@ def identify_support(policy: Source, components: Sequence[str] | None = None, es
     return identify(policy.value, components=None if components is None else list(components), estimand=estimand)
 
 
+def load_solver() -> None:
+    """Import the libraries of a minimal-support search (OR-Tools, and scipy.optimize for its LP
+    bound) ahead of the first search. The explorer's first view of the bundled class needs neither
+    (its suggestions are stored), the Minimal supports page both: the dashboard loads them in the
+    background once the first page is drawn, so that page's first load does not pay for them."""
+    import scipy.optimize  # noqa: F401
+    from ortools.sat.python import cp_model  # noqa: F401
+
+
 def support_lattice(policy: Source, estimand: str = "tau_full") -> Lattice:
     """All 2^k component supports with classes and collisions, and leave-one-out witnesses."""
     return lattice(policy.value, estimand=estimand)
@@ -165,18 +173,6 @@ def _components(policy: Source, components: Sequence[str] | None) -> tuple[str, 
     return tuple(policy.value.component_names) if components is None else tuple(components)
 
 
-def _suggestions(pc, estimand: str, ident: Identification) -> tuple[Synthesis | None, Synthesis | None]:
-    """(cheapest identifying support inside the support, cheapest one containing it)."""
-    cells = set(ident.cells)
-    if ident.identified:
-        outside = tuple(c for c in pc.cells if c not in cells)
-        return minimum_supports(pc, estimand, exclude=outside, enumerate_all=False,
-                                time_limit=SUGGESTION_TIME_LIMIT), None
-    repair = minimum_supports(pc, estimand, must_include=tuple(ident.cells), enumerate_all=False,
-                              time_limit=SUGGESTION_TIME_LIMIT)
-    return None, (repair if repair.supports and not repair.unseparable_pairs else None)
-
-
 def _explore_verdict(estimand: str, label: str, ident: Identification, inside, repair, added) -> Verdict:
     if ident.identified:
         text = (f"{estimand} is identified on {label}: {plural(ident.n_classes, 'equivalence class', 'equivalence classes')}, "
@@ -218,7 +214,8 @@ def explore_support(policy: Source, components: Sequence[str] | None = None, est
     tau_values = estimand_values(pc, estimand)
     tau = dict(zip(pc.names, tau_values.astype(int).tolist(), strict=True))
     label = f"custom {len(custom)}-cell support" if custom else views.support_name(components)
-    inside, repair = _suggestions(pc, estimand, ident) if suggest else (None, None)
+    # the bundled class's suggestions are stored (analyses/suggestions.py): no solve on a first page
+    inside, repair = suggestions(pc, estimand, ident, bundled=policy.bundled) if suggest else (None, None)
     added = () if repair is None else tuple(c for c in repair.supports[0] if c not in set(ident.cells))
     verdict = _explore_verdict(estimand, label, ident, inside, repair, added)
     current = views.support_key(components) if not custom else ""

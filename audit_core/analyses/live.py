@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from audit_core.analyses.common import Verdict, plural
-from audit_core.analyses.display import Displayed
+from audit_core.analyses.common import plural
+from audit_core.analyses.live_status import LiveAction, _verdict, live_audit_status  # noqa: F401 (re-exported)
 from audit_core.auditing import AUDITOR_FOR, BUNDLED_POOLS
 from audit_core.errors import InputError
 from audit_core.live import (
@@ -45,6 +45,7 @@ from audit_core.live import (
     list_audits,
 )
 from audit_core.live.export import DEFAULT_SCORE_COLUMN
+from audit_core.live.log_status import status_from_log
 from audit_core.live.roles import (
     DEFAULT_ROLE,
     ROLES,
@@ -66,7 +67,7 @@ from audit_core.live.store import read_events, workspace_failure
 from audit_core.presets import DEFAULT_MODEL_PROCESS  # noqa: F401 (the page's default)
 from audit_core.report import ReportChart, ReportSection, ReportTable, safe_csv_bytes
 from audit_core.report import format as fmt
-from audit_core.sequential import FAILURE_FOUND, MODEL_PROCESSES
+from audit_core.sequential import MODEL_PROCESSES
 
 LIVE_POOLS = tuple(BUNDLED_POOLS)
 LABEL_CHOICES = (("correct", 1.0), ("incorrect", 0.0), ("partial", 0.5))
@@ -117,52 +118,6 @@ class LiveAuditView:
 
     def __repr__(self) -> str:
         return f"LiveAuditView(audit {self.audit['audit_id']}, {self.verdict!r})"
-
-
-@dataclass(frozen=True, repr=False)
-class LiveAction(Displayed):
-    """What one action on a live audit did, and where the audit stands after it.
-
-    ``audit``: its settings (``LiveAudit.to_dict()``); ``status`` after the action; ``cases``:
-    the cases the action claimed (``next``) or ``()``; ``record``: the label, skip or undone
-    record (None for ``next``); ``upcoming``: the case the annotator gets next, and
-    ``upcoming_claimed``: whether it is already theirs (else it is only shown, so the last
-    label can still be undone); ``undone``: the record is the one an undo cancelled. In JSON the
-    record is under ``labelled``, ``skipped`` or ``undone``.
-    """
-
-    audit: dict
-    status: LiveStatus
-    cases: tuple[LiveProposal, ...] = ()
-    record: LabelRecord | SkipRecord | None = None
-    upcoming: tuple[LiveProposal, ...] = ()
-    upcoming_claimed: bool = False
-    undone: bool = False
-
-    def to_dict(self) -> dict:
-        payload = {"audit_id": self.audit["audit_id"], "cases": [c.to_dict() for c in self.cases],
-                   "status": self.status.to_dict(), "next": [c.to_dict() for c in self.upcoming],
-                   "next_claimed": self.upcoming_claimed}
-        if self.record is not None:
-            record = {"case_id": self.record.case_id, "annotator": self.record.annotator,
-                      "verified": self.record.verified, "ts": self.record.ts}
-            if isinstance(self.record, SkipRecord):
-                record["reason"] = self.record.reason
-            else:
-                record.update(score=self.record.score, step=self.record.step)
-            kind = "undone" if self.undone else ("skipped" if isinstance(self.record, SkipRecord) else "labelled")
-            payload[kind] = record
-        return payload
-
-    @property
-    def verdict(self) -> Verdict:
-        """Where the audit stands, in one line (shown first in a notebook)."""
-        status = self.status
-        tone = "neutral" if not status.stopped else ("bad" if status.decision == FAILURE_FOUND else "good")
-        return Verdict(tone, f"Audit {self.audit['audit_id']}: {_verdict(status)}.")
-
-    def __repr__(self) -> str:
-        return f"LiveAction(audit {self.audit['audit_id']}, {self.status!r})"
 
 
 def skip_note(n: int) -> str:
@@ -241,11 +196,6 @@ def start_live_audit(pool: str, strategy: str = "adaptive", process: str = "SR-L
     return LiveAction(audit=audit.to_dict(), status=audit.status())
 
 
-def live_audit_status(audit_id: int, db=None) -> LiveAction:
-    with _open(audit_id, db) as audit:
-        return LiveAction(audit=audit.to_dict(), status=audit.status())
-
-
 def claim_cases(audit_id: int, annotator: Identity | str, batch: int = 1, db=None) -> LiveAction:
     """The annotator's pending cases, else ``batch`` new ones claimed (none once stopped)."""
     with _open(audit_id, db) as audit:
@@ -256,9 +206,11 @@ def claim_cases(audit_id: int, annotator: Identity | str, batch: int = 1, db=Non
 def _after(audit: LiveAudit, record, annotator: Identity | str, show_next: bool) -> LiveAction:
     # The preview selects on the live sampler state and so makes the next look replay the log:
     # the page, which claims the next case itself, does without it.
+    # The settings and the status are read first, from the state the write left: after the preview
+    # they would cost a second replay of the whole log (the strategy's model refit on every label).
+    settings, status = audit.to_dict(), audit.status()
     upcoming, claimed = audit.preview(annotator) if show_next else ((), False)
-    return LiveAction(audit=audit.to_dict(), status=audit.status(), record=record, upcoming=upcoming,
-                      upcoming_claimed=claimed)
+    return LiveAction(audit=settings, status=status, record=record, upcoming=upcoming, upcoming_claimed=claimed)
 
 
 def record_label(audit_id: int, case_id: str, score, annotator: Identity | str, db=None, show_next: bool = True) -> LiveAction:
@@ -277,7 +229,11 @@ def undo_last_label(audit_id: int, annotator: Identity | str, db=None) -> LiveAc
     """Undo the last label or skip (only before the next case is proposed)."""
     with _open(audit_id, db) as audit:
         record = audit.undo(annotator)
-        return LiveAction(audit=audit.to_dict(), status=audit.status(), record=record, undone=True)
+        # An undo leaves the strategy's state to be rebuilt without the label: the status after it is
+        # read from the log (the same, tests/live/test_log_status.py), not from a second replay.
+        found = status_from_log(audit.conn, audit.audit_id)
+        settings, status = found if found is not None else (audit.to_dict(), audit.status())
+        return LiveAction(audit=settings, status=status, record=record, undone=True)
 
 
 def _may_export(who: Identity | str | None) -> None:
@@ -444,14 +400,6 @@ def _case_table(audit: LiveAudit, row: int) -> pd.DataFrame:
               | {audit.roles.get("score"), audit.roles.get("truth")})
     shown = [c for c in frame.columns if c not in hidden and not str(c).startswith("_live")]
     return pd.DataFrame({"column": shown, "value": [str(frame[c].iloc[row]) for c in shown]})
-
-
-def _verdict(status: LiveStatus) -> str:
-    if status.stopped and status.stop is not None:
-        return f"{status.decision} at case {status.stop} ({status.process} vs {status.auditor_process})"
-    if status.done:
-        return f"inconclusive after {status.n} cases (budget or pool used up)"
-    return f"running: {status.n} of at most {status.budget} cases labelled, no e-process has crossed 1/α yet"
 
 
 def live_audit_view(audit_id: int, annotator: Identity | str | None = None, claim: bool = False,

@@ -13,12 +13,12 @@ from audit_core._lazy import lazy_exports
 
 # submodule -> the names it defines; each submodule is imported when one of its names is first used
 _EXPORTS = {
+    "config": ("LEARNERS", "SCENARIOS", "AuditorConfig"),
     "model": ("NeuralEnsemble", "OnlineEnsemble", "RefitEnsemble"),
     "pool": ("BUNDLED_POOLS", "Pool", "build_pool", "load_pool"),
     "strategies": (
-        "AUDITOR_FOR", "LEARNERS", "PAPER_ROWS", "SAMPLERS", "SCENARIOS", "SDOH_PAPER_ROWS", "STRATEGY_NAMES",
-        "AuditorConfig", "AuditRun", "Proposal", "Sampler", "draw_labels", "make_sampler", "paper_rows", "run_audit",
-        "simulated_label",
+        "AUDITOR_FOR", "PAPER_ROWS", "SAMPLERS", "SDOH_PAPER_ROWS", "STRATEGY_NAMES", "AuditRun", "Proposal",
+        "Sampler", "draw_labels", "make_sampler", "paper_rows", "run_audit", "simulated_label",
     ),
     "study": (
         "GPQA_STUDY_N_INIT", "GPQA_STUDY_POOLS", "Study", "paper_params", "replicate_seeds", "run_paper_studies",

@@ -5,7 +5,7 @@
     python -m audit_core audit label --audit ID CASE_ID SCORE [--annotator NAME]
     python -m audit_core audit skip --audit ID CASE_ID --reason TEXT [--annotator NAME]
     python -m audit_core audit undo --audit ID
-    python -m audit_core audit status --audit ID
+    python -m audit_core audit status --audit ID [--verify]
     python -m audit_core audit list
     python -m audit_core audit export --audit ID --out FILE.csv
 
@@ -117,6 +117,9 @@ def register(subparsers) -> None:
     _common(undo)
     undo.set_defaults(func=run_undo)
     status = commands.add_parser("status", help="n, log E of each process, decision and stop")
+    status.add_argument("--verify", action="store_true",
+                        help="replay the log through the strategy, checking every proposal (slower; the "
+                             "status is the same)")
     _common(status)
     status.set_defaults(func=run_status)
     listing = commands.add_parser("list", help="the audits of the workspace")
@@ -223,7 +226,7 @@ def run_undo(args) -> int:
 
 
 def run_status(args) -> int:
-    action = api.audit_status(args.audit, db=args.db)
+    action = api.audit_status(args.audit, db=args.db, verify=args.verify)
     emit({**action.status.to_dict(), "audit": action.audit}, args.json, lambda p: "\n".join(_status_lines(p)))
     return 0
 

@@ -33,15 +33,16 @@ then by cell order.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
-from ortools.sat.python import cp_model
 
 from audit_core.errors import InputError
 from audit_core.identify.cells import parse_cell_id
@@ -49,6 +50,9 @@ from audit_core.identify.distinguish import PairSets, pack_sets, pair_sets
 from audit_core.identify.equivalence import row_classes
 from audit_core.identify.estimands import estimand_values
 from audit_core.identify.policies import PolicyClass
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
 
 DEFAULT_MAX_SUPPORTS = 100_000
 
@@ -211,19 +215,26 @@ def _drop_supersets(masks: np.ndarray) -> np.ndarray:
     return masks[np.asarray(kept_rows, dtype=np.intp)]
 
 
-class _Collector(cp_model.CpSolverSolutionCallback):
-    def __init__(self, variables: list, limit: int):
-        super().__init__()
-        self._vars = variables
-        self._limit = limit
-        self.solutions: set[tuple[int, ...]] = set()
-        self.hit_limit = False
+@functools.cache
+def _collector_class() -> type:
+    """The solution collector, a CP-SAT callback (built on first use: OR-Tools loads with the first solve)."""
+    from ortools.sat.python import cp_model
 
-    def on_solution_callback(self) -> None:
-        self.solutions.add(tuple(i for i, v in enumerate(self._vars) if self.Value(v)))
-        if len(self.solutions) >= self._limit:
-            self.hit_limit = True
-            self.StopSearch()
+    class _Collector(cp_model.CpSolverSolutionCallback):
+        def __init__(self, variables: list, limit: int):
+            super().__init__()
+            self._vars = variables
+            self._limit = limit
+            self.solutions: set[tuple[int, ...]] = set()
+            self.hit_limit = False
+
+        def on_solution_callback(self) -> None:
+            self.solutions.add(tuple(i for i, v in enumerate(self._vars) if self.Value(v)))
+            if len(self.solutions) >= self._limit:
+                self.hit_limit = True
+                self.StopSearch()
+
+    return _Collector
 
 
 def _number(x: float) -> float | int:
@@ -328,6 +339,8 @@ def _merge_columns(live: np.ndarray, costs: np.ndarray) -> tuple[list[list[int]]
 
 
 def _solver(time_limit: float, workers: int) -> cp_model.CpSolver:
+    from ortools.sat.python import cp_model
+
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.num_workers = max(1, int(workers))
@@ -339,6 +352,8 @@ def _solver(time_limit: float, workers: int) -> cp_model.CpSolver:
 
 def _hitting_set_model(group_sets: np.ndarray, int_costs: list[int]):
     """CP-SAT model: one Boolean per group, every set hit, cost objective (not yet minimised)."""
+    from ortools.sat.python import cp_model  # loaded with the first solve, not with this module
+
     model = cp_model.CpModel()
     x = [model.NewBoolVar(f"g{g}") for g in range(group_sets.shape[1])]
     for row in group_sets:
@@ -348,13 +363,13 @@ def _hitting_set_model(group_sets: np.ndarray, int_costs: list[int]):
 
 
 def _enumerate_optima(model, x: list, objective, optimum: int, time_limit: float,
-                      max_supports: int) -> tuple[_Collector, str]:
+                      max_supports: int) -> tuple[object, str]:
     """Phase 2: every group assignment of cost ``optimum`` (one worker; see the module docstring)."""
     model.ClearObjective()
     model.Add(objective == optimum)
     enum = _solver(time_limit, 1)
     enum.parameters.enumerate_all_solutions = True
-    collector = _Collector(x, max_supports)
+    collector = _collector_class()(x, max_supports)
     status = enum.Solve(model, collector)
     return collector, enum.StatusName(status)
 
@@ -598,6 +613,8 @@ def _lazy_cpsat(sets: np.ndarray, int_costs: list[int], rows: np.ndarray, search
     with the incumbent (greedy first) and stops at the deadline; the search stops early as soon
     as the bound meets the incumbent's cost.
     """
+    from ortools.sat.python import cp_model  # loaded with the first solve, not with this module
+
     model = cp_model.CpModel()
     x = [model.NewBoolVar(f"g{g}") for g in range(sets.shape[1])]
     objective = sum(c * v for c, v in zip(int_costs, x, strict=True))

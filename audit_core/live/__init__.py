@@ -11,10 +11,8 @@ from audit_core._lazy import lazy_exports
 # submodule -> the names it defines; each submodule is imported when one of its names is first used
 _EXPORTS = {
     "export": ("ExportResult", "export_csv", "export_frame"),
-    "session": (
-        "LIVE_STRATEGIES", "LabelRecord", "LiveAudit", "LiveProposal", "LiveStatus", "SkipRecord", "check_reason",
-        "check_score", "open_audit",
-    ),
+    "records": ("LabelRecord", "LiveProposal", "LiveStatus", "SkipRecord"),
+    "session": ("LIVE_STRATEGIES", "LiveAudit", "check_reason", "check_score", "open_audit"),
     "store": ("SCHEMA_VERSION", "audit_home", "connect", "default_db_path", "list_audits"),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -9,7 +9,6 @@ the oracle, which by definition knows the truth); then they are that column's va
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from audit_core.data.files import read_file
 from audit_core.data.loader import AuditData, load_audit_frame
 from audit_core.data.sources import read_pool_table
 from audit_core.errors import InputError
+from audit_core.live.store import sha256  # noqa: F401 (re-exported)
 
 # The loader needs a score role; a pool without labels gets this constant placeholder column.
 PLACEHOLDER_SCORE = "_live_unlabelled"
@@ -73,10 +73,6 @@ def pool_source(spec: str, content: bytes | None = None) -> tuple[str, bytes, di
 def _pool_file(name: str, raw: bytes) -> tuple[str, bytes, dict]:
     table = read_pool_table(raw, name)
     return name, table.content, table.roles
-
-
-def sha256(content: bytes) -> str:
-    return hashlib.sha256(content).hexdigest()
 
 
 def _load(content: bytes, name: str, roles: dict) -> AuditData:

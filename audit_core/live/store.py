@@ -13,7 +13,9 @@ Tables (schema version in ``PRAGMA user_version``, built by :data:`MIGRATIONS` i
   the annotator signed in through the operator's identity provider, 0 for a name declared or taken
   from the operating system), ``source`` (``signed-in`` / ``os-user`` / ``declared``) and ``issuer``
   (the provider's, when signed in; all three schema 4). Triggers refuse UPDATE and DELETE: the log
-  is append-only.
+  is append-only. ``audits.cases`` (schema 5): the number of cases in the audit's pool, so that an
+  audit's status can be read from its rows alone (:mod:`audit_core.live.log_status`) without
+  rebuilding the pool; NULL for an audit created before, filled the first time its pool is built.
 
 Durability: WAL with ``synchronous=FULL``, so a transaction whose COMMIT returned survives a killed
 process (and a power cut). Writers take the write lock first (``BEGIN IMMEDIATE``): two sessions
@@ -23,6 +25,7 @@ never interleave between reading the state and appending to it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sqlite3
@@ -119,7 +122,14 @@ ALTER TABLE events ADD COLUMN source TEXT NOT NULL DEFAULT 'declared'
 ALTER TABLE events ADD COLUMN issuer TEXT;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)   # MIGRATIONS[v - 1] takes schema v - 1 to v
+# Schema 5 (issue 24): the pool's number of cases, stored with the audit. Counting them takes the
+# table loader (pandas); with the count stored, `audit status` reads the event log alone. Earlier
+# audits get NULL and are counted the first time their pool is built (see record_cases).
+_V5 = """
+ALTER TABLE audits ADD COLUMN cases INTEGER CHECK (cases IS NULL OR cases >= 1);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)   # MIGRATIONS[v - 1] takes schema v - 1 to v
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -253,6 +263,11 @@ def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERS
     return conn
 
 
+def sha256(content: bytes) -> str:
+    """The checksum stored with a pool (hex SHA-256 of its bytes)."""
+    return hashlib.sha256(content).hexdigest()
+
+
 def has_pool(conn: sqlite3.Connection, sha256: str) -> bool:
     return conn.execute("SELECT 1 FROM pools WHERE sha256 = ?", (sha256,)).fetchone() is not None
 
@@ -279,16 +294,31 @@ def insert_audit(conn: sqlite3.Connection, pool_id: int, pool_spec: str, roles: 
          json.dumps(config), utc_now())).lastrowid)
 
 
+def record_cases(conn: sqlite3.Connection, audit_id: int, cases: int) -> None:
+    """Store the number of cases of an audit's pool (schema 5), when the audit is created or, for one
+    created before, the first time its pool is built; a no-op once set.
+
+    Only a cache of what the stored pool holds: where it cannot be written (a workspace opened at an
+    older schema), it stays NULL and the status is computed from the pool as before."""
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("UPDATE audits SET cases = ? WHERE id = ? AND cases IS NULL", (int(cases), int(audit_id)))
+
+
+def _has_cases(conn: sqlite3.Connection) -> bool:
+    """The audits table has schema 5's ``cases`` column (a connection may be opened at an older one)."""
+    return any(row[1] == "cases" for row in conn.execute("PRAGMA table_info(audits)"))
+
+
 def audit_row(conn: sqlite3.Connection, audit_id: int) -> dict:
     row = conn.execute(
-        "SELECT a.id, a.pool_spec, a.roles, a.params, a.strategy, a.process, a.seed, a.config, a.created, "
-        "p.name, p.sha256, p.content FROM audits a JOIN pools p ON p.id = a.pool_id WHERE a.id = ?",
-        (int(audit_id),)).fetchone()
+        f"SELECT a.id, a.pool_spec, a.roles, a.params, a.strategy, a.process, a.seed, a.config, a.created, "
+        f"{'a.cases' if _has_cases(conn) else 'NULL'}, p.name, p.sha256, p.content "
+        "FROM audits a JOIN pools p ON p.id = a.pool_id WHERE a.id = ?", (int(audit_id),)).fetchone()
     if row is None:
         known = [r[0] for r in conn.execute("SELECT id FROM audits ORDER BY id")]
         raise InputError(f"audit {audit_id}: no such audit in this database"
                          + (f" (audits: {', '.join(map(str, known[-10:]))})" if known else " (it has none)"))
-    keys = ("id", "pool_spec", "roles", "params", "strategy", "process", "seed", "config", "created",
+    keys = ("id", "pool_spec", "roles", "params", "strategy", "process", "seed", "config", "created", "cases",
             "pool_name", "sha256", "content")
     data = dict(zip(keys, row, strict=True))
     for key in ("roles", "params", "config"):
@@ -341,6 +371,20 @@ def read_events(conn: sqlite3.Connection, audit_id: int, after: int = 0) -> list
                         "FROM events WHERE audit_id = ? AND id > ? ORDER BY id",
                         (int(audit_id), int(after))).fetchall()
     return [Event(*row[:8], bool(row[8]), *row[9:]) for row in rows]
+
+
+def effective_events(events: list[Event]) -> list[Event]:
+    """The log with every undone label or skip and its ``undone`` event removed."""
+    kept: list[Event] = []
+    for event in events:
+        if event.kind == "undone":
+            for i in range(len(kept) - 1, -1, -1):
+                if kept[i].kind in ("labelled", "skipped"):
+                    del kept[i]
+                    break
+        else:
+            kept.append(event)
+    return kept
 
 
 def next_batch_number(conn: sqlite3.Connection, audit_id: int) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from audit_core.errors import InputError
+from audit_core.presets import AUDIT_PASSED, DECISIONS, FAILURE_FOUND, INCONCLUSIVE  # noqa: F401 (re-exported)
 from audit_core.sequential.checks import as_sequence, check_real
 from audit_core.sequential.params import AuditParams
 from audit_core.sequential.processes import (
@@ -23,11 +24,6 @@ from audit_core.sequential.processes import (
     check_params,
     make_process,
 )
-
-FAILURE_FOUND = "failure mode found"
-AUDIT_PASSED = "audit passed"
-INCONCLUSIVE = "inconclusive"
-DECISIONS = (FAILURE_FOUND, AUDIT_PASSED, INCONCLUSIVE)
 
 
 def first_crossing(log_e, log_threshold: float) -> int | None:

@@ -4,14 +4,20 @@ Each builder takes a tidy DataFrame whose columns are listed in its docstring an
 configured Altair chart (``.to_dict()`` gives the Vega-Lite spec the report renders offline). The
 charts only draw numbers computed by the engines. Styling for a projector: large fonts, titles,
 axis titles and legends everywhere, and every colour doubled by a shape, dash, label or text.
+
+Altair is imported by each builder, not with this module (importing it costs ~0.3 s): a page whose
+charts are all stored (:mod:`audit_core.views.stored`) never loads it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import altair as alt
 import pandas as pd
+
+if TYPE_CHECKING:
+    import altair as alt
 
 # Outcome colours follow the paper's figures (orange failure found, blue passed, grey neither).
 OUTCOME_ORDER = ("failure mode found", "audit passed", "inconclusive")
@@ -37,6 +43,7 @@ def hasse_chart(nodes: pd.DataFrame, edges: pd.DataFrame, selection_name: str = 
     (text: "identified" / "not identified"), current (bool). ``edges``: x, y, x2, y2 (rank = y).
     Clicking a node selects its ``key`` through the point selection ``selection_name``.
     """
+    import altair as alt
     pick = alt.selection_point(name=selection_name, fields=["key"], on="click", clear=False)
     max_rank = int(nodes["rank"].max()) if len(nodes) else 1
     y_scale = alt.Scale(domain=[-0.6, max_rank + 0.6])
@@ -90,6 +97,7 @@ def lattice_levels_chart(levels: pd.DataFrame, title: str, subtitle: Sequence[st
     """``levels``: rank, status ("identified" / "not identified"), count, end (where the
     segment ends: identified first), current (bool): stacked horizontal bars per rank, each
     segment's count written at its end."""
+    import altair as alt
     y = alt.Y("rank:O", title="components in the support", sort="ascending")
     colour = alt.Color("status:N", title="verdict", scale=alt.Scale(domain=["identified", "not identified"],
                                                                       range=["#1f78b4", "#d95f02"]),
@@ -112,6 +120,7 @@ def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses"
     ``long``: policy (label), cell, response, in_support (bool), support (text "in support" /
     "outside support"). Cell order follows first appearance.
     """
+    import altair as alt
     cells = list(dict.fromkeys(long["cell"]))
     policies = list(dict.fromkeys(long["policy"]))
     enc = dict(x=alt.X("cell:N", sort=cells, title=cell_title,
@@ -156,6 +165,7 @@ def is_dark(colour: str) -> bool:
 def response_colours(responses) -> alt.Scale:
     """Colours in order of first appearance (never alphabetical), and for yes/no-like answers a
     blue positive and an orange negative, so "yes" is never drawn in the alarm colour."""
+    import altair as alt
     domain = list(dict.fromkeys(str(r) for r in responses))
     if all(r.lower() in POSITIVE + NEGATIVE for r in domain):
         return alt.Scale(domain=domain, range=["#1f78b4" if r.lower() in POSITIVE else "#d95f02" for r in domain])
@@ -167,6 +177,7 @@ def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
     """``freq``: column ``x_axis``, column ``y_axis``, count, share (count / number of optima),
     label (the count, with R/X for cells the user required/excluded), constraint ("required",
     "excluded" or "")."""
+    import altair as alt
     enc = dict(x=alt.X(field=x_axis, type="nominal", title=x_axis, sort=list(dict.fromkeys(freq[x_axis])),
                        axis=alt.Axis(labelAngle=0)),
                y=alt.Y(field=y_axis, type="nominal", title=y_axis, sort=list(dict.fromkeys(freq[y_axis]))))
@@ -225,6 +236,7 @@ def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: f
     End-of-line names are stacked so they never overlap each other or a stop marker; each stop
     marker carries its step, raised when stops are close together.
     """
+    import altair as alt
     processes = list(dict.fromkeys(traj["process"]))
     last_step = int(traj["step"].max()) if len(traj) else 1
     values = list(traj["log10_e"]) + [log10_threshold]
@@ -287,6 +299,7 @@ def trajectory_chart(traj: pd.DataFrame, stops: pd.DataFrame, log10_threshold: f
 
 def outcome_bars(summary: pd.DataFrame, title: str = "Audit outcomes per method") -> alt.TopLevelMixin:
     """Stacked rates. ``summary``: method, outcome (one of OUTCOME_ORDER), rate."""
+    import altair as alt
     data = summary.copy()
     data["order"] = data["outcome"].map({o: i for i, o in enumerate(OUTCOME_ORDER)})
     data = data.sort_values(["method", "order"], kind="stable")
@@ -315,6 +328,7 @@ def outcome_bars(summary: pd.DataFrame, title: str = "Audit outcomes per method"
 
 def stop_boxplot(runs: pd.DataFrame, title: str = "Stopping times") -> alt.TopLevelMixin:
     """``runs``: method, stop (cases annotated until the decision or the budget), outcome."""
+    import altair as alt
     methods = list(dict.fromkeys(runs["method"]))
     box = alt.Chart(runs).mark_boxplot(extent=1.5, size=24, color="#5b7ea3", median={"color": "black"}).encode(
         x=alt.X("stop:Q", title="cases annotated until a decision (or the budget)"),
@@ -335,6 +349,7 @@ def subgroup_accuracy_chart(table: pd.DataFrame, q: float | None,
 
     The axis title is short and the legend is in the subtitle, so the plot keeps its width in a
     half-page column at 1280 px (the long axis title was cut to "Wilson (f")."""
+    import altair as alt
     order = list(table.sort_values("accuracy")["subgroup"])
     y = alt.Y("subgroup:N", sort=order, title=None, axis=alt.Axis(labelLimit=180))
     has_family = {"fw_low", "fw_high"} <= set(table.columns)
@@ -429,6 +444,7 @@ def frequency_accuracy_chart(table: pd.DataFrame, title: str = "Sampling frequen
     """``table``: subgroup, accuracy and ``y_field`` (how often the subgroup was sampled). Up to
     ``n_labels`` of the least accurate subgroups are named next to their points, skipping a name
     that would overlap another (every subgroup is in the tooltip)."""
+    import altair as alt
     acc = table["accuracy"].astype(float)
     freq = table[y_field].astype(float)
     pad = max(float(acc.max() - acc.min()), 0.05) * 0.04

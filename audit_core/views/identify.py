@@ -22,6 +22,7 @@ from audit_core.views.charts import (
     lattice_levels_chart,
     response_heatmap,
 )
+from audit_core.views.stored import stored_spec
 
 EMPTY_SUPPORT_KEY = "∅"
 
@@ -94,9 +95,11 @@ def lattice_levels_spec(lat, component_names: Sequence[str], estimand: str, curr
                                                      "outlined = the level of the current support"]))
 
 
-def lattice_spec(lat, component_names: Sequence[str], estimand: str, current: str | None) -> dict:
+def lattice_spec(lat, component_names: Sequence[str], estimand: str, current: str | None,
+                 store=stored_spec) -> dict:
     """Hasse diagram of ``lattice()``: rank = number of components, ``current`` node outlined.
-    Above MAX_HASSE_COMPONENTS components the levels view (:func:`lattice_levels_spec`) is drawn."""
+    Above MAX_HASSE_COMPONENTS components the levels view (:func:`lattice_levels_spec`) is drawn.
+    ``store``: where a spec built from the same rows and texts may be stored (:mod:`.stored`)."""
     if len(component_names) > MAX_HASSE_COMPONENTS:
         return lattice_levels_spec(lat, component_names, estimand, current)
     short = abbreviations(component_names)
@@ -118,11 +121,12 @@ def lattice_spec(lat, component_names: Sequence[str], estimand: str, current: st
                           if up["rank"] == lo["rank"] + 1 and lo["members"] <= up["members"]],
                          columns=["x", "y", "x2", "y2"])
     legend = ", ".join(f"{v} = {k}" for k, v in short.items() if v != k)
-    return chart_spec(hasse_chart(nodes.drop(columns=["members"]), edges,
-                                  title=f"Support lattice for {estimand}", legend=legend))
+    nodes, title = nodes.drop(columns=["members"]), f"Support lattice for {estimand}"
+    inputs = {"nodes": nodes.to_dict("records"), "edges": edges.to_dict("records"), "title": title, "legend": legend}
+    return store("hasse", inputs, lambda: chart_spec(hasse_chart(nodes, edges, title=title, legend=legend)))
 
 
-def heatmap_spec(pc, tau: np.ndarray, support: Sequence[str]) -> dict:
+def heatmap_spec(pc, tau: np.ndarray, support: Sequence[str], store=stored_spec) -> dict:
     """Policy × cell responses of the deterministic policies, support cells outlined.
 
     At most :data:`~audit_core.views.charts.MAX_CHART_ROWS` rectangles are drawn: with more
@@ -141,9 +145,11 @@ def heatmap_spec(pc, tau: np.ndarray, support: Sequence[str]) -> dict:
     if n_policies < len(pc.names) or n_cells < len(pc.cells):
         note = (f"showing the first {n_policies} of {len(pc.names)} policies and {n_cells} of {len(pc.cells)} "
                 "cells (a chart draws at most {:,} rectangles); the tables list every policy".format(MAX_CHART_ROWS))
-    return chart_spec(response_heatmap(long, title=f"Policy × cell responses ({len(inside)} of "
-                                                   f"{len(pc.cells)} cells observed)",
-                                       cell_title=f"cell ({':'.join(pc.axes)})", note=note))
+    title = f"Policy × cell responses ({len(inside)} of {len(pc.cells)} cells observed)"
+    cell_title = f"cell ({':'.join(pc.axes)})"
+    inputs = {"long": long.to_dict("records"), "title": title, "cell_title": cell_title, "note": note}
+    return store("heatmap", inputs,
+                 lambda: chart_spec(response_heatmap(long, title=title, cell_title=cell_title, note=note)))
 
 
 def class_table(ident, tau: dict[str, int]) -> pd.DataFrame:

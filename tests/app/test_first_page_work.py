@@ -1,0 +1,49 @@
+"""A fresh server's first page, the explorer on the bundled class (issue 24): its run loads no
+chart library and no solver, and the background warm-up loads the solver afterwards, for the
+Minimal supports page (fresh interpreters: what a new server process has loaded)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROBE = """
+import json, sys, threading
+from streamlit.testing.v1 import AppTest
+from pages import _cache
+_cache._WARMED.add("bundled:frozen|tau_full") if "--no-warm" in sys.argv else None
+HEAVY = ("altair", "ortools", "scipy.optimize")
+at = AppTest.from_file("app.py", default_timeout=300).run()
+assert not at.exception, [e.value for e in at.exception]
+metrics = [m.value for m in at.metric][:4]
+for thread in threading.enumerate():
+    if thread.name == "warm-supports":
+        thread.join(timeout=300)
+print(json.dumps({"metrics": metrics, "heavy": [m for m in HEAVY if m in sys.modules],
+                  "verdict": at.success[0].value if at.success else ""}))
+"""
+
+
+def _run(*flags: str, tmp_path) -> dict:
+    env = {**os.environ, "AUDIT_HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", PROBE, *flags], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_the_first_explorer_run_loads_no_chart_library_and_no_solver(tmp_path):
+    first = _run("--no-warm", tmp_path=tmp_path)
+    assert first["heavy"] == []
+    assert first["metrics"] == ["36", "7", "0", "yes"]
+    assert "2 cells of its 36 already identify it" in first["verdict"]     # the suggestion is there
+
+
+def test_the_warm_up_loads_the_solver_for_the_next_pages(tmp_path):
+    warmed = _run(tmp_path=tmp_path)
+    assert set(warmed["heavy"]) == {"altair", "ortools", "scipy.optimize"}
