@@ -24,9 +24,9 @@ from audit_core.analyses import Source
 from audit_core.errors import InputError
 
 SOURCE_ENTRIES, ANALYSIS_ENTRIES, TTL = 16, 64, 3600
-# Replays are shared objects of up to ~40 MB each (a 50 MB upload: ~200 MB): a few at once. A page
+# Replays are shared objects of up to ~50 MB each (a 50 MB upload: ~200 MB): a few at once. A page
 # whose replay was dropped computes it again from the session's own file.
-REPLAY_ENTRIES = 8
+REPLAY_ENTRIES = 4
 
 
 @st.cache_resource(show_spinner=False, max_entries=SOURCE_ENTRIES, ttl=TTL)

@@ -199,12 +199,23 @@ def compact_frame(frame: pd.DataFrame) -> pd.DataFrame:
         if codes is not None and len(uniques) <= len(column) // 2:
             columns[name] = pd.Series(pd.Categorical.from_codes(codes, uniques), index=column.index, name=name)
         else:  # mostly distinct (ids, texts): hashing every cell would be wasted when the head says so
-            columns[name] = column.astype("string[pyarrow]")
+            columns[name] = _arrow_text(column)
         compacted.append(name)
     out = pd.DataFrame(columns, index=frame.index, copy=False)
     out.columns = frame.columns
     out.attrs = {**frame.attrs, COMPACTED: tuple(compacted)}
     return out
+
+
+def _arrow_text(column: pd.Series) -> pd.Series:
+    """An Arrow string column with 4-byte offsets (pandas' own string dtype uses 8), or 8 when
+    the column's text does not fit 2 GiB."""
+    import pyarrow as pa
+
+    try:
+        return column.astype(pd.ArrowDtype(pa.string()))
+    except (pa.ArrowCapacityError, pa.ArrowInvalid, OverflowError):
+        return column.astype(pd.ArrowDtype(pa.large_string()))
 
 
 def expand_frame(frame: pd.DataFrame) -> pd.DataFrame:
