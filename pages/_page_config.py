@@ -54,4 +54,21 @@ def tune_allocator() -> bool:
     except (OSError, AttributeError):  # not glibc (macOS, musl): their allocators differ
         return False
     _allocator_tuned = bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(mallopt(_M_ARENA_MAX, ARENA_MAX))
+    if _allocator_tuned:
+        # Arrow (compact text columns) allocates through its own mimalloc by default, which keeps
+        # what each script thread freed; through glibc, tuned as above, it goes back.
+        import pyarrow as pa
+        pa.set_memory_pool(pa.system_memory_pool())
     return _allocator_tuned
+
+
+def give_back_memory() -> None:
+    """Return the allocator's free pages to the system after a large job (glibc's
+    ``malloc_trim``; elsewhere nothing). Takes milliseconds."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass

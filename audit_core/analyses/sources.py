@@ -178,6 +178,10 @@ class RunTable:
         return column.astype(object) if name in self.stored.attrs[COMPACTED] else column
 
     @property
+    def rows(self) -> int:
+        return len(self.stored)
+
+    @property
     def is_log(self) -> bool:
         return self.kind != CSV
 
