@@ -7,9 +7,10 @@ number on a page comes from ``audit_core.analyses``.
 
 import streamlit as st
 
-from pages._page_config import configure_page
+from pages._page_config import configure_page, tune_allocator
 
 configure_page()  # before st.navigation, else the default page's icon is fetched as the favicon
+tune_allocator()  # a shared server gives back what a large upload used (pages/_page_config.py)
 
 PAGES = {
     "Identifiability": [

@@ -1,8 +1,8 @@
 """Every ``st.cache_*`` wrapper of the dashboard, keyed by one content key per source.
 
-Sources (parsed input files) and the lattice of a class are cached with ``cache_resource``:
-they are frozen objects the engine never changes, and an upload is parsed once however many
-pages use it. Analyses (engine
+Sources (parsed input files), the lattice of a class and replays of a run are cached with
+``cache_resource``: they are frozen objects the engine never changes, and an upload is parsed
+(and replayed with given choices) once however many pages and sessions use it. Other analyses (engine
 result + tables + charts + report section) are cached with ``cache_data``, which hands every
 session its own copy, so nothing one session holds can change what another sees. Every cache is
 bounded in entries and in time, so big uploads leave memory after their sessions close.
@@ -12,6 +12,7 @@ plus plain values.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 from collections.abc import Sequence
@@ -22,8 +23,32 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx
 from audit_core import analyses
 from audit_core.analyses import Source
 from audit_core.errors import InputError
+from pages._page_config import give_back_memory
 
 SOURCE_ENTRIES, ANALYSIS_ENTRIES, TTL = 16, 64, 3600
+# Replays are shared objects of up to ~50 MB each (a 50 MB upload: ~200 MB): a few at once. A page
+# whose replay was dropped computes it again from the session's own file.
+REPLAY_ENTRIES = 4
+
+
+# Reading or replaying a large upload holds ~30x the file while it runs (Python strings of every
+# cell, the typed table, six log E arrays). Scripts run in threads that share one GIL, so two such
+# jobs at once finish no sooner than one after the other, but hold twice the memory, and what
+# they free interleaved is harder to give back: large jobs take turns, then return freed memory.
+LARGE_BYTES, LARGE_ROWS = 2 * 2**20, 100_000
+_LARGE_JOB = threading.Lock()
+
+
+@contextlib.contextmanager
+def one_large_job(large: bool):
+    if not large:
+        yield
+        return
+    with _LARGE_JOB:
+        try:
+            yield
+        finally:
+            give_back_memory()
 
 
 @st.cache_resource(show_spinner=False, max_entries=SOURCE_ENTRIES, ttl=TTL)
@@ -37,7 +62,8 @@ def source(kind: str, key: str, _data: bytes | str | None, name: str | None, pol
     if kind == "response_log":
         return analyses.response_log_source(_data, name, policy=_policy)
     if kind == "run":
-        return analyses.run_source(_data, name)
+        with one_large_job(isinstance(_data, bytes) and len(_data) > LARGE_BYTES):
+            return analyses.run_source(_data, name)
     if kind == "pool":
         return analyses.pool_source(_data)
     raise ValueError(f"unknown source kind {kind!r}")
@@ -103,15 +129,26 @@ def measure_log(log_key: str, n_boot: int, seed: int, confidence: float, interva
     return analyses.measure_log(_log, n_boot=n_boot, seed=seed, confidence=confidence, interval=interval)
 
 
-@st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
+@st.cache_resource(show_spinner=False, max_entries=REPLAY_ENTRIES, ttl=TTL)
 def replay_run(run_key: str, score: str, subgroups: tuple[str, ...] | None, order: str | bool | None, params_key: str,
                model_process: str, auditor_process: str, score_mapping: tuple[tuple[str, float], ...],
                _run: Source, _params):
     # The page names the roles: () = no subgroups (None: a log's reader detects them), False = file order (None: a log's own order).
-    # with_views: the charts and tables are built lazily; build them before the copy is cached.
-    return analyses.replay_run(_run, score=score, subgroups=subgroups, order=order, params=_params,
-                               model_process=model_process, auditor_process=auditor_process,
-                               score_mapping=dict(score_mapping) or None).with_views()
+    # One object for every session replaying the same file with the same choices (the key is the
+    # file's content key, so only a session holding those bytes reaches it): a 525,000-row replay is
+    # ~40 MB, and cache_data kept a pickled copy (56 MB) plus one unpickled per session and rerun.
+    # Built whole before it is shared (with_views: charts and tables are otherwise built lazily),
+    # its table compact; nothing on a page changes it.
+    with one_large_job(not _run.bundled and _run.value.rows > LARGE_ROWS):
+        return analyses.replay_run(_run, score=score, subgroups=subgroups, order=order, params=_params,
+                                   model_process=model_process, auditor_process=auditor_process,
+                                   score_mapping=dict(score_mapping) or None).with_views().compacted()
+
+
+def replay_section(*args):
+    """The report section of :func:`replay_run` with these arguments (the Report page's way back
+    to a replay the session does not keep)."""
+    return replay_run(*args).section
 
 
 @st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)

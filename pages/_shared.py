@@ -10,6 +10,7 @@ Pages stay thin: they pick inputs with widgets, call one ``audit_core.analyses``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -133,9 +134,31 @@ def show_input_error(exc: InputError, what: str, keeps: str | None = None) -> No
 
 # ------------------------------------------------------------------------------------- report
 
-def register_section(section: ReportSection) -> None:
-    """Offer a computed result to the Report page (latest result per key wins)."""
-    st.session_state.setdefault(SECTIONS_KEY, {})[section.key] = section
+@dataclass(frozen=True, repr=False)
+class SectionLater:
+    """A section the session names (``key``, ``title``, ``source``: what the sidebar and the
+    Report page list) without holding it: any other attribute is read from ``build()``, which
+    gives the section again from the shared cache (or recomputes it from the session's own file,
+    the same numbers). A replay's section holds every step's log E (six arrays of 8 bytes per
+    case: 25 MB for a 525,000-row run), which 20 sessions would otherwise each keep."""
+
+    key: str
+    title: str
+    source: str
+    build: Callable[[], ReportSection]
+
+    def __getattr__(self, name: str):
+        return getattr(self.build(), name)
+
+    def __repr__(self) -> str:
+        return f"SectionLater({self.key!r}, {self.title!r})"
+
+
+def register_section(section: ReportSection, rebuild: Callable[[], ReportSection] | None = None) -> None:
+    """Offer a computed result to the Report page (latest result per key wins). ``rebuild``: a
+    function giving the same section again, to keep a large section out of the session."""
+    kept_section = section if rebuild is None else SectionLater(section.key, section.title, section.source, rebuild)
+    st.session_state.setdefault(SECTIONS_KEY, {})[section.key] = kept_section
 
 
 def computed_sections() -> dict[str, ReportSection]:

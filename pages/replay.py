@@ -8,6 +8,7 @@ test stops at the first step where the model's e-process (failure mode found) or
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from pathlib import Path
 
 import pandas as pd
@@ -229,9 +230,10 @@ _shared.write_link(link_fields(style), shareable=source.bundled and choice in BU
 try:
     params = AuditParams.for_style(style, q=q, alpha=alpha, m=m, delta=round(q - q_mod, 10),
                                    delta_aud=round(q_aud - q, 10), eta=eta)
-    view = _cache.replay_run(source.key, score_col, None if group_cols is None else tuple(group_cols), order_col,
-                             repr(params.to_dict()), model_process, auditor_process,
-                             tuple(sorted((score_mapping or {}).items())), source, params)
+    replay_args = (source.key, score_col, None if group_cols is None else tuple(group_cols), order_col,
+                   repr(params.to_dict()), model_process, auditor_process,
+                   tuple(sorted((score_mapping or {}).items())), source, params)
+    view = _cache.replay_run(*replay_args)
 except InputError as exc:
     _shared.show_input_error(exc, f"{source.name} with these choices",
                              "Choose other columns or parameters above; nothing below belongs to them.")
@@ -273,4 +275,6 @@ st.caption("n = cases, correct = sum of scores, accuracy with its 95% Wilson int
 _shared.show_table(view.subgroup_table)
 _shared.csv_download(view.subgroup_table, "subgroups.csv")
 
-_shared.register_section(view.section)
+# The session keeps how to get the section, not its per-step arrays (the Report page asks the cache).
+# A partial, not a lambda: a lambda would keep this run's globals (``view`` among them) alive.
+_shared.register_section(view.section, rebuild=functools.partial(_cache.replay_section, *replay_args))

@@ -7,6 +7,7 @@ passed) reaches 1/α.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -16,6 +17,7 @@ import pandas as pd
 from audit_core.analyses.common import Verdict
 from audit_core.analyses.display import Displayed
 from audit_core.analyses.sources import ColumnRoles, Source
+from audit_core.data.csvio import COMPACTED, compact_frame
 from audit_core.data.labels import ACCEPTED_SCORES, ScoreLabels, apply_score_mapping
 from audit_core.data.labels import score_labels as _score_labels
 from audit_core.data.loader import AuditData, load_audit_frame
@@ -115,6 +117,15 @@ class RunReplay(Displayed):
             getattr(self, name)
         return self
 
+    def compacted(self) -> RunReplay:
+        """This replay with its typed table stored compactly (returns itself), for a replay a
+        server keeps for several sessions: the text columns (ids, subgroup labels) become
+        categorical or Arrow strings (:func:`~audit_core.data.csvio.compact_frame`; the same
+        values, ~80 MB -> ~12 MB for a 525,000-row run). Nothing computed from the table changes."""
+        if COMPACTED not in self.data.frame.attrs:
+            object.__setattr__(self, "data", dataclasses.replace(self.data, frame=compact_frame(self.data.frame)))
+        return self
+
 
 def _weakest(result: Replay) -> str:
     table = result.subgroup_table
@@ -158,10 +169,10 @@ def _verdict(result: Replay) -> Verdict:
 def score_labels(source: Source, column: str) -> ScoreLabels:
     """The distinct labels of a run's column with suggested scores, for a value-mapping step
     (accepted values: :data:`ACCEPTED_SCORES`)."""
-    frame = source.value.frame
-    if column not in frame.columns:
+    table = source.value
+    if column not in table.columns:
         raise InputError(f"{source.name}: no column {column!r}")
-    return _score_labels(frame[column], column)
+    return _score_labels(table.column(column), column)
 
 
 def typed_run(source: Source, score: str | None = None, subgroups: Sequence[str] | None = None,

@@ -43,7 +43,7 @@ from audit_core.data.loader import (
     _normalise,
     load_audit_frame,
 )
-from audit_core.errors import InputError
+from audit_core.errors import InputError, listed, quoted
 
 # Inspect's string values (inspect_ai.scorer: CORRECT, INCORRECT, PARTIAL, NOANSWER).
 VALUE_MEANING = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -74,7 +74,7 @@ def _zip_member(archive: zipfile.ZipFile, raw: bytes, info: zipfile.ZipInfo, nam
     with stream:
         data = stream.read(MAX_MEMBER_BYTES + 1)
     if len(data) > MAX_MEMBER_BYTES:
-        raise InputError(f"{name}: member {info.filename!r} of the Inspect log expands to more than "
+        raise InputError(f"{name}: member {quoted(info.filename)} of the Inspect log expands to more than "
                          f"{MAX_MEMBER_BYTES // 2**20} MB; refused (a compression bomb?)")
     return data
 
@@ -97,7 +97,7 @@ def _json_member(archive, raw: bytes, info, name: str, read: list[int] | None = 
     # Decompression (zstd, zlib, unsupported method, encrypted, truncated) and JSON errors alike.
     except (zstandard.ZstdError, zlib.error, zipfile.BadZipFile, ValueError, NotImplementedError, RuntimeError,
             EOFError, OSError, struct.error) as exc:
-        raise InputError(f"{name}: member {info.filename!r} of the Inspect log cannot be read ({exc})") from None
+        raise InputError(f"{name}: member {quoted(info.filename)} of the Inspect log cannot be read ({exc})") from None
 
 
 def _json_kind(value) -> str:
@@ -120,10 +120,10 @@ def _checked_sample(sample, position: int, name: str) -> dict:
         raise InputError(f"{name}: sample {position} of the Inspect log is not a JSON object")
     for part in ("scores", "metadata"):
         if not isinstance(sample.get(part) or {}, dict):
-            raise InputError(f"{name}: sample {sample.get('id', position)!r}: {part} is not a JSON object")
+            raise InputError(f"{name}: sample {quoted(sample.get('id', position))}: {part} is not a JSON object")
     for scorer, entry in (sample.get("scores") or {}).items():
         if not isinstance(entry, dict):
-            raise InputError(f"{name}: sample {sample.get('id', position)!r}: score {scorer!r} is not a JSON object")
+            raise InputError(f"{name}: sample {quoted(sample.get('id', position))}: score {quoted(scorer)} is not a JSON object")
     return sample
 
 
@@ -210,7 +210,7 @@ def _choose_scorer(score: str | None, scorers: list[str], name: str) -> tuple[st
         raise InputError(f"{name}: no sample of the Inspect log has a score")
     if score is None:
         if len(scorers) > 1:
-            raise InputError(f"{name}: the log has {len(scorers)} scorers ({', '.join(scorers)}); "
+            raise InputError(f"{name}: the log has {len(scorers)} scorers ({listed(scorers)}); "
                              "choose one as the score")
         return scorers[0], None
     folded = {s.lower(): s for s in scorers}
@@ -219,7 +219,7 @@ def _choose_scorer(score: str | None, scorers: list[str], name: str) -> tuple[st
     scorer, _, key = score.partition(".")
     if key and scorer.lower() in folded:
         return folded[scorer.lower()], key
-    raise InputError(f"{name}: score {score!r}: no such scorer; the log's scorers are {', '.join(scorers)}")
+    raise InputError(f"{name}: score {quoted(score)}: no such scorer; the log's scorers are {listed(scorers)}")
 
 
 def _sample_value(sample: dict, scorer: str, key: str | None, name: str) -> float | None:
@@ -229,16 +229,16 @@ def _sample_value(sample: dict, scorer: str, key: str | None, name: str) -> floa
     value = entry.get("value")
     if isinstance(value, dict):
         if key is None:
-            raise InputError(f"{name}: scorer {scorer!r} gives several values per sample "
-                             f"({', '.join(map(str, value))}); choose one as the score, e.g. '{scorer}.{next(iter(value))}'")
+            raise InputError(f"{name}: scorer {quoted(scorer)} gives several values per sample "
+                             f"({listed(value)}); choose one as the score, e.g. {quoted(f'{scorer}.{next(iter(value))}')}")
         value = value.get(key)
     elif key is not None:
-        raise InputError(f"{name}: scorer {scorer!r} gives one value per sample; choose it as '{scorer}', not '{scorer}.{key}'")
+        raise InputError(f"{name}: scorer {quoted(scorer)} gives one value per sample; choose it as {quoted(scorer)}, not {quoted(f'{scorer}.{key}')}")
     if value is None:
         return None
     number = inspect_value(value)
     if number is None:
-        raise InputError(f"{name}: scorer {scorer!r}, sample {sample.get('id')!r} epoch {sample.get('epoch')}: "
+        raise InputError(f"{name}: scorer {quoted(scorer)}, sample {quoted(sample.get('id'))} epoch {listed([sample.get('epoch')], 20)}: "
                          f"its value (a JSON {_json_kind(value)}) is not C/I/P/N, a boolean or a number")
     return number
 
@@ -318,7 +318,7 @@ def inspect_frame(header: dict, samples: list[dict], score: str | None, name: st
     if missing:
         notes.append(_unscored_note(missing, column, len(samples)))
     if not rows:
-        raise InputError(f"{name}: no sample has a {column!r} score ({len(samples)} sample(s) in the log)")
+        raise InputError(f"{name}: no sample has a {quoted(column)} score ({len(samples)} sample(s) in the log)")
     if several:
         notes.append(f"epochs: {len(epochs)}; each (sample, epoch) is one case with id 'sample#epoch', "
                      "not reduced to one value per sample")

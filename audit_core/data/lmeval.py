@@ -38,7 +38,7 @@ from audit_core.data.loader import (
     _normalise,
     load_audit_frame,
 )
-from audit_core.errors import InputError
+from audit_core.errors import InputError, listed, quoted
 
 SAMPLES_FILE = re.compile(r"^samples_(?P<task>.+)_(?P<time>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
 RESULTS_FILE = re.compile(r"^results_(?P<time>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.json$")
@@ -93,10 +93,10 @@ def _choose_filter(rows: list[tuple[str, dict]], chosen: str | None, name: str) 
     if chosen is None:
         if len(filters) > 1:
             raise InputError(f"{name}: the samples were scored under {len(filters)} filters "
-                             f"({', '.join(filters)}); choose one filter")
+                             f"({listed(filters)}); choose one filter")
         return filters[0]
     if chosen not in filters:
-        raise InputError(f"{name}: filter {chosen!r} not found; the filters are {', '.join(filters)}")
+        raise InputError(f"{name}: filter {quoted(chosen)} not found; the filters are {listed(filters)}")
     return chosen
 
 
@@ -107,18 +107,18 @@ def _choose_metric(rows: list[tuple[str, dict]], chosen: str | None, name: str) 
     if chosen is not None:
         lacking = sorted({task for task, row in rows if chosen not in row})
         if chosen not in metrics:
-            raise InputError(f"{name}: score metric {chosen!r} not found; the per-sample metrics are "
-                             f"{', '.join(metrics) or 'none'}")
+            raise InputError(f"{name}: score metric {quoted(chosen)} not found; the per-sample metrics are "
+                             f"{listed(metrics) or 'none'}")
         if lacking:
-            raise InputError(f"{name}: score metric {chosen!r} is missing in task(s) {', '.join(lacking)}")
+            raise InputError(f"{name}: score metric {quoted(chosen)} is missing in task(s) {listed(lacking)}")
         return chosen
     candidates = [m for m in metrics if all(m in row and _is_unit(row[m]) for _, row in rows)]
     if len(candidates) == 1:
         return candidates[0]
     if not candidates:
         raise InputError(f"{name}: no per-sample metric has values in [0, 1] in every sample (metrics: "
-                         f"{', '.join(metrics) or 'none'})")
-    raise InputError(f"{name}: several per-sample metrics could serve as the score ({', '.join(candidates)}); "
+                         f"{listed(metrics) or 'none'})")
+    raise InputError(f"{name}: several per-sample metrics could serve as the score ({listed(candidates)}); "
                      "choose one as the score")
 
 
@@ -159,7 +159,7 @@ def lmeval_frame(files: list[tuple[str, str]], results: dict | None, score: str 
         if not isinstance(row[metric], (bool, int, float, str, type(None))):
             # a list or object (e.g. a multi-reference metric) is no score: one message, not a
             # pandas TypeError later
-            raise InputError(f"{name}: sample {position} (task {task!r}): the {metric!r} value is a JSON "
+            raise InputError(f"{name}: sample {position} (task {quoted(task)}): the {quoted(metric)} value is a JSON "
                              f"{'list' if isinstance(row[metric], list) else 'object'}, not a number")
         doc = row.get("doc") or {}
         record = {"id": f"{task}/{row['doc_id']}", "task": task, "doc_id": str(row["doc_id"]),

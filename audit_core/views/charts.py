@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from audit_core.errors import MAX_NAME_CHARS
+
 if TYPE_CHECKING:
     import altair as alt
 
@@ -497,7 +499,7 @@ def chart_spec(chart: alt.TopLevelMixin) -> dict:
 # Longest text value a chart draws. Vega measures and fits every label, and its cost grows faster
 # than the label's length: one 100,000-character subgroup name kept `report --out x.html` busy for
 # over two minutes (issue 18). Tables and CSV exports keep names in full.
-MAX_LABEL_CHARS = 120
+MAX_LABEL_CHARS = MAX_NAME_CHARS  # 120, as names in messages (audit_core.errors)
 
 
 def shorten_labels(spec: dict, limit: int = MAX_LABEL_CHARS) -> dict:

@@ -114,11 +114,7 @@ def _compact_numbers(result) -> dict:
     the report writes the same JSON (json_safe), and a session holding the section of a 500,000-row
     replay keeps 8 bytes per step and process instead of ~32 (issue 18: 20 sessions replaying
     10 MB runs held 6.6 GB)."""
-    numbers = result.to_dict()
-    for name, process in numbers.get("processes", {}).items():
-        if "log_e" in process:
-            process["log_e"] = np.asarray(result.log_e[name], dtype=float)
-    return numbers
+    return result.to_dict(arrays=True)
 
 
 
