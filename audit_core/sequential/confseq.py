@@ -363,6 +363,18 @@ def _hedged_lower(s: str, f: str, log_b: np.ndarray, level: float, logs: _Logs):
         c = log_b + (math.log(k) - level)
         for j in range(2, k + 1):
             c = c + (logs[f, j - 1] - logs["t", j])
+        if stop < 1.0:
+            rising = s_ >= stop * (t + k)
+            value = s_ * math.log(stop) + (f_ + k) * math.log1p(-stop)
+            # Shortcut (same result): the tail term below is >= floor_k for every step that is rising
+            # at stop (S >= 1, F + k >= 1: Ash's bound C(n, S) >= e^(n H(S/n)) / sqrt(8 S (F+k) / n)
+            # gives radius >= level - log k - log(8) / 2). When every open step is rising and below
+            # c + floor_k there, the region holds none of them and its tail need not be computed.
+            floor_radius = level - math.log(k) - 0.5 * math.log(8.0)
+            if floor_radius > 0:
+                low_c = c + math.log1p(-math.exp(-floor_radius))
+                if not (open_ & ~(rising & (value < low_c - 1e-9 * (1.0 + np.abs(low_c))))).any():
+                    continue
         # radius = max of S log m + (F + k) log(1 - m) (at m = S / (t + k)) minus c; the prior's
         # tail below m: log(1 - P(Beta(1 + S, F + k) <= m)) >= log(1 - e^-radius) at every m left
         # of the root (Chernoff's binomial bound; module doc). -inf for radius <= 0; e^-50 is below
@@ -376,8 +388,7 @@ def _hedged_lower(s: str, f: str, log_b: np.ndarray, level: float, logs: _Logs):
         else:
             # [start, stop) holds part of the set unless the concave S log m + (F + k) log(1 - m)
             # is still rising at stop and below c there (margin: rounding)
-            value = s_ * math.log(stop) + (f_ + k) * math.log1p(-stop)
-            here = open_ & ~((s_ >= stop * (t + k)) & (value < c - 1e-9 * (1.0 + np.abs(c))))
+            here = open_ & ~(rising & (value < c - 1e-9 * (1.0 + np.abs(c))))
         if f_sel is None:
             f_sel, c_sel, start_sel = f_ + k, c, np.full(s_.shape, start)
         else:
