@@ -21,8 +21,8 @@ from audit_core.sequential.processes import (
     DEFAULT_AUDITOR_PROCESS,
     DEFAULT_MODEL_PROCESS,
     MODEL_PROCESSES,
+    EProcessSet,
     check_params,
-    make_process,
 )
 
 
@@ -80,8 +80,11 @@ class DualTest:
     def __init__(self, params: AuditParams, model_process: str = DEFAULT_MODEL_PROCESS, auditor_process: str = DEFAULT_AUDITOR_PROCESS):
         check_roles(model_process, auditor_process)
         self.params = check_params(params)
-        self.model = make_process(model_process, params)
-        self.auditor = make_process(auditor_process, params)
+        # one EProcessSet for the pair: one score check and one loop per step, the same numbers as
+        # two EProcess updates (tests/sequential/test_fast_paths.py)
+        self._pair = EProcessSet(params, names=(model_process, auditor_process))
+        self.model = self._pair.processes[model_process]
+        self.auditor = self._pair.processes[auditor_process]
         self.decision = INCONCLUSIVE
         self.stop: int | None = None
 
@@ -105,8 +108,7 @@ class DualTest:
         """Feed one score; returns ``stopped``."""
         if self.stopped:
             raise InputError(f"dual test already stopped at step {self.t} ({self.decision}); start a new one")
-        self.model.update(y, alternative)
-        self.auditor.update(y, alternative)
+        self._pair.update(y, alternative)
         self.decision, self.stop = dual_decision(self.model.stop, self.auditor.stop)
         return self.stopped
 

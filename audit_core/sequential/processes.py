@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from operator import add as _add
 
 import numpy as np
 
@@ -215,7 +216,8 @@ class EProcessSet:
 
     The same numbers as one :class:`EProcess` per name, with the work they have in common done
     once per step: the score check, one EWAF forecaster per side (LR-UI and SR-LR-UI forecast
-    from the same scores, so the same alternative) and one log factor per (side, adaptive) pair.
+    from the same scores, so the same alternative; the members share it) and one log factor per
+    (side, adaptive) pair.
     ``processes``: name -> its EProcess (their ``log_e``, ``stop``, ``t`` are kept current).
     """
 
@@ -229,33 +231,81 @@ class EProcessSet:
         groups: dict[tuple, list] = {}
         for process in self.processes.values():
             groups.setdefault((process.spec.side, process.spec.adaptive), []).append(process)
-        # one (lead, members) per factor: the lead's forecaster is the one that learns
-        self._groups = tuple((members[0], tuple(members)) for members in groups.values())
+        for members in groups.values():
+            # one forecaster per side, learning once per step: the members share the lead's, so each
+            # member's next_alternative() is current (it was stale for all but the lead)
+            for process in members[1:]:
+                process._forecaster = members[0]._forecaster
+        # One row per factor, its constants unpacked once (an update is a few microseconds, and
+        # attribute lookups and calls are most of it): the lead's forecaster is the one that learns;
+        # each member carries what EProcess._advance reads.
+        self._groups = tuple(
+            (members[0]._forecaster, members[0]._gamma_fixed, *members[0]._fixed, *members[0]._bounds,
+             members[0]._q,
+             tuple((p, p._start, p._changepoint, p._uniform, p._m, p._log_w_uniform, p._threshold)
+                   for p in members))
+            for members in groups.values())
         self.t = 0
 
     def update(self, y: float, alternative: float | None = None) -> None:
-        """Take score y (a number in [0, 1]) for every process; ``alternative`` as for EProcess."""
+        """Take score y (a number in [0, 1]) for every process; ``alternative`` as for EProcess.
+
+        The same arithmetic, in the same order, as EProcess.update (with EWAForecaster.observe_checked
+        and EProcess._advance written out here): the numbers are identical (tests)."""
         if type(y) is not float or not 0.0 <= y <= 1.0:
             y = check_score(y)
         if alternative is not None:
             alternative = check_alternative(alternative)
         self.t += 1
-        for lead, members in self._groups:
-            forecaster = lead._forecaster
-            if forecaster is None:
-                gamma = lead._gamma_fixed
-                a, c = lead._fixed
-            else:
+        log, log1p, exp, inf = math.log, math.log1p, math.exp, math.inf
+        for forecaster, gamma, a, c, low, high, q, members in self._groups:
+            if forecaster is not None:
                 gamma = forecaster._prediction
                 if alternative is not None:
-                    low, high = lead._bounds
                     gamma = min(max(alternative, low), high)
-                a, c = clipped_coefficients(gamma, lead._q)
-                forecaster.observe_checked(y)
+                a, c = log(gamma / q), log((1.0 - gamma) / (1.0 - q))      # clipped_coefficients
+                # forecaster.observe_checked(y), written out
+                if y == 1.0:
+                    log_weights = forecaster._log_weights = list(map(_add, forecaster._log_weights, forecaster._steps[1]))
+                elif y == 0.0:
+                    log_weights = forecaster._log_weights = list(map(_add, forecaster._log_weights, forecaster._steps[0]))
+                else:
+                    forecaster.observe_checked(y)
+                    log_weights = None
+                if log_weights is not None:       # EWAForecaster._weighted_mean
+                    top = max(log_weights)
+                    numerator = denominator = 0.0
+                    for lw, g in zip(log_weights, forecaster.grid, strict=True):
+                        w = exp(lw - top)
+                        numerator += w * g
+                        denominator += w
+                    mean = numerator / denominator
+                    f_low, f_high = forecaster._bounds
+                    forecaster._prediction = f_low if mean < f_low else (f_high if mean > f_high else mean)
             log_l = y * a + (1.0 - y) * c
-            for process in members:
-                process.t += 1
-                process._advance(log_l, gamma)
+            for process, start, changepoint, uniform, m, log_w_uniform, threshold in members:
+                # process._advance(log_l, gamma), written out
+                t = process.t = process.t + 1
+                process.last_alternative = gamma
+                if t >= start:
+                    if changepoint:
+                        if uniform:
+                            log_w = log_w_uniform if t <= m else -inf
+                        else:
+                            log_w = changepoint_log_weight(t, process.params.weights, m)
+                        previous = process.log_e        # _logaddexp(previous, log_w), written out
+                        if previous == -inf:
+                            total = log_w
+                        elif log_w == -inf:
+                            total = previous
+                        else:
+                            top = previous if previous > log_w else log_w
+                            total = top + log1p(exp(-abs(previous - log_w)))
+                        log_e = process.log_e = log_l + total
+                    else:
+                        log_e = process.log_e = process.log_e + log_l
+                    if process.stop is None and log_e >= threshold:
+                        process.stop = t
 
     def __repr__(self) -> str:
         return f"EProcessSet({', '.join(self.processes)}, t={self.t})"

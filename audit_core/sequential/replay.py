@@ -199,8 +199,8 @@ class Replay:
             "subgroup_columns": list(self.subgroup_columns),
             "subgroups": table.to_dict(orient="records"),
             "intervals": {"confidence": self.confidence, "ci": "Wilson, valid at a fixed n only",
-                          "cs": "anytime-valid confidence sequence (beta-binomial mixture for 0/1 scores, Howard et al. "
-                                "2021; predictable plug-in empirical Bernstein for graded scores, Waudby-Smith & Ramdas "
+                          "cs": "anytime-valid confidence sequence (hedged beta mixture for 0/1 scores: Robbins' mixtures "
+                                "(Howard et al. 2021) of Waudby-Smith & Ramdas's hedged one-sided bets; predictable plug-in empirical Bernstein for graded scores, Waudby-Smith & Ramdas "
                                 "2024), each subgroup's scores in arrival order",
                           "fw": f"the same confidence sequence at level alpha/K = {self.family_level:g}/"
                                 f"{self.family_size} (Bonferroni over the K subgroups: all hold at once "

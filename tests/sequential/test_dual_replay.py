@@ -106,7 +106,10 @@ def test_replay_subgroup_table_and_json_shape():
         # the anytime-valid bound of the subgroup = the sequence over its scores in arrival order
         sequence = confidence_sequence(y[mask], 0.05)
         assert (row["cs_low"], row["cs_high"]) == pytest.approx(sequence.final, abs=1e-12)
-        assert row["cs_low"] <= row["ci_low"] and row["cs_high"] >= row["ci_high"]
+        # (not "contains Wilson's interval": the running intersection keeps a lower bound reached
+        # after an early streak of 1s, e.g. Biology/hard: 0.882 after 43 straight 1s, Wilson's 0.863
+        # at the end; the hedged mixture is narrow near 1)
+        assert row["cs_low"] <= row["accuracy"] <= row["cs_high"]
     trajectories = log_evalues(y, params)
     for name in PROCESS_NAMES:
         assert np.array_equal(result.log_e[name], trajectories[name])

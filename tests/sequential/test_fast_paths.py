@@ -71,9 +71,12 @@ def test_blocked_vectorised_processes_equal_the_whole_array_definitions(weights,
             assert np.array_equal(fast[name], slow[name]), name
 
 
-@pytest.mark.parametrize("kind", ["binary", "graded"])
-def test_process_set_equals_one_process_per_name(kind):
-    params = AuditParams.sdoh(budget=10_000)
+@pytest.mark.parametrize("kind,weights", [("binary", "uniform"), ("graded", "uniform"), ("binary", "harmonic"),
+                                          ("graded", "harmonic")])
+def test_process_set_equals_one_process_per_name(kind, weights):
+    """EProcessSet's update (forecaster step, weighted mean and each process's advance written out
+    in one loop) gives exactly the numbers of one EProcess per name, forecasts included."""
+    params = AuditParams.sdoh(budget=10_000, weights=weights)
     rng = np.random.default_rng(5)
     y = (rng.random(3_000) < 0.75).astype(float) if kind == "binary" else rng.beta(3, 1, 3_000)
     alternatives = [float(v) if rng.random() < 0.3 else None for v in rng.random(3_000)]
@@ -85,8 +88,8 @@ def test_process_set_equals_one_process_per_name(kind):
             process.update(float(value), alt)
         for name, process in alone.items():
             mine = together.processes[name]
-            assert (mine.log_e, mine.stop, mine.t, mine.last_alternative) == (
-                process.log_e, process.stop, process.t, process.last_alternative), name
+            assert (mine.log_e, mine.stop, mine.t, mine.last_alternative, mine.next_alternative()) == (
+                process.log_e, process.stop, process.t, process.last_alternative, process.next_alternative()), name
     assert together.t == 3_000 and math.isfinite(together.processes["SR-LR-UI"].log_e)
     subset = EProcessSet(params, names=("LR-UI", "AUD-LR"))
     subset.update(1)
