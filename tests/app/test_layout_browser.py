@@ -13,7 +13,8 @@ from playwright.sync_api import expect
 
 from tests.app.test_browser import browser, nav, open_page, streamlit_server, wait_idle  # noqa: F401  (fixture)
 
-pytestmark = pytest.mark.browser
+# Both tests use this module's own server (below): one xdist worker runs them, so it starts once.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("layout-server")]
 NAME_FIELD = "Your name (recorded with every label)"
 
 
