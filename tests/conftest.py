@@ -5,8 +5,9 @@ puts the working directory on ``sys.path``) or installed with ``pip install -e .
 def _schedule_rank(item) -> int:
     """Longest first: 0 a browser test that starts its own Streamlit server, 1 another browser test
     or a Monte Carlo run (``slow``), 2 the rest."""
-    if item.get_closest_marker("browser") and "chromium" in item.fixturenames:
-        return 0 if "app_server" not in item.fixturenames else 1
+    fixtures = getattr(item, "fixturenames", ())
+    if item.get_closest_marker("browser") and "chromium" in fixtures:
+        return 0 if "app_server" not in fixtures else 1
     return 1 if item.get_closest_marker("slow") else 2
 
 
