@@ -15,6 +15,9 @@ nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (pi
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "docs" / "examples" / "workbench_tour.ipynb"
 INSPECT_LOG = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "inspect" / "run.eval"
+# One xdist worker runs this module's tests, so the notebook (a kernel, every import: the module's
+# whole cost) executes once per run, not once in each worker that gets one of them.
+pytestmark = pytest.mark.xdist_group("notebook")
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,9 @@
 """Page tests never touch the real home folder: live audits go to a temporary workspace.
 
 Browser tests share one Streamlit server and one Chromium per pytest process (starting them is
-most of a browser test's time); under pytest-xdist they all run in one worker (xdist_group
-"browser", with the configured ``--dist loadgroup``), so that server is started once.
+most of a browser test's time). Under pytest-xdist each worker that runs a browser test starts its
+own (a session fixture is per process), so the browser tests spread over the workers instead of
+queueing behind one server in one worker; tests/conftest.py schedules them first.
 """
 
 import pytest
@@ -16,7 +17,8 @@ def audit_home(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="session")
 def app_server(tmp_path_factory):
-    """``(url, AUDIT_HOME)`` of one `streamlit run app.py` shared by the browser tests."""
+    """``(url, AUDIT_HOME)`` of one `streamlit run app.py` shared by the browser tests of this
+    pytest process (of this xdist worker)."""
     from tests.app.test_browser import streamlit_server
 
     home = tmp_path_factory.mktemp("shared_audit_home")
@@ -26,15 +28,9 @@ def app_server(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def chromium():
-    """One headless Chromium shared by the browser tests (each test opens its own page)."""
+    """One headless Chromium shared by the browser tests of this pytest process (each test opens
+    its own context)."""
     from tests.app.test_browser import launch_chromium
 
     with launch_chromium() as instance:
         yield instance
-
-
-def pytest_collection_modifyitems(config, items):
-    # Every browser test, whoever adds it, runs in the worker that holds the shared server.
-    for item in items:
-        if item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.xdist_group("browser"))

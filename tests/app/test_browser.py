@@ -67,14 +67,16 @@ def streamlit_server(env: dict | None = None, *, port: int | None = None, args: 
                      host: str = "127.0.0.1"):
     """A fresh `streamlit run app.py` process (live audits in a temporary workspace unless ``env``
     names one; ``args`` more command-line options); yields its URL, on ``host`` (``localhost`` for
-    sign-in, whose library refuses plain http on 127.0.0.1), once it answers the health check."""
+    sign-in, whose library refuses plain http on 127.0.0.1), once it answers the health check.
+    No file watcher: a test server never reruns on a source change, so it need not watch every
+    module it imported."""
     port = port or free_port()
     log = tempfile.TemporaryFile()
     home = tempfile.mkdtemp(prefix="audit-home-")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false", *args],
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *args],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         env={**os.environ, "AUDIT_HOME": home, **(env or {})})
     url = f"http://{host}:{port}"

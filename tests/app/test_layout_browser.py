@@ -13,7 +13,8 @@ from playwright.sync_api import expect
 
 from tests.app.test_browser import browser, nav, open_page, streamlit_server, wait_idle  # noqa: F401  (fixture)
 
-pytestmark = pytest.mark.browser
+# Both tests use this module's own server (below): one xdist worker runs them, so it starts once.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("layout-server")]
 NAME_FIELD = "Your name (recorded with every label)"
 
 
@@ -120,8 +121,13 @@ def test_replay_subgroup_chart_and_report_buttons_fit_at_1280(server, browser): 
         box = charts.nth(i).bounding_box()
         assert box["width"] > 0.9 * (content["width"] - 160), (i, box, content)
     nav(page, "Report")   # same session: the Replay section is there, with its download buttons
-    labels = page.locator('[data-testid="stDownloadButton"] button p, [data-testid="stButton"] button p, '
-                          '[data-testid="stPageLink"] p').all()
+    selector = ('[data-testid="stDownloadButton"] button p, [data-testid="stButton"] button p, '
+                '[data-testid="stPageLink"] p')
+    # Wait on the buttons themselves: under load nav()'s idle check can pass before the rerun that
+    # draws them has started (CI read none once, with the heading already drawn).
+    page.wait_for_function("(s) => document.querySelectorAll(s).length >= 3", arg=selector, timeout=60_000)
+    wait_idle(page)
+    labels = page.locator(selector).all()
     assert len(labels) >= 3
     for text in labels:   # every label whole, none cut to "PDF (slides an…"
         # the text's own extent (a Range is not clipped) must fit inside its button or link

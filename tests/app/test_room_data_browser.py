@@ -148,27 +148,53 @@ def _opens_clean(page, url: str, path: str) -> None:
     assert urllib.parse.urlparse(page.url).path == f"/{expected}", (path, page.url)
 
 
-def test_every_documented_url_opens_clean_on_a_fresh_and_a_warm_server(browser):
-    """Item 4: each url_path of docs/dashboard.md as the first request of a fresh server, then
-    again (and with ?present=1) on the same, now warm, server."""
+# One fresh server per kind of first request (a server's first run is the one that goes through
+# Streamlit's legacy pages/ handling, see app.py): the root (the hidden default page hands over to
+# the explorer), the explorer's own URL (the hand-over's target, a router file), and a router file
+# whose page body has a near-identical legacy name (pages/live-audit.py beside pages/live_audit.py).
+# Every other deep link is the same kind of router file as these (tests/app/test_deep_links.py
+# checks each of them statically, and test_browser's fresh-server test opens /minimal-supports
+# first); each still opens below on a warm server. One fresh server per URL cost 11 server starts.
+FRESH_SERVER_KINDS = ["", "protocol-explorer", "live-audit"]
+
+
+def test_the_documented_urls_are_read_from_the_docs_and_include_the_fresh_server_kinds():
     paths = documented_url_paths()
     assert "protocol-explorer" in paths and len(paths) >= 10
+    assert set(FRESH_SERVER_KINDS) <= set(paths)
+
+
+@pytest.mark.parametrize("path", FRESH_SERVER_KINDS)
+def test_a_documented_url_opens_clean_as_a_fresh_servers_first_request(browser, path):
+    """Item 4: a url_path of docs/dashboard.md as the first request of a fresh server, then again
+    (and with ?present=1) on the same, now warm, server."""
     shots = shots_dir()
+    with streamlit_server() as url:
+        context = browser.new_context(viewport={"width": WIDTH, "height": 800})
+        page = context.new_page()
+        try:
+            _opens_clean(page, url, path)                          # fresh server
+            page.screenshot(path=str(shots / f"fresh-{path or 'root'}.png"))
+            _opens_clean(page, url, path)                          # warm server, new session
+            _opens_clean(page, url, f"{path}?present=1")           # and in presentation mode
+            assert "present=1" in page.url
+        finally:
+            context.close()
+            print(f"screenshots in {shots}")
+
+
+@pytest.mark.parametrize("path", documented_url_paths())
+def test_every_documented_url_opens_clean_on_a_warm_server(server, browser, path):
+    """Item 4: each url_path of docs/dashboard.md (and the root), in a new session on the shared,
+    warm server, then with ?present=1."""
+    context = browser.new_context(viewport={"width": WIDTH, "height": 800})
+    page = context.new_page()
     try:
-        for path in paths:
-            with streamlit_server() as url:
-                context = browser.new_context(viewport={"width": WIDTH, "height": 800})
-                page = context.new_page()
-                try:
-                    _opens_clean(page, url, path)                          # fresh server
-                    page.screenshot(path=str(shots / f"fresh-{path or 'root'}.png"))
-                    _opens_clean(page, url, path)                          # warm server, new session
-                    _opens_clean(page, url, f"{path}?present=1")           # and in presentation mode
-                    assert "present=1" in page.url
-                finally:
-                    context.close()
+        _opens_clean(page, server, path)
+        _opens_clean(page, server, f"{path}?present=1")
+        assert "present=1" in page.url
     finally:
-        print(f"screenshots in {shots}")
+        context.close()
 
 
 def test_explorer_survives_an_estimand_link_the_uploaded_class_cannot_evaluate(server, browser):
