@@ -14,6 +14,13 @@ def test_the_project_config_hides_error_details():
     assert config["client"]["showErrorDetails"] == "none"
 
 
+def test_the_project_config_runs_no_file_watcher():
+    """A served dashboard never reloads its source; the watcher's registration of every imported
+    module doubled a fresh server's first page (issue 24; docs/deploy.md)."""
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["fileWatcherType"] == "none" and config["server"]["runOnSave"] is False
+
+
 def test_an_unexpected_error_shows_a_generic_box_and_logs_the_traceback(tmp_path, capfd, caplog, monkeypatch):
     monkeypatch.chdir(ROOT)  # Streamlit reads .streamlit/config.toml from the working folder
     script = tmp_path / "boom.py"
