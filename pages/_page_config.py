@@ -65,10 +65,9 @@ def tune_allocator() -> bool:
 def give_back_memory() -> None:
     """Return the allocator's free pages to the system after a large job (glibc's
     ``malloc_trim``; elsewhere nothing). Takes milliseconds."""
+    import contextlib
     import ctypes
     import ctypes.util
 
-    try:
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: its allocator has no malloc_trim
         ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
