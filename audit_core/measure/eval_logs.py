@@ -291,6 +291,7 @@ def _zipped_lmeval_runs(raw: bytes, name: str) -> list[_Rows]:
             results = json.loads(archive.read(sorted(found)[-1])) if found else None
             runs.append(lmeval_rows(files, results, f"{name}/{folder}" if folder != "." else name,
                                     Path(folder).name if folder != "." else Path(name).stem))
+    # zipfile raises NotImplementedError for a compression method it does not support
     except (UnicodeDecodeError, json.JSONDecodeError, zipfile.BadZipFile, NotImplementedError) as exc:
         raise InputError(f"{name}: a zip of lm-eval output that cannot be read ({exc})") from None
     return runs

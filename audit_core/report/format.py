@@ -16,7 +16,7 @@ Nothing here computes a statistic; it only writes the engine's numbers.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -54,24 +54,24 @@ def is_missing(value: Any) -> bool:
         return False
 
 
-def count(value: Any) -> str:
-    """A count: ``62``, ``1,234``; ``—`` when missing."""
+def _finite_or_mark(value: Any, finite: Callable[[float], str]) -> str:
+    """``—`` when missing, ``∞`` / ``-∞`` when infinite, else ``finite(number)``."""
     number = _number(value)
     if number is None:
         return MISSING
     if math.isinf(number):
         return INFINITE if number > 0 else f"-{INFINITE}"
-    return f"{round(number):,}"
+    return finite(number)
+
+
+def count(value: Any) -> str:
+    """A count: ``62``, ``1,234``; ``—`` when missing."""
+    return _finite_or_mark(value, lambda number: f"{round(number):,}")
 
 
 def rate(value: Any, digits: int = RATE_DIGITS) -> str:
     """A rate or proportion with ``digits`` decimals: ``0.667``; ``—`` when missing."""
-    number = _number(value)
-    if number is None:
-        return MISSING
-    if math.isinf(number):
-        return INFINITE if number > 0 else f"-{INFINITE}"
-    return f"{number:.{digits}f}"
+    return _finite_or_mark(value, lambda number: f"{number:.{digits}f}")
 
 
 def log10_e(log_e: Any) -> float | None:

@@ -91,19 +91,8 @@ def test_measure_keeps_the_last_good_log_whatever_came_before(server, browser, t
     other_bad.write_text("question,choices,answer\n1 + 1 = ?,2|3,0\n")
     mine = tmp_path / "my_log.csv"
     mine.write_bytes(good.read_bytes())
-    context = browser.new_context(viewport={"width": WIDTH, "height": 900})
-    page = context.new_page()
-    try:
-        open_page(page, f"{server}/measure-logs")
-        page.get_by_text("Upload a log").click()
-        wait_idle(page)
-        for path in (mine, bad, mine, other_bad):
-            _upload(page, path)
-        page.get_by_text("Still showing your earlier file my_log.csv").first.wait_for(timeout=30_000)
-        page.get_by_text("Active data: response log my_log.csv").first.wait_for(timeout=30_000)
-        assert page.get_by_text("No valid log uploaded yet").count() == 0
-    finally:
-        context.close()
+    _last_good_stays(browser, f"{server}/measure-logs", "Upload a log", (mine, bad, mine, other_bad),
+                     "response log my_log.csv", "No valid log uploaded yet")
 
 
 def test_explorer_keeps_the_last_good_class_whatever_came_before(server, browser, tmp_path):
@@ -114,17 +103,24 @@ def test_explorer_keeps_the_last_good_class_whatever_came_before(server, browser
     bad.write_text("{not json")
     other_bad = tmp_path / "task.json"
     other_bad.write_text('{"question": "1 + 1 = ?", "choices": ["2", "3"]}')
+    _last_good_stays(browser, server, "Uploaded JSON / CSV", (mine, bad, mine, other_bad),
+                     "policy-class file my_class.csv", "No valid file yet")
+
+
+def _last_good_stays(browser, url: str, upload_option: str, files, active: str, empty_text: str) -> None:
+    """Upload ``files`` in turn on the page at ``url`` (after clicking ``upload_option``): the first
+    file (accepted) stays active after the rejected ones, and the page never says it has none."""
     context = browser.new_context(viewport={"width": WIDTH, "height": 900})
     page = context.new_page()
     try:
-        open_page(page, server)
-        page.get_by_text("Uploaded JSON / CSV").click()
+        open_page(page, url)
+        page.get_by_text(upload_option).click()
         wait_idle(page)
-        for path in (mine, bad, mine, other_bad):
+        for path in files:
             _upload(page, path)
-        page.get_by_text("Still showing your earlier file my_class.csv").first.wait_for(timeout=30_000)
-        page.get_by_text("Active data: policy-class file my_class.csv").first.wait_for(timeout=30_000)
-        assert page.get_by_text("No valid file yet").count() == 0
+        page.get_by_text(f"Still showing your earlier file {files[0].name}").first.wait_for(timeout=30_000)
+        page.get_by_text(f"Active data: {active}").first.wait_for(timeout=30_000)
+        assert page.get_by_text(empty_text).count() == 0
     finally:
         context.close()
 
