@@ -115,6 +115,10 @@ def test_replay_subgroup_chart_and_report_buttons_fit_at_1280(server, browser): 
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     open_page(page, f"{server}/replay-run")
     charts = page.locator('[data-testid="stVegaLiteChart"]')
+    # The metrics come first; under load the charts are drawn later in the same run (CI read none).
+    page.wait_for_function("(s) => document.querySelectorAll(s).length >= 3",
+                           arg='[data-testid="stVegaLiteChart"]', timeout=60_000)
+    wait_idle(page)
     assert charts.count() >= 3
     content = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()
     for i in range(1, 3):   # accuracy per subgroup and sampling share: each gets the content width

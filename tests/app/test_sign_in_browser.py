@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from audit_core.live import LiveAudit, connect, store
 from tests.app.test_browser import ROOT, browser, free_port, streamlit_server  # noqa: F401  (browser is a fixture)
@@ -163,7 +164,12 @@ def test_signed_in_labels_carry_their_identity_and_roles_are_enforced(provider, 
         owner.reload()
         open_live_audit(owner)
         owner.get_by_text("Event log (owners)").click()
-        owner.get_by_role("button", name=f"Undo the last label or skip (case {bob_case}, by {BOB})").click()
+        undo = owner.get_by_role("button", name=f"Undo the last label or skip (case {bob_case}, by {BOB})")
+        undo.wait_for(timeout=60_000)
+        _idle(owner)   # a click during a rerun can land on a button about to be replaced (CI lost one)
+        undo.click()
+        # The write is done when the button naming Bob's case is gone (the rerun after the undo).
+        expect(undo).to_have_count(0, timeout=60_000)
         _idle(owner)
         after = LiveAudit(connect(tmp_path / "audits.sqlite"), 1)
         assert [(r.case_id, r.annotator) for r in after.labels()] == [(ann_case, ANN)]
