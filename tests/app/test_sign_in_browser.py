@@ -28,7 +28,7 @@ import pytest
 from playwright.sync_api import expect
 
 from audit_core.live import LiveAudit, connect, store
-from tests.app.test_browser import ROOT, browser, free_port, streamlit_server  # noqa: F401  (browser is a fixture)
+from tests.app.test_browser import ROOT, browser, free_port, streamlit_server, wait_idle  # noqa: F401  (browser is a fixture)
 
 pytestmark = [pytest.mark.browser,   # the provider package and Authlib warn about their own deprecations
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
@@ -84,8 +84,7 @@ def signed_in_server(provider: str, home: Path, roles: Path):
 
 
 def _idle(page) -> None:
-    page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
+    wait_idle(page)
 
 
 def sign_in(browser, url: str, subject: str):  # noqa: F811  (browser is the shared fixture)
