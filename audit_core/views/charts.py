@@ -97,20 +97,29 @@ MAX_CHART_ROWS = 4000
 
 def lattice_levels_chart(levels: pd.DataFrame, title: str, subtitle: Sequence[str]) -> alt.TopLevelMixin:
     """``levels``: rank, status ("identified" / "not identified"), count, end (where the
-    segment ends: identified first), current (bool): stacked horizontal bars per rank, each
-    segment's count written at its end."""
+    segment ends: identified first), current (bool): stacked horizontal bars per rank, and right
+    of each bar "identified of total" in dark ink.
+
+    The counts stand outside the bars: written inside each segment, a narrow segment's number
+    (1 of C(12, 1) = 12 beside 924 at rank 6) ran over the axis labels and the next segment."""
     import altair as alt
     y = alt.Y("rank:O", title="components in the support", sort="ascending")
     colour = alt.Color("status:N", title="verdict", scale=alt.Scale(domain=["identified", "not identified"],
                                                                       range=["#1f78b4", "#d95f02"]),
                        legend=alt.Legend(orient="bottom"))
+    totals = levels.groupby("rank", as_index=False).agg(total=("count", "sum"))
+    identified = levels[levels["status"] == "identified"].set_index("rank")["count"]
+    totals["label"] = [f"{int(identified.get(r, 0))} of {int(t)}" for r, t in zip(totals["rank"], totals["total"],
+                                                                                    strict=True)]
+    # room right of the longest bar for its label
+    x_scale = alt.Scale(domainMax=float(max(totals["total"].max(), 1)) * 1.3, nice=False)
     bars = alt.Chart(levels).mark_bar(strokeWidth=3).encode(
-        x=alt.X("count:Q", title="supports", stack="zero"), y=y, color=colour,
+        x=alt.X("count:Q", title="supports", stack="zero", scale=x_scale), y=y, color=colour,
         order=alt.Order("status:N", sort="ascending"),
         stroke=alt.condition("datum.current", alt.value("#1b1b1b"), alt.value(None)),
         tooltip=["rank", "status", "count"])
-    text = alt.Chart(levels[levels["count"] > 0]).mark_text(align="right", dx=-3, fontSize=12, color="white").encode(
-        x="end:Q", y=y, text="count:Q")
+    text = alt.Chart(totals).mark_text(align="left", dx=4, fontSize=12, color="#333333").encode(
+        x=alt.X("total:Q", scale=x_scale), y=y, text="label:N")
     return (bars + text).properties(title=alt.TitleParams(title, subtitle=list(subtitle)),
                                     height=alt.Step(26))
 

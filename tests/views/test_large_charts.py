@@ -60,3 +60,22 @@ def test_lattices_above_five_components_are_drawn_level_by_level(k):
     identified = sum(r["count"] for r in rows if r["status"] == "identified")
     assert identified == sum(node.identified for node in view.lattice.supports)
     assert "<svg" in chart_svg(spec)
+
+
+def test_level_counts_stand_right_of_their_bars_as_identified_of_total():
+    """Issue 19's leftover: written inside each segment, the narrow segments' numbers (12 supports
+    at rank 1 beside 924 at rank 6) ran over the axis labels. One label per rank, right of the whole
+    bar: "identified of total", both counted from the engine's lattice."""
+    from collections import Counter
+
+    from tests.corpus.generate import many_components
+    view = analyses.explore_support(analyses.policy_source(many_components(12), "c12.json"))
+    spec = view.lattice_chart
+    text_layer = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "text")
+    assert text_layer["mark"]["align"] == "left" and text_layer["encoding"]["x"]["field"] == "total"
+    labels = {r["rank"]: r["label"] for r in spec["datasets"][text_layer["data"]["name"]]}
+    total = Counter(len(node.components) for node in view.lattice.supports)
+    identified = Counter(len(node.components) for node in view.lattice.supports if node.identified)
+    assert labels == {rank: f"{identified[rank]} of {total[rank]}" for rank in total}
+    # the x axis leaves room for the longest bar's label
+    assert text_layer["encoding"]["x"]["scale"]["domainMax"] > max(total.values())
