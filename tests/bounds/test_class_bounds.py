@@ -14,6 +14,7 @@ from audit_core.errors import InputError
 from audit_core.identify import MAX_LATTICE_WORK, LatticeTooLarge, lattice, policy_class_from_json
 from audit_core.identify.policies import MAX_POLICIES
 from tests.bounds.bigclass import big_class, link_text
+from tests.load import busy_factor
 
 
 def test_lattice_refuses_twelve_components_by_512_policies_before_work():
@@ -33,7 +34,7 @@ def test_explorer_analysis_of_the_linked_class_degrades_to_no_lattice():
     source = analyses.class_from_link(link_text(big_class(12, 512)))
     start = time.perf_counter()
     view = analyses.explore_support(source)
-    assert time.perf_counter() - start < 30  # was 59 s unloaded; a few seconds on a loaded machine
+    assert time.perf_counter() - start < 30 * busy_factor()  # was 59 s unloaded; a few seconds on a loaded machine
     assert view.lattice is None and f"{MAX_LATTICE_WORK:,}" in view.lattice_note
     assert view.identification.n_classes >= 1
 

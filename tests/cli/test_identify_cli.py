@@ -9,6 +9,7 @@ import pytest
 
 from audit_core.cli import main
 from audit_core.identify import frozen_policy_class, policy_class_to_json
+from tests.load import busy_factor
 
 CHAIN = [("none", 1, 1, 6), ("target", 2, 2, 3), ("target,sham", 3, 3, 2),
          ("target,sham,readout", 6, 5, 1), ("target,sham,readout,mapping", 36, 7, 0)]
@@ -193,5 +194,5 @@ def test_synthesize_time_limit_covers_the_call_on_a_large_class(tmp_path):
     d = json.loads(proc.stdout)
     assert d["status"] == "FEASIBLE" and d["identifies"]
     assert 0 < d["lower_bound"] < d["cost"] and d["gap"] == d["cost"] - d["lower_bound"]
-    assert d["seconds"] < 3.0          # the solver's own clock: the limit covers reductions too
-    assert elapsed < 30.0, elapsed     # generous: start-up and loading the class file on a shared machine
+    assert d["seconds"] < 3.0 * busy_factor()          # the solver's own clock: the limit covers reductions too
+    assert elapsed < 30.0 * busy_factor(), elapsed     # generous: start-up and loading the class file on a shared machine

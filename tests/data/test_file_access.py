@@ -12,6 +12,7 @@ import pytest
 from audit_core.analyses import file_bytes, follow_access, run_source
 from audit_core.data.files import MAX_FOLLOW_BYTES, FileAccess, file_access, read_file
 from audit_core.errors import InputError
+from tests.load import busy_factor
 
 GOOD = b"case,grp,correct\nc1,a,1\nc2,b,0\n"
 
@@ -108,7 +109,7 @@ def test_a_3_gb_sparse_file_is_refused_fast_with_bounded_memory(folder):
     took = time.perf_counter() - start
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert "larger than the limit of 50 MB" in message and "3,072 MB" in message
-    assert took < 1.0 and grown_kib < 50 * 1024  # refused from its size: nothing read
+    assert took < 1.0 * busy_factor() and grown_kib < 50 * 1024  # refused from its size: nothing read
 
 
 def test_the_live_audit_database_is_refused(folder, tmp_path):

@@ -8,6 +8,7 @@ import pytest
 
 from audit_core.data.loader import detect_columns, load_audit_csv, load_audit_frame
 from audit_core.errors import InputError
+from tests.load import busy_factor
 
 GPQA_LIKE = (
     "question_id,domain,level,p_correct,correct,f01,f02\n"
@@ -113,8 +114,10 @@ def test_million_rows_load_fast():
     elapsed = time.perf_counter() - start
     assert data.n == n and data.frame["order"].is_monotonic_increasing
     assert data.scores.sum() == frame["correct"].sum()
-    # Generous: the machine is shared; alone it takes about 2 s including CSV parsing.
-    assert elapsed < 12.0, f"loading 10^6 rows took {elapsed:.2f} s"
+    # Generous: alone it takes about 2 s including CSV parsing; the cap grows with the machine's load
+    # (CI's run beside other work read 16 s once).
+    cap = 12.0 * busy_factor()
+    assert elapsed < cap, f"loading 10^6 rows took {elapsed:.2f} s (cap {cap:.0f} s at this load)"
 
 
 def test_bundled_datasets_load_with_their_roles():

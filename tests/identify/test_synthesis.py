@@ -5,6 +5,7 @@ import pytest
 
 from audit_core.errors import InputError
 from audit_core.identify import build_policy_class, cell_costs, frozen_policy_class, identify, minimum_supports
+from tests.load import busy_factor
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +154,7 @@ def test_time_limit_covers_the_whole_call_reductions_included():
     result = minimum_supports(pc, time_limit=1.0)
     elapsed = time.perf_counter() - started
     # the pair sets themselves (before any reduction) take a few seconds on a shared machine
-    assert elapsed < 5, f"{elapsed:.1f} s with a 1 s limit"
+    assert elapsed < 5 * busy_factor(), f"{elapsed:.1f} s with a 1 s limit"
     assert result.status in ("OPTIMAL", "FEASIBLE", "UNKNOWN")
     if result.status == "UNKNOWN":
         assert "does not mean no support exists" in result.message and "No identifying" not in result.message

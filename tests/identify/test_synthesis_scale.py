@@ -13,6 +13,7 @@ import audit_core.identify.synthesis as synthesis
 from audit_core.identify import build_policy_class, frozen_policy_class, identify, minimum_supports
 from audit_core.identify.distinguish import distinguishing_cells
 from audit_core.identify.scale_classes import behaviour_class, random_dense_class
+from tests.load import busy_factor
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -99,7 +100,7 @@ def test_time_limit_covers_the_whole_call():
     t0 = time.perf_counter()
     s = minimum_supports(pc, estimand="file", time_limit=1.0)
     elapsed = time.perf_counter() - t0
-    assert elapsed < 10.0, elapsed
+    assert elapsed < 10.0 * busy_factor(), elapsed
     assert s.status == "FEASIBLE" and not s.complete
     assert 0 < s.lower_bound < s.cost and s.gap == pytest.approx(s.cost - s.lower_bound)
     assert "gap" in s.message

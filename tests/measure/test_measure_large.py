@@ -11,6 +11,7 @@ import pandas as pd
 from audit_core.identify import frozen_policy_class
 from audit_core.measure import load_response_log, measure
 from audit_core.measure.estimates import bootstrap_intervals
+from tests.load import busy_factor
 
 CELLS = frozen_policy_class().cells
 
@@ -41,7 +42,7 @@ def test_three_thousand_models_on_their_own_clusters_stay_small():
     assert any("pair(s) have no rows" in note for note in log.notes)
     # dense models x clusters x cells would be 3000 * 3000 * 36 * 8 B = 2.6 GB
     assert peak < 400 * 2**20, f"peak {peak / 2**20:.0f} MiB"
-    assert elapsed < 60, f"{elapsed:.1f} s"
+    assert elapsed < 60 * busy_factor(), f"{elapsed:.1f} s"
 
 
 def test_sparse_bootstrap_equals_dense_definition():
