@@ -18,12 +18,12 @@ def readable(name) -> str:
 
 
 def show_table(frame: pd.DataFrame, *, height: int | str = "auto", column_config: dict | None = None,
-               **kwargs) -> None:
+               intervals: bool = False, **kwargs) -> None:
     """A table written by the one formatter: counts as whole numbers (``62``, never ``62.000``),
     rates at three decimals (1.000 next to 0.667), missing or infinite values as ``—`` / ``∞``
     (never ``None`` or ``Infinity``); in presentation mode, readable column names; hidden columns
-    stay hidden."""
-    frame = fmt.display_frame(frame)
+    stay hidden. ``intervals``: each low/high pair shown as one "[low, high]" column."""
+    frame = fmt.display_frame(fmt.paired_intervals(frame) if intervals else frame)
     config = {c: st.column_config.NumberColumn(format=f"%.{fmt.RATE_DIGITS}f") for c in frame.columns
               if pd.api.types.is_float_dtype(frame[c])}
     config.update({c: st.column_config.NumberColumn(format="localized") for c in frame.columns

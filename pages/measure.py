@@ -80,7 +80,8 @@ for note in result.notes:
 st.subheader("Estimates per model")
 _shared.show_chart(view.estimates_chart, key="measure_estimates_chart")
 table = view.estimates_table
-_shared.show_table(table, column_config={c: st.column_config.NumberColumn(width="small") for c in ("k", "n")})
+_shared.show_table(table, intervals=True,
+                  column_config={c: st.column_config.NumberColumn(width="small") for c in ("k", "n")})
 _shared.csv_download(table, "measure_estimates.csv", key="measure_estimates_csv")
 
 st.subheader("Behavioural composition")
@@ -94,7 +95,7 @@ _shared.show_table(view.composition_table)
 st.subheader("Per oracle transition")
 st.caption("The paired estimates again, split by each cluster's oracle labels (base → target → sham): "
            "selective response can depend strongly on the direction of the edit (paper 000, result 5).")
-_shared.show_table(view.transitions_table)
+_shared.show_table(view.transitions_table, intervals=True)
 
 if view.invariance_table is not None:
     st.subheader("Mapping and readout invariance")
@@ -102,7 +103,7 @@ if view.invariance_table is not None:
                "(same raw letter under all six), validity per readout, readout agreement per world, and the "
                "equal-weighted selective response over the six oracle directions against base accuracy "
                "(paper 000, results 3-5), with cluster-bootstrap intervals.")
-    _shared.show_table(view.invariance_table)
+    _shared.show_table(view.invariance_table, intervals=True)
 
 with st.expander(f"Model-cluster units ({len(result.units)})"):
     _shared.show_table(view.units_table)

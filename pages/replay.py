@@ -271,8 +271,8 @@ st.caption("n = cases, correct = sum of scores, accuracy with its 95% Wilson int
            "such flags hold together with probability at least 1 − α. **Below q (this subgroup alone)** is a "
            "claim about that one subgroup at 95%; across K subgroups some such flag is wrong more often. "
            "Neither is the dual test above, which compares the two e-processes over the whole run. "
-           "share = share of the replayed cases.")
-_shared.show_table(view.subgroup_table)
+           "share = share of the replayed cases. Intervals are [low, high]; the CSV keeps each bound as a number.")
+_shared.show_table(view.subgroup_table, intervals=True)
 _shared.csv_download(view.subgroup_table, "subgroups.csv")
 
 # The session keeps how to get the section, not its per-step arrays (the Report page asks the cache).

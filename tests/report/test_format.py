@@ -37,3 +37,15 @@ def test_every_output_writes_the_same_cells():
     shown = fmt.display_frame(FRAME)
     assert shown["n"].tolist() == [2, 62] and shown["n"].dtype.kind == "i"
     assert shown["upper"].tolist() == ["∞", "0.250"] and shown["subgroup"].tolist() == ["a", "—"]
+
+
+def test_paired_intervals_join_each_low_high_pair_where_it_stood():
+    frame = pd.DataFrame({"group": ["a", "b"], "n": [3, 4], "ci_low": [0.1, float("nan")], "ci_high": [0.9, 1.0],
+                          "Wilson 95% low": [0.25, 0.5], "Wilson 95% high": [0.75, float("inf")],
+                          "orphan_low": [0.2, 0.3], "share": [0.5, 0.5]})
+    shown = fmt.paired_intervals(frame)
+    assert list(shown.columns) == ["group", "n", "ci", "Wilson 95%", "orphan_low", "share"]
+    assert shown["ci"].tolist() == ["[0.100, 0.900]", f"[{fmt.MISSING}, 1.000]"]
+    assert shown["Wilson 95%"].tolist() == ["[0.250, 0.750]", f"[0.500, {fmt.INFINITE}]"]
+    assert shown["orphan_low"].tolist() == [0.2, 0.3]          # no partner: left as it is
+    assert list(frame.columns)[2] == "ci_low"                  # the input is not changed
