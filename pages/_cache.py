@@ -23,6 +23,7 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx
 from audit_core import analyses
 from audit_core.analyses import Source
 from audit_core.errors import InputError
+from pages import _runs
 from pages._page_config import give_back_memory
 
 SOURCE_ENTRIES, ANALYSIS_ENTRIES, TTL = 16, 64, 3600
@@ -105,11 +106,13 @@ def warm_supports(policy: Source, estimand: str) -> None:
     def run() -> None:
         for size in range(len(names), -1, -1):  # the supports next to the full one first
             for combo in itertools.combinations(names, size):
+                _runs.wait_until_idle()  # visitors' pages first (pages/_runs.py)
                 try:
                     explore_support(policy.key, combo, estimand, None, policy)
                 except Exception:  # noqa: BLE001  (a warm-up never fails a page: the toggle computes it)
                     return
         # The first page needed no solver (stored suggestions); Minimal supports does: load it now.
+        _runs.wait_until_idle()
         analyses.load_solver()
 
     thread = threading.Thread(target=run, name="warm-supports", daemon=True)

@@ -1,0 +1,60 @@
+"""Visitors' script runs in progress, so background work on a shared server waits for them.
+
+One server serves every visitor from one interpreter: scripts run in threads that share one GIL.
+The explorer's warm-up (``_cache.warm_supports``: every support of the bundled class, ~40 s of
+CPU on a 2-core machine) ran in a thread beside the pages; with 20 first pages at once it took half
+of the interpreter, and each page waited for it (issue 18 item 5: p95 4.3 s, ~0.23 s of server CPU
+per page of which ~0.17 s was the warm-up). ``app.py`` counts every run of the router
+(:func:`counted`), and the warm-up computes only while no run is in progress
+(:func:`wait_until_idle`): visitors first, the warm-up in the gaps. Fragment reruns (a toggle) are
+not counted: they are short, and a toggle waits for at most the one support being warmed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+
+# After the last run ends, its last messages are still being serialised and sent by the server's
+# event loop (same GIL): background work starts only once no run has started or ended for this long.
+SETTLE_SECONDS = 0.05
+
+_changed = threading.Condition()
+_running = 0
+_last_change = 0.0
+
+
+@contextlib.contextmanager
+def counted():
+    """Count a script run as in progress while the block runs (``app.py``: the whole router run)."""
+    global _running, _last_change
+    with _changed:
+        _running += 1
+        _last_change = time.monotonic()
+    try:
+        yield
+    finally:
+        with _changed:
+            _running -= 1
+            _last_change = time.monotonic()
+            _changed.notify_all()
+
+
+def in_progress() -> int:
+    """How many router runs are in progress now."""
+    return _running
+
+
+def wait_until_idle(settle: float = SETTLE_SECONDS) -> None:
+    """Block (the calling background thread) until no run is in progress and none started or ended
+    in the last ``settle`` seconds. Returns at once on an idle server."""
+    with _changed:
+        while True:
+            if _running:
+                _changed.wait()
+                continue
+            quiet = time.monotonic() - _last_change
+            if quiet >= settle:
+                return
+            _changed.wait(settle - quiet)

@@ -1,0 +1,65 @@
+"""A shared server (issue 18 item 5): background work waits for visitors' runs, and what is the
+same for every visitor is one object across sessions."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from pages import _runs
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def test_wait_until_idle_returns_at_once_on_an_idle_server():
+    start = time.monotonic()
+    _runs.wait_until_idle(settle=0)
+    assert time.monotonic() - start < 0.5
+    assert _runs.in_progress() == 0
+
+
+def test_background_work_waits_for_a_run_in_progress():
+    done = threading.Event()
+
+    def background():
+        _runs.wait_until_idle(settle=0.01)
+        done.set()
+
+    with _runs.counted():
+        assert _runs.in_progress() == 1
+        thread = threading.Thread(target=background, daemon=True)
+        thread.start()
+        assert not done.wait(0.3)        # a run is in progress: the background work has not started
+    assert done.wait(5)                  # the run ended: it starts
+    thread.join(5)
+    assert _runs.in_progress() == 0
+
+
+def test_a_run_that_fails_is_still_counted_as_ended():
+    try:
+        with _runs.counted():
+            raise ValueError("a page's bug")
+    except ValueError:
+        pass
+    assert _runs.in_progress() == 0
+
+
+def test_the_router_counts_its_run_and_ends_it():
+    seen = []
+    original = _runs.counted
+
+    def spy():
+        seen.append("start")
+        return original()
+
+    _runs.counted = spy
+    try:
+        at = AppTest.from_file(APP, default_timeout=120).run()
+    finally:
+        _runs.counted = original
+    assert not at.exception
+    assert seen == ["start", "start"]   # the root URL, then the explorer it hands over to
+    assert _runs.in_progress() == 0
