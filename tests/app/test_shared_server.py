@@ -63,3 +63,16 @@ def test_the_router_counts_its_run_and_ends_it():
     assert not at.exception
     assert seen == ["start", "start"]   # the root URL, then the explorer it hands over to
     assert _runs.in_progress() == 0
+
+
+def test_the_glossary_is_one_element_with_every_term():
+    # The sidebar is drawn on every run of every page: one element instead of one per term.
+    from pages._shared import GLOSSARY
+
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    glossary = [e for e in at.sidebar.expander if e.label == "Glossary"]
+    assert len(glossary) == 1
+    texts = [m.value for m in glossary[0].markdown]
+    assert len(texts) == 1
+    for term, meaning in GLOSSARY.items():
+        assert f"**{term}**: {meaning}" in texts[0]
