@@ -141,11 +141,11 @@ def replay_run(run_key: str, score: str, subgroups: tuple[str, ...] | None, orde
     # file's content key, so only a session holding those bytes reaches it): a 525,000-row replay is
     # ~40 MB, and cache_data kept a pickled copy (56 MB) plus one unpickled per session and rerun.
     # Built whole before it is shared (with_views: charts and tables are otherwise built lazily),
-    # its table compact; nothing on a page changes it.
+    # then without its typed table's rows (nothing shown needs them); nothing on a page changes it.
     with one_large_job(not _run.bundled and _run.value.rows > LARGE_ROWS):
         return analyses.replay_run(_run, score=score, subgroups=subgroups, order=order, params=_params,
                                    model_process=model_process, auditor_process=auditor_process,
-                                   score_mapping=dict(score_mapping) or None).with_views().compacted()
+                                   score_mapping=dict(score_mapping) or None).with_views().without_table()
 
 
 def replay_section(*args):
