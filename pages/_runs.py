@@ -6,13 +6,14 @@ CPU on a 2-core machine) ran in a thread beside the pages; with 20 first pages a
 of the interpreter, and each page waited for it (issue 18 item 5: p95 4.3 s, ~0.23 s of server CPU
 per page of which ~0.17 s was the warm-up). ``app.py`` counts every run of the router
 (:func:`counted`), and the warm-up computes only while no run is in progress
-(:func:`wait_until_idle`): visitors first, the warm-up in the gaps. Fragment reruns (a toggle) are
-not counted: they are short, and a toggle waits for at most the one support being warmed.
+(:func:`wait_until_idle`): visitors first, the warm-up in the gaps. A fragment rerun (the
+explorer's toggles) does not run the router: the page counts it with :func:`counting`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import time
 
@@ -39,6 +40,15 @@ def counted():
             _running -= 1
             _last_change = time.monotonic()
             _changed.notify_all()
+
+
+def counting(function):
+    """``function`` counted as a run while it runs (a fragment: ``st.fragment(counting(view))``)."""
+    @functools.wraps(function)   # the same name and module: Streamlit derives the fragment's id from them
+    def counted_function(*args, **kwargs):
+        with counted():
+            return function(*args, **kwargs)
+    return counted_function
 
 
 def in_progress() -> int:

@@ -61,7 +61,8 @@ def test_the_router_counts_its_run_and_ends_it():
     finally:
         _runs.counted = original
     assert not at.exception
-    assert seen == ["start", "start"]   # the root URL, then the explorer it hands over to
+    # The root URL, the explorer it hands over to, and the explorer's fragment (its toggles) in that run.
+    assert seen == ["start", "start", "start"]
     assert _runs.in_progress() == 0
 
 
@@ -76,3 +77,14 @@ def test_the_glossary_is_one_element_with_every_term():
     assert len(texts) == 1
     for term, meaning in GLOSSARY.items():
         assert f"**{term}**: {meaning}" in texts[0]
+
+
+def test_a_counted_fragment_runs_as_a_run_and_keeps_its_name():
+    def view(x):
+        return _runs.in_progress(), x
+
+    wrapped = _runs.counting(view)
+    assert wrapped(5) == (1, 5)          # counted while it runs
+    assert _runs.in_progress() == 0      # and no longer after
+    # Streamlit derives a fragment's id from the function's module and qualified name.
+    assert (wrapped.__module__, wrapped.__qualname__) == (view.__module__, view.__qualname__)
