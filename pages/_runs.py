@@ -17,9 +17,12 @@ import functools
 import threading
 import time
 
-# After the last run ends, its last messages are still being serialised and sent by the server's
-# event loop (same GIL): background work starts only once no run has started or ended for this long.
-SETTLE_SECONDS = 0.05
+# Background work starts only once no run has started or ended for this long. After a run, its
+# last messages are still being serialised and sent by the server's event loop (same GIL), and a
+# visitor clicking through toggles starts the next run within a second: a support being warmed
+# when a toggle arrives slows it (each hand-over between the event loop and the script thread
+# waits for the interpreter lock), so the warm-up waits for a quiet second.
+SETTLE_SECONDS = 1.0
 
 _changed = threading.Condition()
 _running = 0
