@@ -2,9 +2,10 @@
 
 One server serves every visitor from one interpreter: scripts run in threads that share one GIL.
 The explorer's warm-up (``_cache.warm_supports``: every support of the bundled class, ~40 s of
-CPU on a 2-core machine) ran in a thread beside the pages; with 20 first pages at once it took half
-of the interpreter, and each page waited for it (issue 18 item 5: p95 4.3 s, ~0.23 s of server CPU
-per page of which ~0.17 s was the warm-up). ``app.py`` counts every run of the router
+CPU on a 2-core machine) ran in a thread beside the pages; while 20 first pages loaded at once it
+held the interpreter lock in about half of py-spy's samples, and each page waited for it (issue 18
+item 5: 0.23 s of server CPU per first page measured, 0.05 s once the warm-up had finished).
+``app.py`` counts every run of the router
 (:func:`counted`), and the warm-up computes only while no run is in progress
 (:func:`wait_until_idle`): visitors first, the warm-up in the gaps. A fragment rerun (the
 explorer's toggles) does not run the router: the page counts it with :func:`counting`.
