@@ -51,13 +51,14 @@ PAGES = {
 # it would run a page file without this router.
 page = st.navigation(PAGES)
 
-from pages import _shared, _state  # noqa: E402  (after st.navigation, see above)
+from pages import _runs, _shared, _state  # noqa: E402  (after st.navigation, see above)
 
 _state.keep_widget_state()  # before any page: choices made on other pages survive the switch
-try:
-    page.run()
-except _shared.PageStopped:
-    pass  # the page asked for input and ended its own run; the sidebar below is still drawn
-finally:
-    # After the page (also when it stops early), so the list of computed results is current.
-    _shared.sidebar()
+with _runs.counted():  # background warm-ups wait while visitors' pages run (pages/_runs.py)
+    try:
+        page.run()
+    except _shared.PageStopped:
+        pass  # the page asked for input and ended its own run; the sidebar below is still drawn
+    finally:
+        # After the page (also when it stops early), so the list of computed results is current.
+        _shared.sidebar()

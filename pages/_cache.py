@@ -23,6 +23,7 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx
 from audit_core import analyses
 from audit_core.analyses import Source
 from audit_core.errors import InputError
+from pages import _runs
 from pages._page_config import give_back_memory
 
 SOURCE_ENTRIES, ANALYSIS_ENTRIES, TTL = 16, 64, 3600
@@ -105,11 +106,13 @@ def warm_supports(policy: Source, estimand: str) -> None:
     def run() -> None:
         for size in range(len(names), -1, -1):  # the supports next to the full one first
             for combo in itertools.combinations(names, size):
+                _runs.wait_until_idle()  # visitors' pages first (pages/_runs.py)
                 try:
                     explore_support(policy.key, combo, estimand, None, policy)
                 except Exception:  # noqa: BLE001  (a warm-up never fails a page: the toggle computes it)
                     return
         # The first page needed no solver (stored suggestions); Minimal supports does: load it now.
+        _runs.wait_until_idle()
         analyses.load_solver()
 
     thread = threading.Thread(target=run, name="warm-supports", daemon=True)
@@ -138,11 +141,11 @@ def replay_run(run_key: str, score: str, subgroups: tuple[str, ...] | None, orde
     # file's content key, so only a session holding those bytes reaches it): a 525,000-row replay is
     # ~40 MB, and cache_data kept a pickled copy (56 MB) plus one unpickled per session and rerun.
     # Built whole before it is shared (with_views: charts and tables are otherwise built lazily),
-    # its table compact; nothing on a page changes it.
+    # then without its typed table's rows (nothing shown needs them); nothing on a page changes it.
     with one_large_job(not _run.bundled and _run.value.rows > LARGE_ROWS):
         return analyses.replay_run(_run, score=score, subgroups=subgroups, order=order, params=_params,
                                    model_process=model_process, auditor_process=auditor_process,
-                                   score_mapping=dict(score_mapping) or None).with_views().compacted()
+                                   score_mapping=dict(score_mapping) or None).with_views().without_table()
 
 
 def replay_section(*args):

@@ -51,8 +51,9 @@ GLOSSARY = {
 def glossary() -> None:
     """The terms every page uses, defined once."""
     with st.expander("Glossary"):
-        for term, meaning in GLOSSARY.items():
-            st.markdown(f"**{term}**: {meaning}")
+        # One element, not one per term: the sidebar is drawn on every run of every page of every
+        # session, and each element is a message the server builds and sends (issue 18 item 5).
+        st.markdown("\n\n".join(f"**{term}**: {meaning}" for term, meaning in GLOSSARY.items()))
 
 
 def sidebar() -> None:

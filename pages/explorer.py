@@ -17,7 +17,7 @@ from audit_core import analyses
 from audit_core.analyses import BEHAVIOURS, ESTIMANDS, BehaviourRule
 from audit_core.errors import InputError
 from audit_core.views.identify import components_of_key, leave_one_out_table, support_metrics, support_metrics_by_key
-from pages import _cache, _shared, _uploads
+from pages import _cache, _runs, _shared, _uploads
 
 # Up to this many equivalence classes / collisions are listed as wrapped text (long member and
 # cell lists do not fit a table column); more go into a scrollable table.
@@ -410,6 +410,6 @@ if os.environ.get("AUDIT_FULL_RERUN") == "1":
     support_view()
 else:
     mount_instant_numbers()
-    st.fragment(support_view)()
+    st.fragment(_runs.counting(support_view))()  # a toggle's rerun also holds off the warm-up
 leave_one_out()
 _cache.warm_supports(policy, estimand)  # after this page is drawn: every support of a bundled class, shared

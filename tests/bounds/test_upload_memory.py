@@ -111,3 +111,67 @@ def test_the_allocator_is_tuned_once_on_glibc():
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
         pytest.skip("glibc only")
     assert tune_allocator() is True and tune_allocator() is True
+
+
+@pytest.mark.parametrize("run", ["recorded_run", "upload", "inspect"])
+def test_a_shared_replay_keeps_no_typed_rows_and_gives_the_same_numbers(run):
+    if run == "upload":
+        source = analyses.run_source(_run_csv(3_000), "run.csv")
+    elif run == "inspect":
+        path = FIXTURES / "inspect" / "run.eval"
+        source = analyses.run_source(path.read_bytes(), path.name)
+    else:
+        source = analyses.run_source(run)
+    score = "match" if run == "inspect" else None
+    plain = analyses.replay_run(source, score=score)
+    shared = analyses.replay_run(source, score=score).with_views().without_table()
+    assert len(plain.data.frame) == plain.result.n > 0
+    assert len(shared.data.frame) == 0 and list(shared.data.frame.columns) == list(plain.data.frame.columns)
+    assert shared.result.n == plain.result.n and shared.data.notes == plain.data.notes
+    assert json.dumps(json_safe(shared.to_dict())) == json.dumps(json_safe(plain.to_dict()))
+    assert json.dumps(json_safe(shared.section.to_dict())) == json.dumps(json_safe(plain.section.to_dict()))
+    pd.testing.assert_frame_equal(shared.subgroup_table, plain.subgroup_table)
+    pd.testing.assert_frame_equal(shared.decision_table, plain.decision_table)
+    assert shared.trajectory_chart == plain.trajectory_chart
+
+
+def test_the_replay_the_server_shares_holds_no_typed_rows():
+    from streamlit.testing.v1 import AppTest
+
+    from pages import _cache
+    from tests.app.test_pages import APP, GOOD_CSV, metric
+
+    _cache.replay_run.clear()
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.switch_page("pages/replay.py").run()
+    at.selectbox(key="replay_source").set_value("upload").run()
+    at.file_uploader(key="replay_upload__widget").upload("good.csv", GOOD_CSV, "text/csv").run()
+    assert not at.exception and int(metric(at, "Cases replayed")) == 60
+    kept = at.session_state["report_sections"]["replay"]
+    shared = _cache.replay_run(*kept.build.args)   # the cached object the page drew (the same arguments)
+    assert shared is _cache.replay_run(*kept.build.args)
+    assert shared.result.n == 60 and len(shared.data.frame) == 0
+
+
+def test_giving_back_memory_frees_what_reference_cycles_hold():
+    import gc
+    import weakref
+
+    from pages._page_config import give_back_memory
+
+    class Holder:
+        pass
+
+    enabled = gc.isenabled()
+    gc.disable()   # no automatic collection in between: only give_back_memory may free it
+    try:
+        holder = Holder()
+        holder.itself, holder.table = holder, np.zeros(1_000_000)
+        freed = weakref.ref(holder)
+        del holder
+        assert freed() is not None           # a cycle: reference counting alone keeps it
+        give_back_memory()
+        assert freed() is None
+    finally:
+        if enabled:
+            gc.enable()
