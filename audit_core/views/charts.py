@@ -124,6 +124,15 @@ def lattice_levels_chart(levels: pd.DataFrame, title: str, subtitle: Sequence[st
                                     height=alt.Step(26))
 
 
+def letters_with_ink(long: pd.DataFrame) -> pd.DataFrame:
+    """``long`` with ``ink``: the colour of each response letter, readable on its cell: white on a
+    dark solid fill, black on a light or faded one (black letters on the dark blue cells could not
+    be read, issue 19 item 14)."""
+    fills = response_fills(long["response"])
+    return long.assign(ink=[("white" if in_support and is_dark(fills.get(str(r), "#ffffff")) else "black")
+                            for r, in_support in zip(long["response"], long["in_support"], strict=True)])
+
+
 def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses",
                      cell_title: str = "cell", note: str = "") -> alt.TopLevelMixin:
     """Responses per policy and cell; support cells drawn solid with a black outline.
@@ -145,12 +154,7 @@ def response_heatmap(long: pd.DataFrame, title: str = "Policy × cell responses"
         stroke=alt.condition("datum.in_support", alt.value("black"), alt.value("white")),
         strokeWidth=alt.condition("datum.in_support", alt.value(2), alt.value(0.5)),
         tooltip=["policy", "cell", "response", "support"])
-    # Letters readable on their cell: white on a dark solid fill, black on a light or faded one
-    # (black letters on the dark blue cells could not be read, issue 19 item 14).
-    scale = response_colours(long["response"]).to_dict()
-    fills = dict(zip(scale["domain"], scale["range"], strict=True))
-    letters = long.assign(ink=[("white" if in_support and is_dark(fills.get(str(r), "#ffffff")) else "black")
-                               for r, in_support in zip(long["response"], long["in_support"], strict=True)])
+    letters = letters_with_ink(long)
     text = alt.Chart(letters).mark_text(fontSize=12).encode(
         **enc, text="response:N", color=alt.Color("ink:N", scale=None),
         opacity=alt.condition("datum.in_support", alt.value(1.0), alt.value(0.45)))
@@ -173,14 +177,21 @@ def is_dark(colour: str) -> bool:
     return 0.2126 * channel[0] + 0.7152 * channel[1] + 0.0722 * channel[2] < 0.4
 
 
-def response_colours(responses) -> alt.Scale:
-    """Colours in order of first appearance (never alphabetical), and for yes/no-like answers a
-    blue positive and an orange negative, so "yes" is never drawn in the alarm colour."""
-    import altair as alt
+def response_fills(responses) -> dict[str, str]:
+    """Response -> fill colour, in order of first appearance (never alphabetical), and for
+    yes/no-like answers a blue positive and an orange negative, so "yes" is never drawn in the
+    alarm colour."""
     domain = list(dict.fromkeys(str(r) for r in responses))
     if all(r.lower() in POSITIVE + NEGATIVE for r in domain):
-        return alt.Scale(domain=domain, range=["#1f78b4" if r.lower() in POSITIVE else "#d95f02" for r in domain])
-    return alt.Scale(domain=domain, range=[CATEGORY_COLOURS[i % len(CATEGORY_COLOURS)] for i in range(len(domain))])
+        return {r: "#1f78b4" if r.lower() in POSITIVE else "#d95f02" for r in domain}
+    return {r: CATEGORY_COLOURS[i % len(CATEGORY_COLOURS)] for i, r in enumerate(domain)}
+
+
+def response_colours(responses) -> alt.Scale:
+    """The colour scale of :func:`response_fills`."""
+    import altair as alt
+    fills = response_fills(responses)
+    return alt.Scale(domain=list(fills), range=list(fills.values()))
 
 
 def frequency_heatmap(freq: pd.DataFrame, x_axis: str, y_axis: str,
@@ -511,18 +522,26 @@ def chart_spec(chart: alt.TopLevelMixin) -> dict:
 MAX_LABEL_CHARS = MAX_NAME_CHARS  # 120, as names in messages (audit_core.errors)
 
 
+def shorten_rows(rows, limit: int = MAX_LABEL_CHARS) -> bool:
+    """Cut, in place, every string value of the records ``rows`` longer than ``limit`` to
+    ``limit - 1`` characters plus "…"; whether any was."""
+    shortened = False
+    for row in rows if isinstance(rows, list) else ():
+        if not isinstance(row, dict):
+            continue
+        for key, value in row.items():
+            if isinstance(value, str) and len(value) > limit:
+                row[key] = value[:limit - 1] + "…"
+                shortened = True
+    return shortened
+
+
 def shorten_labels(spec: dict, limit: int = MAX_LABEL_CHARS) -> dict:
     """``spec`` with every string value of its inline data sets longer than ``limit`` cut to
     ``limit - 1`` characters plus "…"; when any was, the subtitle says so."""
     shortened = False
     for rows in (spec.get("datasets") or {}).values():
-        for row in rows if isinstance(rows, list) else ():
-            if not isinstance(row, dict):
-                continue
-            for key, value in row.items():
-                if isinstance(value, str) and len(value) > limit:
-                    row[key] = value[:limit - 1] + "…"
-                    shortened = True
+        shortened = shorten_rows(rows, limit) or shortened
     if shortened:
         note = f"names longer than {limit} characters are shortened (…); the tables give them in full"
         title = spec.get("title")

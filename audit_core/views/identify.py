@@ -25,7 +25,9 @@ from audit_core.views.charts import (
     frequency_heatmap,
     hasse_chart,
     lattice_levels_chart,
+    letters_with_ink,
     response_heatmap,
+    shorten_rows,
 )
 from audit_core.views.stored import stored_spec
 
@@ -101,10 +103,12 @@ def lattice_levels_spec(lat, component_names: Sequence[str], estimand: str, curr
 
 
 def lattice_spec(lat, component_names: Sequence[str], estimand: str, current: str | None,
-                 store=stored_spec) -> dict:
+                 store=stored_spec, template: bool = True) -> dict:
     """Hasse diagram of ``lattice()``: rank = number of components, ``current`` node outlined.
     Above MAX_HASSE_COMPONENTS components the levels view (:func:`lattice_levels_spec`) is drawn.
-    ``store``: where a spec built from the same rows and texts may be stored (:mod:`.stored`)."""
+    ``store``: where the class's chart may be stored (:mod:`.stored`). ``template``: copy the
+    class's chart and set the current node (see :func:`_class_template`); False: build this
+    support's chart through Altair (the definition the copy is tested against)."""
     if len(component_names) > MAX_HASSE_COMPONENTS:
         return lattice_levels_spec(lat, component_names, estimand, current)
     short = abbreviations(component_names)
@@ -127,66 +131,87 @@ def lattice_spec(lat, component_names: Sequence[str], estimand: str, current: st
                          columns=["x", "y", "x2", "y2"])
     legend = ", ".join(f"{v} = {k}" for k, v in short.items() if v != k)
     nodes, title = nodes.drop(columns=["members"]), f"Support lattice for {estimand}"
-    inputs = {"nodes": nodes.to_dict("records"), "edges": edges.to_dict("records"), "title": title, "legend": legend}
-    return store("hasse", inputs, lambda: _hasse_with_current(nodes, edges, title, legend, current))
-
-
-# Supports of one class differ in the lattice chart only by the nodes' `current` flag, a data
-# column: chart_spec's positional data-set names keep the rest of the spec identical. So Altair
-# builds the chart once per class, estimand and texts (~0.25 s of CPU, most of a toggle's work)
-# and every support gets a copy with the flag set (tests: equal to Altair's own build).
-_HASSE_TEMPLATES: OrderedDict[str, dict] = OrderedDict()
-_HASSE_TEMPLATES_MAX = 16
-_HASSE_LOCK = threading.Lock()
-
-
-def _hasse_with_current(nodes: pd.DataFrame, edges: pd.DataFrame, title: str, legend: str,
-                        current: str | None) -> dict:
+    if not template:
+        return chart_spec(hasse_chart(nodes, edges, title=title, legend=legend))
     plain = nodes.assign(current=False)
-    key = hashlib.sha256(json.dumps([plain.to_dict("records"), edges.to_dict("records"), title, legend],
-                                    sort_keys=True, default=str).encode()).hexdigest()
-    with _HASSE_LOCK:
-        template = _HASSE_TEMPLATES.get(key)
-        if template is not None:
-            _HASSE_TEMPLATES.move_to_end(key)
-    if template is None:
-        template = chart_spec(hasse_chart(plain, edges, title=title, legend=legend))
-        with _HASSE_LOCK:
-            _HASSE_TEMPLATES[key] = template
-            while len(_HASSE_TEMPLATES) > _HASSE_TEMPLATES_MAX:
-                _HASSE_TEMPLATES.popitem(last=False)
-    spec = copy.deepcopy(template)
-    for rows in spec.get("datasets", {}).values():
-        if rows and isinstance(rows[0], dict) and "current" in rows[0] and "key" in rows[0]:
-            for row in rows:
+    inputs = {"nodes": plain.to_dict("records"), "edges": edges.to_dict("records"), "title": title, "legend": legend}
+    spec = _class_template("hasse", inputs, lambda: chart_spec(hasse_chart(plain, edges, title=title, legend=legend)),
+                           store)
+    for data in spec.get("datasets", {}).values():
+        if data and isinstance(data[0], dict) and "current" in data[0] and "key" in data[0]:
+            for row in data:
                 row["current"] = row["key"] == current
     return spec
 
 
-def heatmap_spec(pc, tau: np.ndarray, support: Sequence[str], store=stored_spec) -> dict:
+# Supports of one class differ in the lattice and heat-map charts only in data columns (the
+# lattice's current node; the heat map's in-support flags and letter ink) and the heat map's title:
+# chart_spec's positional data-set names keep everything else identical. So each chart is built
+# through Altair once per class (~0.25 s of CPU for both, most of a toggle's work), from the rows of
+# no support, kept here (and for the bundled class stored, :mod:`.stored`), and every support gets
+# a copy with its own rows (tests: equal to Altair's own build of that support).
+_TEMPLATES: OrderedDict[str, dict] = OrderedDict()
+_TEMPLATES_MAX = 32
+_TEMPLATES_LOCK = threading.Lock()
+
+
+def _class_template(kind: str, inputs: dict, build, store) -> dict:
+    """A copy of the chart ``build()`` makes from ``inputs`` (the class's rows of no support)."""
+    key = hashlib.sha256(json.dumps([kind, inputs], sort_keys=True, default=str).encode()).hexdigest()
+    with _TEMPLATES_LOCK:
+        spec = _TEMPLATES.get(key)
+        if spec is not None:
+            _TEMPLATES.move_to_end(key)
+    if spec is None:
+        spec = store(kind, inputs, build)
+        with _TEMPLATES_LOCK:
+            _TEMPLATES[key] = spec
+            while len(_TEMPLATES) > _TEMPLATES_MAX:
+                _TEMPLATES.popitem(last=False)
+    return copy.deepcopy(spec)
+
+
+def heatmap_spec(pc, tau: np.ndarray, support: Sequence[str], store=stored_spec, template: bool = True) -> dict:
     """Policy × cell responses of the deterministic policies, support cells outlined.
 
     At most :data:`~audit_core.views.charts.MAX_CHART_ROWS` rectangles are drawn: with more
     policies x cells the first policies (and, for a huge layout, the first cells) are shown and the
-    subtitle says how many; the class table lists every policy."""
+    subtitle says how many; the class table lists every policy. ``template``: as for
+    :func:`lattice_spec` (the class's chart with this support's rows and title)."""
     n_cells = min(len(pc.cells), MAX_CHART_ROWS)
     n_policies = min(len(pc.names), max(1, MAX_CHART_ROWS // n_cells))
     labels = [f"{name} (τ={int(t)})" for name, t in zip(pc.names, tau, strict=True)]
     codebook = list(pc.codebook)
+
+    def cells_of(observed: set) -> pd.DataFrame:
+        return pd.DataFrame([{"policy": labels[i], "cell": cell,
+                              "response": codebook[int(pc.responses[i, j])] or "(empty)",
+                              "in_support": cell in observed,
+                              "support": "in support" if cell in observed else "outside support"}
+                             for i in range(n_policies) for j, cell in enumerate(pc.cells[:n_cells])])
+
     inside = set(support)
-    long = pd.DataFrame([{"policy": labels[i], "cell": cell, "response": codebook[int(pc.responses[i, j])] or "(empty)",
-                          "in_support": cell in inside,
-                          "support": "in support" if cell in inside else "outside support"}
-                         for i in range(n_policies) for j, cell in enumerate(pc.cells[:n_cells])])
     note = ""
     if n_policies < len(pc.names) or n_cells < len(pc.cells):
         note = (f"showing the first {n_policies} of {len(pc.names)} policies and {n_cells} of {len(pc.cells)} "
                 "cells (a chart draws at most {:,} rectangles); the tables list every policy".format(MAX_CHART_ROWS))
     title = f"Policy × cell responses ({len(inside)} of {len(pc.cells)} cells observed)"
     cell_title = f"cell ({':'.join(pc.axes)})"
-    inputs = {"long": long.to_dict("records"), "title": title, "cell_title": cell_title, "note": note}
-    return store("heatmap", inputs,
-                 lambda: chart_spec(response_heatmap(long, title=title, cell_title=cell_title, note=note)))
+    long = cells_of(inside)
+    if not template:
+        return chart_spec(response_heatmap(long, title=title, cell_title=cell_title, note=note))
+    plain = cells_of(set())
+    inputs = {"long": plain.to_dict("records"), "cell_title": cell_title, "note": note}
+    spec = _class_template("heatmap", inputs,
+                           lambda: chart_spec(response_heatmap(plain, title="", cell_title=cell_title, note=note)),
+                           store)
+    cells, letters = long.to_dict("records"), letters_with_ink(long).to_dict("records")
+    for name, data in spec.get("datasets", {}).items():
+        if data and isinstance(data[0], dict) and "in_support" in data[0]:
+            spec["datasets"][name] = letters if "ink" in data[0] else cells
+            shorten_rows(spec["datasets"][name])
+    spec["title"]["text"] = title
+    return spec
 
 
 def class_table(ident, tau: dict[str, int]) -> pd.DataFrame:

@@ -1,8 +1,10 @@
-"""Stored chart specs of the explorer's first view of the bundled class (issue 24).
+"""Stored chart specs of the explorer's views of the bundled class (issue 24).
 
 A fresh server's first page is the protocol explorer on the bundled frozen class, full support,
 estimand τ_full. Its two charts (the support lattice and the policy × cell heat map) cost more than
 the rest of the page together: importing Altair (~0.3 s) and building them through it (~0.3 s).
+Both are drawn from a chart of the class (:func:`audit_core.views.identify._class_template`) with
+the support's rows set, so storing the class's two charts serves every support's view on τ_full.
 Their Vega-Lite specs are stored in ``bundled_charts.json`` next to this module, each under the
 SHA-256 of everything it is built from: the chart's kind, its input rows and texts, the source of
 the chart modules (``charts.py``, ``identify.py`` of this package) and Altair's version. A chart
@@ -71,6 +73,7 @@ def first_view_specs() -> dict[str, dict]:
 
     pc = frozen_policy_class()
     built = {}
+    views._TEMPLATES.clear()   # built here, not copied from this process's templates
 
     def keep(kind: str, inputs: dict, build: Callable[[], dict]) -> dict:
         spec = build()

@@ -46,4 +46,6 @@ def test_the_first_explorer_run_loads_no_chart_library_and_no_solver(tmp_path):
 
 def test_the_warm_up_loads_the_solver_for_the_next_pages(tmp_path):
     warmed = _run(tmp_path=tmp_path)
-    assert set(warmed["heavy"]) == {"altair", "ortools", "scipy.optimize"}
+    # Every support of the bundled class draws the class's stored charts with its own rows, so
+    # warming all of them needs no Altair; the solver is loaded for Minimal supports.
+    assert set(warmed["heavy"]) == {"ortools", "scipy.optimize"}

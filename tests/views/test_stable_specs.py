@@ -68,34 +68,36 @@ def test_row_values_that_look_like_data_set_names_are_left_alone():
     assert spec["data"] == {"name": "data-abc"}  # the input is not modified
 
 
-def test_lattice_from_the_class_template_equals_altairs_own_build(monkeypatch):
-    """The lattice chart is built by Altair once per class and copied with the current node set:
-    for every support of the bundled class (each estimand) and of a 5-component class, the copy
-    equals the chart Altair builds for that support itself."""
+def test_charts_from_the_class_template_equal_altairs_own_build():
+    """The lattice and heat map are built by Altair once per class and copied with each support's
+    rows: for every support of the bundled class (three estimands) and of a 5-component class, the
+    copy equals the chart Altair builds for that support itself."""
     import itertools
 
-    from audit_core.identify import lattice, load_policy_class
+    from audit_core.identify import estimand_values, identify, lattice, load_policy_class
     from audit_core.views import identify as views
-    from audit_core.views.charts import chart_spec, hasse_chart
     from tests.app.test_room_data_pages import class_with_components
 
     def unstored(kind, inputs, build):
         return build()
 
-    def specs(pc, estimand):
-        lat = lattice(pc, estimand)
+    def specs(pc, estimand, template):
+        lat, tau = lattice(pc, estimand), estimand_values(pc, estimand)
         names = list(pc.component_names)
-        keys = [views.support_key(c) for k in range(len(names) + 1) for c in itertools.combinations(names, k)]
-        return [json.dumps(views.lattice_spec(lat, names, estimand, key, store=unstored), sort_keys=True)
-                for key in [None, *keys]]
+        out = []
+        for combo in [c for k in range(len(names) + 1) for c in itertools.combinations(names, k)]:
+            cells = identify(pc, components=list(combo), estimand=estimand).cells
+            out.append(json.dumps([views.lattice_spec(lat, names, estimand, views.support_key(combo),
+                                                      store=unstored, template=template),
+                                   views.heatmap_spec(pc, tau, cells, store=unstored, template=template)],
+                                  sort_keys=True))
+        return out
 
     bundled = analyses.policy_source().value
     five = load_policy_class(class_with_components(5), name="c5.json")
     cases = [(bundled, e) for e in ("tau_full", "static_correctness", "local_response")] + [(five, "tau_full")]
-    views._HASSE_TEMPLATES.clear()
-    templated = [specs(pc, e) for pc, e in cases]
-    monkeypatch.setattr(views, "_hasse_with_current", lambda nodes, edges, title, legend, current:
-                        chart_spec(hasse_chart(nodes, edges, title=title, legend=legend)))
-    built = [specs(pc, e) for pc, e in cases]
-    assert sum(len(s) for s in built) == 3 * 17 + 33
+    views._TEMPLATES.clear()
+    templated = [specs(pc, e, True) for pc, e in cases]
+    built = [specs(pc, e, False) for pc, e in cases]
+    assert sum(len(s) for s in built) == 3 * 16 + 32
     assert templated == built

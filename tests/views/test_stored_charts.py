@@ -37,17 +37,24 @@ def no_altair_build(monkeypatch):
 
 
 def test_the_first_view_is_served_from_the_store_and_nothing_else(no_altair_build, monkeypatch):
+    import audit_core.views.identify as view_module
+    monkeypatch.setattr(view_module, "_TEMPLATES", type(view_module._TEMPLATES)())   # none built in this process
     bundled = analyses.policy_source()
     view = analyses.explore_support(bundled, FULL, "tau_full")
     assert view.lattice_chart["title"]["text"] == "Support lattice for tau_full"
     assert view.heatmap_chart["title"]["text"].startswith("Policy × cell responses (36 of 36")
     view.lattice_chart["title"]["text"] = "changed"          # a copy: the store is not changed
     assert analyses.explore_support(bundled, FULL, "tau_full").lattice_chart["title"]["text"] != "changed"
-    with pytest.raises(AssertionError, match="built through Altair"):       # another support: built
-        analyses.explore_support(bundled, ("target",), "tau_full")
+    # another support of the class: the stored charts of the class with its own rows
+    other = analyses.explore_support(bundled, ("target",), "tau_full")
+    observed = len(analyses.explore_support(bundled, ("target",), "tau_full").identification.cells)
+    assert other.heatmap_chart["title"]["text"].startswith(f"Policy × cell responses ({observed} of 36")
+    nodes = next(rows for rows in other.lattice_chart["datasets"].values() if rows and "current" in rows[0])
+    assert [row["key"] for row in nodes if row["current"]] == ["target"]
     with pytest.raises(AssertionError, match="built through Altair"):       # another estimand: built
         analyses.explore_support(bundled, FULL, "static_correctness")
     stored.code_fingerprint.cache_clear()
+    view_module._TEMPLATES.clear()
     monkeypatch.setattr(stored, "_CODE", ("charts.py",))                    # other chart code: built
     try:
         with pytest.raises(AssertionError, match="built through Altair"):
