@@ -19,6 +19,8 @@ Dashboard (fresh ``streamlit run app.py`` servers, Chromium through Playwright):
   explorer's background warm-up is done; the wait is printed), each page by its URL path in a new
   browser page, so a new session; ``--page-rounds`` rounds, trees alternating, medians; floor: the
   bare one-metric page's second load (a new session) on its own warm server, in the same rounds.
+  With each load, the server process's CPU seconds during it: its own work for the page, which
+  a busy machine slows but does not add to (wall times on a shared machine do).
 "Interactive" everywhere: the page has drawn into its main area and the app's run state (stApp's
 ``data-test-script-state`` / ``data-test-connection-state``, as tests/app/test_browser.py waits on
 it) says no script is running, stably for 250 ms (not counted).
@@ -234,16 +236,17 @@ def app_run(tree: Path, script: str, browser, pages: tuple[str, ...], home: Path
             page.wait_for_selector('[data-testid="stMetric"]', timeout=180_000)
         first = _settled(page) - start
         page.close()
-        loads = {}
+        loads, cpu = {}, {}
         idle = _wait_idle(server.pid) if pages else None
         for path in pages:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
-            t0 = time.perf_counter()
+            cpu0, t0 = _cpu_seconds(server.pid), time.perf_counter()
             page.goto(f"{url}/{path}" if path else url, timeout=180_000)
             loads[path or "(second load)"] = round(_settled(page) - t0, 2)
+            cpu[path or "(second load)"] = round(_cpu_seconds(server.pid) - cpu0, 2)
             page.close()
         return {"healthy_s": round(healthy, 2), "first_page_s": round(first, 2), "page_first_load_s": loads,
-                "idle_after_s": idle}
+                "page_cpu_s": cpu, "idle_after_s": idle}
     finally:
         try:
             os.killpg(server.pid, signal.SIGTERM)
@@ -287,18 +290,22 @@ def app_rows(trees: dict[str, Path], work: Path, rounds: int, page_rounds: int) 
     out: dict = {}
     floors = [r["first_page_s"] for r in runs["floor"]]
     page_floors = [r["page_first_load_s"]["(second load)"] for r in page_runs["floor"]]
+    page_floor_cpu = [r["page_cpu_s"]["(second load)"] for r in page_runs["floor"]]
     out["floor"] = {"first_page_s": round(statistics.median(floors), 2) if floors else None, "runs": floors,
                     "page_first_load_s": round(statistics.median(page_floors), 2) if page_floors else None,
-                    "page_runs": page_floors}
+                    "page_runs": page_floors,
+                    "page_cpu_s": round(statistics.median(page_floor_cpu), 2) if page_floor_cpu else None}
     for name in trees:
         firsts = [r["first_page_s"] for r in runs[name]]
         pages = {path: [r["page_first_load_s"][path] for r in page_runs[name]] for path in PAGES}
+        cpus = {path: [r["page_cpu_s"][path] for r in page_runs[name]] for path in PAGES}
         out[name] = {"first_page_s": round(statistics.median(firsts), 2) if firsts else None, "runs": firsts,
                      "healthy_s": round(statistics.median(r["healthy_s"] for r in runs[name]), 2) if firsts else None,
                      "over_floor": round(statistics.median(f / fl for f, fl in zip(firsts, floors, strict=True)), 2)
                      if firsts else None,
                      "page_first_load_s": {path: round(statistics.median(v), 2) if v else None
                                            for path, v in pages.items()},
+                     "page_cpu_s": {path: round(statistics.median(v), 2) if v else None for path, v in cpus.items()},
                      "page_runs": pages, "loads": [r["load"] for r in runs[name]],
                      "page_loads": [r["load"] for r in page_runs[name]],
                      "idle_after_s": [r["idle_after_s"] for r in page_runs[name]]}
@@ -349,13 +356,16 @@ def main() -> None:
                 print(f"\npages' first loads on a warm server (it has served one explorer page and is idle; a new "
                       f"browser session per page), median of {args.page_rounds} (loads {b['page_loads']} / "
                       f"{a['page_loads']}; idle {b['idle_after_s']} / {a['idle_after_s']} s after the first page)")
-                print(f"  {'page':<20}{'before s':>10}{'after s':>9}{'ratio':>7}{'floor s':>9}")
-                floor = app["floor"]["page_first_load_s"]
+                print(f"  {'page':<20}{'before s':>10}{'after s':>9}{'ratio':>7}{'floor s':>9}"
+                      f"{'server CPU s before':>21}{'after':>7}{'floor':>7}")
+                floor, floor_cpu = app["floor"]["page_first_load_s"], app["floor"]["page_cpu_s"]
                 for path in PAGES:
                     bb, aa = b["page_first_load_s"][path], a["page_first_load_s"][path]
-                    print(f"  {path:<20}{bb:>10.2f}{aa:>9.2f}{bb / aa:>6.1f}x{floor:>9.2f}")
+                    print(f"  {path:<20}{bb:>10.2f}{aa:>9.2f}{bb / aa:>6.1f}x{floor:>9.2f}"
+                          f"{b['page_cpu_s'][path]:>21.2f}{a['page_cpu_s'][path]:>7.2f}{floor_cpu:>7.2f}")
                 print(f"  floor: the bare one-metric page's second load on its warm server {floor:.2f} s "
-                      f"{app['floor']['page_runs']}")
+                      f"{app['floor']['page_runs']}; server CPU s: the server process's CPU time during the load "
+                      "(its work for the page, whatever the machine's load)")
         print(json.dumps({"load_start": load_start, "load_end": os.getloadavg(), "runs": args.runs,
                           "cli": table, "app": app, "seconds": round(time.perf_counter() - started, 1)}))
 
