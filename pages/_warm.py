@@ -2,13 +2,14 @@
 otherwise pay, done once per server process in a background thread (issue 24).
 
 A page's first load on a warm server did two things that are the same for every visitor:
-importing its use case (the Audit planner pulls in ``scipy.stats``, ~1.5 s on a 2-core machine)
+importing its use case (the Audit planner pulls in ``scipy.stats``, Replay the chart builders)
 and computing the page's bundled default view (Replay replays the bundled recorded run and draws
-its charts, ~1.5 s; Measure bootstraps the bundled response log; Compare replays two bundled runs;
-Testbed generates the default items). Both go into what every session shares: ``sys.modules``
-and the ``pages/_cache.py`` caches, called with the arguments the page passes on its first run
-(tests/app/test_page_warm_up.py checks that a page's first run after the warm-up computes none
-of them). Numbers are the engine's, computed by the same cached calls; nothing is stored on disk.
+its charts; Measure bootstraps the bundled response log; Compare replays two bundled runs; Testbed
+generates the default items; Minimal supports solves the bundled class). Both go into what every
+session shares: ``sys.modules`` and the ``pages/_cache.py`` caches, called with the arguments the
+page passes on its first run (tests/app/test_page_warm_up.py checks that a page's first run after
+the warm-up computes none of them). Numbers are the engine's, computed by the same cached calls;
+nothing is stored on disk.
 
 Uploads are never warmed. The warm-up waits for the explorer's own warm-up (the supports of the
 bundled class and the solver, pages/_cache.py) so a visitor toggling on the first page goes first.
@@ -29,6 +30,7 @@ from audit_core.analyses import (
     DEFAULT_MODEL_PROCESS,
     DEFAULT_RUN,
     AuditParams,
+    available_estimands,
 )
 from pages import _cache, _uploads
 
@@ -90,13 +92,27 @@ def warm_compare() -> None:
     _cache.compare_runs(a.key, b.key, None, None, repr(params.to_dict()), 0.95, a, b, params)
 
 
+def warm_supports_page() -> None:
+    """Minimal supports' first view: the bundled class, its first estimand, every cell costing the
+    same (per value of the readout axis, ratio 1), nothing required or excluded, 10 s limit."""
+    policy = _uploads.bundled_source("policy_class")
+    pc = policy.value
+    axes = list(pc.axes)
+    values = list(pc.axes["readout" if "readout" in axes else axes[-1]])
+    if len(values) != 2:   # more values: the page starts from a cost table
+        return
+    estimand = next(iter(available_estimands(pc)))
+    _cache.check_supports(policy.key, estimand, tuple(sorted({values[0]: 1.0, values[1]: 1.0}.items())), (), (),
+                          10.0, policy)
+
+
 def warm_testbed() -> None:
     """Testbed's first view: 24 clusters, seed 0, every direction, depth 3, 6 distractors."""
     _cache.generate_testbed(24, 0, tuple(ALL_DIRECTIONS), 3, 6)
 
 
-STEPS = (("imports", import_use_cases), ("replay", warm_replay), ("measure", warm_measure),
-         ("compare", warm_compare), ("testbed", warm_testbed))
+STEPS = (("imports", import_use_cases), ("supports", warm_supports_page), ("replay", warm_replay),
+         ("measure", warm_measure), ("compare", warm_compare), ("testbed", warm_testbed))
 
 
 def warm_pages() -> dict[str, float]:

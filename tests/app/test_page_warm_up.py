@@ -1,5 +1,5 @@
 """The warm-up after a server's first page (pages/_warm.py, issue 24): once it is done, a new
-session's first load of Replay, Measure, Compare and Testbed computes nothing of its bundled view
+session's first load of Replay, Measure, Compare, Testbed and Minimal supports computes nothing of its bundled view
 (the engine's use case is not called: the shared cache answers) and imports no chart library or
 statistics package; the numbers are those the page computes without the warm-up (fresh
 interpreters: what a new server process has loaded)."""
@@ -22,7 +22,7 @@ from pages import _warm
 if "--no-warm" in sys.argv:
     _warm._started = True   # as if started: no page warm-up in this process
 USE_CASES = ("replay_run", "score_labels", "measure_log", "compare_runs", "generate_testbed", "run_source",
-             "response_log_source")
+             "response_log_source", "check_supports", "policy_source")
 HEAVY = ("altair", "scipy.stats", "scipy.optimize", "ortools")
 at = AppTest.from_file("app.py", default_timeout=300).run()
 assert not at.exception, [e.value for e in at.exception]
@@ -43,7 +43,7 @@ def counting(name):
 for name in USE_CASES:
     setattr(analyses, name, counting(name))
 pages = {}
-for page in ("replay", "measure", "compare", "testbed", "plan", "simulate"):
+for page in ("replay", "measure", "compare", "testbed", "supports", "plan", "simulate"):
     loaded = set(sys.modules)
     at = AppTest.from_file("app.py", default_timeout=300)
     at.switch_page(f"pages/{page}.py")
@@ -68,10 +68,10 @@ def _run(*flags: str, tmp_path) -> dict:
 def test_after_the_warm_up_a_pages_first_run_computes_nothing_bundled_and_shows_the_same_numbers(tmp_path):
     warm = _run(tmp_path=tmp_path / "warm")
     cold = _run("--no-warm", tmp_path=tmp_path / "cold")
-    assert warm["warmed"] == ["compare", "imports", "measure", "replay", "testbed"]
+    assert warm["warmed"] == ["compare", "imports", "measure", "replay", "supports", "testbed"]
     # the page's libraries were loaded by the warm-up, before any of these pages ran
     assert set(warm["heavy_before"]) == {"altair", "scipy.stats", "scipy.optimize", "ortools"}
-    for page in ("replay", "measure", "compare", "testbed"):
+    for page in ("replay", "measure", "compare", "testbed", "supports"):
         assert warm["pages"][page]["calls"] == {}, page            # the shared cache answered
         assert cold["pages"][page]["calls"], page                   # without the warm-up the page computes
         assert warm["pages"][page]["metrics"], page
