@@ -19,8 +19,9 @@ Dashboard (fresh ``streamlit run app.py`` servers, Chromium through Playwright):
   explorer's background warm-up is done; the wait is printed), each page by its URL path in a new
   browser page, so a new session; ``--page-rounds`` rounds, trees alternating, medians; floor: the
   bare one-metric page's second load (a new session) on its own warm server, in the same rounds.
-  With each load, the server process's CPU seconds during it: its own work for the page, which
-  a busy machine slows but does not add to (wall times on a shared machine do).
+  With each load, the CPU seconds the server process and the browser (Chromium, Playwright) used
+  during it: their own work for the page, which a busy machine slows but does not add to (wall
+  times on a shared machine do).
 "Interactive" everywhere: the page has drawn into its main area and the app's run state (stApp's
 ``data-test-script-state`` / ``data-test-connection-state``, as tests/app/test_browser.py waits on
 it) says no script is running, stably for 250 ms (not counted).
@@ -200,17 +201,42 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime + stime
 
 
-def _wait_idle(pid: int, timeout: float = 180.0) -> float:
-    """Seconds until the server's process used under 5% of a CPU over half a second: a warm server
-    has finished what it does after its first page (the explorer warms the bundled class's other
-    supports and loads the solver in a background thread)."""
+def _browser_cpu_seconds(server_pid: int) -> float:
+    """CPU seconds of this process's descendants but the server: Chromium (every renderer still
+    open) and Playwright's driver, i.e. the browser's side of a page load."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    total, todo = 0.0, list(children.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        if pid == server_pid:
+            continue
+        try:
+            total += _cpu_seconds(pid)
+        except (OSError, IndexError, ValueError):
+            continue
+        todo.extend(children.get(pid, []))
+    return total
+
+
+def _wait_idle(pid: int, timeout: float = 180.0, quiet: int = 4) -> float:
+    """Seconds until the server's process used under 5% of a CPU in each of ``quiet`` half-seconds
+    in a row: a warm server has finished what it does after its first page (the explorer warms the
+    bundled class's other supports and loads the solver, then pages/_warm.py the other pages'
+    first views, in a background thread). One quiet half-second is not enough on a busy machine,
+    where a runnable thread can wait that long for a CPU."""
     start = time.perf_counter()
-    last = _cpu_seconds(pid)
-    while time.perf_counter() - start < timeout:
+    last, calm = _cpu_seconds(pid), 0
+    while time.perf_counter() - start < timeout and calm < quiet:
         time.sleep(0.5)
         now = _cpu_seconds(pid)
-        if now - last < 0.025:
-            break
+        calm = calm + 1 if now - last < 0.025 else 0
         last = now
     return round(time.perf_counter() - start, 2)
 
@@ -240,10 +266,11 @@ def app_run(tree: Path, script: str, browser, pages: tuple[str, ...], home: Path
         idle = _wait_idle(server.pid) if pages else None
         for path in pages:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
-            cpu0, t0 = _cpu_seconds(server.pid), time.perf_counter()
+            cpu0, browser0, t0 = _cpu_seconds(server.pid), _browser_cpu_seconds(server.pid), time.perf_counter()
             page.goto(f"{url}/{path}" if path else url, timeout=180_000)
             loads[path or "(second load)"] = round(_settled(page) - t0, 2)
-            cpu[path or "(second load)"] = round(_cpu_seconds(server.pid) - cpu0, 2)
+            cpu[path or "(second load)"] = (round(_cpu_seconds(server.pid) - cpu0, 2),
+                                            round(_browser_cpu_seconds(server.pid) - browser0, 2))
             page.close()
         return {"healthy_s": round(healthy, 2), "first_page_s": round(first, 2), "page_first_load_s": loads,
                 "page_cpu_s": cpu, "idle_after_s": idle}
@@ -290,15 +317,18 @@ def app_rows(trees: dict[str, Path], work: Path, rounds: int, page_rounds: int) 
     out: dict = {}
     floors = [r["first_page_s"] for r in runs["floor"]]
     page_floors = [r["page_first_load_s"]["(second load)"] for r in page_runs["floor"]]
-    page_floor_cpu = [r["page_cpu_s"]["(second load)"] for r in page_runs["floor"]]
+    page_floor_cpu = [r["page_cpu_s"]["(second load)"][0] for r in page_runs["floor"]]
+    page_floor_browser = [r["page_cpu_s"]["(second load)"][1] for r in page_runs["floor"]]
     out["floor"] = {"first_page_s": round(statistics.median(floors), 2) if floors else None, "runs": floors,
                     "page_first_load_s": round(statistics.median(page_floors), 2) if page_floors else None,
                     "page_runs": page_floors,
-                    "page_cpu_s": round(statistics.median(page_floor_cpu), 2) if page_floor_cpu else None}
+                    "page_cpu_s": round(statistics.median(page_floor_cpu), 2) if page_floor_cpu else None,
+                    "page_browser_cpu_s": round(statistics.median(page_floor_browser), 2) if page_floor_browser else None}
     for name in trees:
         firsts = [r["first_page_s"] for r in runs[name]]
         pages = {path: [r["page_first_load_s"][path] for r in page_runs[name]] for path in PAGES}
-        cpus = {path: [r["page_cpu_s"][path] for r in page_runs[name]] for path in PAGES}
+        cpus = {path: [r["page_cpu_s"][path][0] for r in page_runs[name]] for path in PAGES}
+        browser_cpus = {path: [r["page_cpu_s"][path][1] for r in page_runs[name]] for path in PAGES}
         out[name] = {"first_page_s": round(statistics.median(firsts), 2) if firsts else None, "runs": firsts,
                      "healthy_s": round(statistics.median(r["healthy_s"] for r in runs[name]), 2) if firsts else None,
                      "over_floor": round(statistics.median(f / fl for f, fl in zip(firsts, floors, strict=True)), 2)
@@ -306,6 +336,8 @@ def app_rows(trees: dict[str, Path], work: Path, rounds: int, page_rounds: int) 
                      "page_first_load_s": {path: round(statistics.median(v), 2) if v else None
                                            for path, v in pages.items()},
                      "page_cpu_s": {path: round(statistics.median(v), 2) if v else None for path, v in cpus.items()},
+                     "page_browser_cpu_s": {path: round(statistics.median(v), 2) if v else None
+                                            for path, v in browser_cpus.items()},
                      "page_runs": pages, "loads": [r["load"] for r in runs[name]],
                      "page_loads": [r["load"] for r in page_runs[name]],
                      "idle_after_s": [r["idle_after_s"] for r in page_runs[name]]}
@@ -356,16 +388,20 @@ def main() -> None:
                 print(f"\npages' first loads on a warm server (it has served one explorer page and is idle; a new "
                       f"browser session per page), median of {args.page_rounds} (loads {b['page_loads']} / "
                       f"{a['page_loads']}; idle {b['idle_after_s']} / {a['idle_after_s']} s after the first page)")
-                print(f"  {'page':<20}{'before s':>10}{'after s':>9}{'ratio':>7}{'floor s':>9}"
-                      f"{'server CPU s before':>21}{'after':>7}{'floor':>7}")
-                floor, floor_cpu = app["floor"]["page_first_load_s"], app["floor"]["page_cpu_s"]
+                print(f"  {'':<20}{'wall s':^33}{'server CPU s':^24}{'browser CPU s':^24}")
+                print(f"  {'page':<20}{'before':>8}{'after':>8}{'ratio':>8}{'floor':>8}"
+                      + f"{'before':>8}{'after':>8}{'floor':>8}" * 2)
+                fl = app["floor"]
                 for path in PAGES:
                     bb, aa = b["page_first_load_s"][path], a["page_first_load_s"][path]
-                    print(f"  {path:<20}{bb:>10.2f}{aa:>9.2f}{bb / aa:>6.1f}x{floor:>9.2f}"
-                          f"{b['page_cpu_s'][path]:>21.2f}{a['page_cpu_s'][path]:>7.2f}{floor_cpu:>7.2f}")
+                    print(f"  {path:<20}{bb:>8.2f}{aa:>8.2f}{bb / aa:>7.1f}x{fl['page_first_load_s']:>8.2f}"
+                          f"{b['page_cpu_s'][path]:>8.2f}{a['page_cpu_s'][path]:>8.2f}{fl['page_cpu_s']:>8.2f}"
+                          f"{b['page_browser_cpu_s'][path]:>8.2f}{a['page_browser_cpu_s'][path]:>8.2f}"
+                          f"{fl['page_browser_cpu_s']:>8.2f}")
+                floor = fl["page_first_load_s"]
                 print(f"  floor: the bare one-metric page's second load on its warm server {floor:.2f} s "
-                      f"{app['floor']['page_runs']}; server CPU s: the server process's CPU time during the load "
-                      "(its work for the page, whatever the machine's load)")
+                      f"{app['floor']['page_runs']}; CPU s: the server process's and the browser's (Chromium, Playwright) CPU "
+                      "time during the load, their work for the page, which a busy machine slows but does not add to")
         print(json.dumps({"load_start": load_start, "load_end": os.getloadavg(), "runs": args.runs,
                           "cli": table, "app": app, "seconds": round(time.perf_counter() - started, 1)}))
 
