@@ -1,8 +1,8 @@
 """The warm-up after a server's first page (pages/_warm.py, issue 24): once it is done, a new
-session's first load of Replay, Measure, Compare, Testbed and Minimal supports computes nothing of its bundled view
-(the engine's use case is not called: the shared cache answers) and imports no chart library or
-statistics package; the numbers are those the page computes without the warm-up (fresh
-interpreters: what a new server process has loaded)."""
+session's first load of Replay, Measure, Compare, Testbed and Minimal supports computes nothing of
+its bundled view (the engine's use case is not called: the shared cache answers), no page's first
+run imports a library or use case, and the numbers are those the page computes without the warm-up
+(fresh interpreters: what a new server process has loaded)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,8 @@ for page in ("replay", "measure", "compare", "testbed", "supports", "plan", "sim
     at.switch_page(f"pages/{page}.py")
     at.run()
     assert not at.exception, (page, [e.value for e in at.exception])
-    pages[page] = {"metrics": [m.value for m in at.metric], "verdict": [s.value for s in [*at.success, *at.warning, *at.info]][:1],
+    shown = [*at.success, *at.warning, *at.info]
+    pages[page] = {"metrics": [m.value for m in at.metric], "verdict": [s.value for s in shown][:1],
                    "calls": dict(calls), "imported": sorted(m for m in set(sys.modules) - loaded
                                                             if m.startswith(("scipy", "altair", "audit_core")))}
     calls.clear()
