@@ -15,8 +15,8 @@ Dashboard (fresh ``streamlit run app.py`` servers, Chromium through Playwright):
   same for bench/toggle_floor_app.py (a bare page with one metric); also each first page divided by
   its round's floor (median), which a load that drifts between rounds shifts alike
 - first load of every other page on a warm server: one more fresh server per tree, once its first
-  explorer page is drawn and the server is idle (under 5% of a CPU over half a second: the
-  explorer's background warm-up is done; the wait is printed), each page by its URL path in a new
+  explorer page is drawn and the server is idle (under 5% of a CPU in four half-seconds in a row:
+  the background warm-up, the explorer's and pages/_warm.py's, is done; the wait is printed), each page by its URL path in a new
   browser page, so a new session; ``--page-rounds`` rounds, trees alternating, medians; floor: the
   bare one-metric page's second load (a new session) on its own warm server, in the same rounds.
   With each load, the CPU seconds the server process and the browser (Chromium, Playwright) used
