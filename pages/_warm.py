@@ -23,16 +23,11 @@ import time
 from streamlit.runtime.scriptrunner import add_script_run_ctx
 
 from audit_core import analyses
-from audit_core.analyses import (
-    ALL_DIRECTIONS,
-    BUNDLED,
-    DEFAULT_AUDITOR_PROCESS,
-    DEFAULT_MODEL_PROCESS,
-    DEFAULT_RUN,
-    AuditParams,
-    available_estimands,
-)
 from pages import _cache, _uploads
+
+# app.py imports this module on a fresh server's first run: it names the use cases' choices
+# (analyses.BUNDLED, analyses.ALL_DIRECTIONS ...) only inside the steps, so importing it loads
+# no use case (the testbed generator, the estimands) before the first page is drawn.
 
 # Each page's use case (a lazy export of audit_core.analyses: reading it imports its module).
 USE_CASES = ("check_supports", "generate_testbed", "measure_log", "replay_run", "simulate_study", "live",
@@ -55,7 +50,7 @@ def import_use_cases() -> None:
 def warm_replay() -> None:
     """Replay's first view: the bundled default run with its own roles, style and the style's
     parameters, as the page's widgets start (pages/replay.py)."""
-    source = _uploads.bundled_source("run", DEFAULT_RUN)
+    source = _uploads.bundled_source("run", analyses.DEFAULT_RUN)
     table = source.value
     defaults = table.defaults
     if table.is_log:  # the bundled default is a CSV; a log's first view needs the page's choices
@@ -69,11 +64,11 @@ def warm_replay() -> None:
     labels = _cache.score_labels(source.key, score, source)
     if labels is not None and labels.needs_mapping:  # the page asks for a mapping first
         return
-    d = AuditParams.for_style(table.style)
-    params = AuditParams.for_style(table.style, q=d.q, alpha=d.alpha, m=d.m, delta=round(d.q - d.q_mod, 10),
+    d = analyses.AuditParams.for_style(table.style)
+    params = analyses.AuditParams.for_style(table.style, q=d.q, alpha=d.alpha, m=d.m, delta=round(d.q - d.q_mod, 10),
                                    delta_aud=round(d.q_aud - d.q, 10), eta=d.eta)
-    _cache.replay_run(source.key, score, groups, order, repr(params.to_dict()), DEFAULT_MODEL_PROCESS,
-                      DEFAULT_AUDITOR_PROCESS, (), source, params)
+    _cache.replay_run(source.key, score, groups, order, repr(params.to_dict()), analyses.DEFAULT_MODEL_PROCESS,
+                      analyses.DEFAULT_AUDITOR_PROCESS, (), source, params)
 
 
 def warm_measure() -> None:
@@ -85,10 +80,10 @@ def warm_measure() -> None:
 
 def warm_compare() -> None:
     """Compare's first view: bundled GPQA large (A) against medium (B), each run's own roles."""
-    if not {"gpqa:large", "gpqa:medium"} <= set(BUNDLED):
+    if not {"gpqa:large", "gpqa:medium"} <= set(analyses.BUNDLED):
         return
     a, b = _uploads.bundled_source("run", "gpqa:large"), _uploads.bundled_source("run", "gpqa:medium")
-    params = AuditParams.for_style(a.value.style)
+    params = analyses.AuditParams.for_style(a.value.style)
     _cache.compare_runs(a.key, b.key, None, None, repr(params.to_dict()), 0.95, a, b, params)
 
 
@@ -101,14 +96,14 @@ def warm_supports_page() -> None:
     values = list(pc.axes["readout" if "readout" in axes else axes[-1]])
     if len(values) != 2:   # more values: the page starts from a cost table
         return
-    estimand = next(iter(available_estimands(pc)))
+    estimand = next(iter(analyses.available_estimands(pc)))
     _cache.check_supports(policy.key, estimand, tuple(sorted({values[0]: 1.0, values[1]: 1.0}.items())), (), (),
                           10.0, policy)
 
 
 def warm_testbed() -> None:
     """Testbed's first view: 24 clusters, seed 0, every direction, depth 3, 6 distractors."""
-    _cache.generate_testbed(24, 0, tuple(ALL_DIRECTIONS), 3, 6)
+    _cache.generate_testbed(24, 0, tuple(analyses.ALL_DIRECTIONS), 3, 6)
 
 
 STEPS = (("imports", import_use_cases), ("supports", warm_supports_page), ("replay", warm_replay),

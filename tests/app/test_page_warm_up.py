@@ -83,3 +83,16 @@ def test_after_the_warm_up_a_pages_first_run_computes_nothing_bundled_and_shows_
     assert {page: v["imported"] for page, v in warm["pages"].items() if v["imported"]} == {}
     assert "scipy.stats" not in cold["heavy_before"]
     assert any(m.startswith("audit_core.analyses.plan") for m in cold["pages"]["plan"]["imported"])
+
+
+def test_importing_the_warm_up_loads_no_use_case():
+    # app.py imports pages._warm on a fresh server's first run, before the first page is drawn:
+    # it must add nothing but itself to what the shared page modules load (an import of the
+    # testbed's choices at module level loaded the testbed generator and the estimands there).
+    code = ("import sys, json; import pages._page_config, pages._cache, pages._uploads, pages._shared, pages._state; "
+            "before = set(sys.modules); import pages._warm; "
+            "print(json.dumps(sorted(set(sys.modules) - before)))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == ["pages._warm"]
