@@ -51,7 +51,7 @@ PAGES = {
 # it would run a page file without this router.
 page = st.navigation(PAGES)
 
-from pages import _runs, _shared, _state  # noqa: E402  (after st.navigation, see above)
+from pages import _runs, _shared, _state, _warm  # noqa: E402  (after st.navigation, see above)
 
 _state.keep_widget_state()  # before any page: choices made on other pages survive the switch
 with _runs.counted():  # background warm-ups wait while visitors' pages run (pages/_runs.py)
@@ -62,3 +62,7 @@ with _runs.counted():  # background warm-ups wait while visitors' pages run (pag
     finally:
         # After the page (also when it stops early), so the list of computed results is current.
         _shared.sidebar()
+# Once per server process, after its first page has run to its end (not after a hand-over such as
+# the root URL's to the explorer): every page's use case and bundled first view into the shared
+# caches, so a visitor's first load of another page computes none of it (pages/_warm.py).
+_warm.start()

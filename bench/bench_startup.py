@@ -14,16 +14,24 @@ Dashboard (fresh ``streamlit run app.py`` servers, Chromium through Playwright):
   ``--app-rounds`` rounds, each round the floor then both trees in alternating order; floor: the
   same for bench/toggle_floor_app.py (a bare page with one metric); also each first page divided by
   its round's floor (median), which a load that drifts between rounds shifts alike
-- first load of every other page on one more fresh server per tree, once its first page is drawn
-  and the server is idle (under 5% of a CPU over half a second: the explorer's background warm-up
-  is done; the wait is printed), a new browser page each, so a new session.
+- first load of every other page on a warm server: one more fresh server per tree, once its first
+  explorer page is drawn and the server is idle (under 5% of a CPU in four half-seconds in a row:
+  the background warm-up, the explorer's and pages/_warm.py's, is done; the wait is printed), each page by its URL path in a new
+  browser page, so a new session; ``--page-rounds`` rounds, trees alternating, medians; floor: the
+  bare one-metric page's second load (a new session) on its own warm server, in the same rounds.
+  With each load, the CPU seconds the server process and the browser (Chromium, Playwright) used
+  during it: their own work for the page, which a busy machine slows but does not add to (wall
+  times on a shared machine do).
+"Interactive" everywhere: the page has drawn into its main area and the app's run state (stApp's
+``data-test-script-state`` / ``data-test-connection-state``, as tests/app/test_browser.py waits on
+it) says no script is running, stably for 250 ms (not counted).
 
 "before" is a copy of ``--base`` (default 6490ef8, the commit the issue measured from) made with
 ``git archive``; "after" is this checkout. The runs of the two trees are interleaved, so load on
 a shared machine falls on both alike: read the before/after ratios first. The load average is
 printed with the figures. Last line: one JSON object.
 
-    python bench/bench_startup.py [--runs 5] [--base REV] [--no-app] [--no-cli] [--app-rounds 3]
+    python bench/bench_startup.py [--runs 5] [--base REV] [--no-app] [--no-cli] [--app-rounds 3] [--page-rounds 1]
 """
 
 from __future__ import annotations
@@ -162,11 +170,30 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def _settled(page, timeout_ms: int = 180_000) -> None:
-    """Wait until the page has drawn something in its main area and no script run is going on."""
+# The app's own run state, as tests/app/test_browser.py's wait_idle reads it: stApp says whether a
+# script run is going on and whether the websocket is up. The running-man status widget is no
+# signal on its own: Streamlit shows it only once a run has lasted 500 ms, so a check of it 200 ms
+# into a run passed during the run (the old check here, which read some first loads too early).
+STABLY_IDLE = """(ms) => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    const idle = app !== null && app.getAttribute('data-test-script-state') === 'notRunning'
+        && app.getAttribute('data-test-connection-state') === 'CONNECTED'
+        && !document.querySelector('[data-testid="stStatusWidget"]');
+    const now = performance.now();
+    if (!idle) { window.__auditIdleSince = undefined; return false; }
+    if (window.__auditIdleSince === undefined) window.__auditIdleSince = now;
+    return now - window.__auditIdleSince >= ms;
+}"""
+IDLE_MS = 250
+
+
+def _settled(page, timeout_ms: int = 180_000) -> float:
+    """Wait until the page has drawn something in its main area and the app's script run is over,
+    stably for IDLE_MS; returns the perf_counter time at which it became idle (the wait's IDLE_MS
+    is not counted in a load)."""
     page.wait_for_selector('[data-testid="stMain"] [data-testid="stElementContainer"]', timeout=timeout_ms)
-    page.wait_for_timeout(200)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
+    page.wait_for_function(STABLY_IDLE, arg=IDLE_MS, polling=20, timeout=timeout_ms)
+    return time.perf_counter() - IDLE_MS / 1000.0
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -174,17 +201,42 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")   # utime + stime
 
 
-def _wait_idle(pid: int, timeout: float = 180.0) -> float:
-    """Seconds until the server's process used under 5% of a CPU over half a second: a warm server
-    has finished what it does after its first page (the explorer warms the bundled class's other
-    supports and loads the solver in a background thread)."""
+def _browser_cpu_seconds(server_pid: int) -> float:
+    """CPU seconds of this process's descendants but the server: Chromium (every renderer still
+    open) and Playwright's driver, i.e. the browser's side of a page load."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    total, todo = 0.0, list(children.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        if pid == server_pid:
+            continue
+        try:
+            total += _cpu_seconds(pid)
+        except (OSError, IndexError, ValueError):
+            continue
+        todo.extend(children.get(pid, []))
+    return total
+
+
+def _wait_idle(pid: int, timeout: float = 180.0, quiet: int = 4) -> float:
+    """Seconds until the server's process used under 5% of a CPU in each of ``quiet`` half-seconds
+    in a row: a warm server has finished what it does after its first page (the explorer warms the
+    bundled class's other supports and loads the solver, then pages/_warm.py the other pages'
+    first views, in a background thread). One quiet half-second is not enough on a busy machine,
+    where a runnable thread can wait that long for a CPU."""
     start = time.perf_counter()
-    last = _cpu_seconds(pid)
-    while time.perf_counter() - start < timeout:
+    last, calm = _cpu_seconds(pid), 0
+    while time.perf_counter() - start < timeout and calm < quiet:
         time.sleep(0.5)
         now = _cpu_seconds(pid)
-        if now - last < 0.025:
-            break
+        calm = calm + 1 if now - last < 0.025 else 0
         last = now
     return round(time.perf_counter() - start, 2)
 
@@ -208,20 +260,20 @@ def app_run(tree: Path, script: str, browser, pages: tuple[str, ...], home: Path
         page.goto(url, timeout=180_000)
         if script == "app.py":
             page.wait_for_selector('[data-testid="stMetric"]', timeout=180_000)
-        _settled(page)
-        first = time.perf_counter() - start
+        first = _settled(page) - start
         page.close()
-        loads = {}
+        loads, cpu = {}, {}
         idle = _wait_idle(server.pid) if pages else None
         for path in pages:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
-            t0 = time.perf_counter()
-            page.goto(f"{url}/{path}", timeout=180_000)
-            _settled(page)
-            loads[path] = round(time.perf_counter() - t0, 2)
+            cpu0, browser0, t0 = _cpu_seconds(server.pid), _browser_cpu_seconds(server.pid), time.perf_counter()
+            page.goto(f"{url}/{path}" if path else url, timeout=180_000)
+            loads[path or "(second load)"] = round(_settled(page) - t0, 2)
+            cpu[path or "(second load)"] = (round(_cpu_seconds(server.pid) - cpu0, 2),
+                                            round(_browser_cpu_seconds(server.pid) - browser0, 2))
             page.close()
         return {"healthy_s": round(healthy, 2), "first_page_s": round(first, 2), "page_first_load_s": loads,
-                "idle_after_s": idle}
+                "page_cpu_s": cpu, "idle_after_s": idle}
     finally:
         try:
             os.killpg(server.pid, signal.SIGTERM)
@@ -230,16 +282,18 @@ def app_run(tree: Path, script: str, browser, pages: tuple[str, ...], home: Path
             os.killpg(server.pid, signal.SIGKILL)
 
 
-def app_rows(trees: dict[str, Path], work: Path, rounds: int) -> dict:
+def app_rows(trees: dict[str, Path], work: Path, rounds: int, page_rounds: int) -> dict:
     """``rounds`` rounds of: the floor page, then each tree's fresh server to its first explorer page
-    (the trees' order alternating), first-page medians; then each tree's pages' first loads once.
-    Each first page is also divided by the floor of its own round, which the load shifts alike."""
+    (the trees' order alternating), first-page medians; then ``page_rounds`` rounds of: the floor
+    page's second load on its warm server, then each tree's pages' first loads on a warm server
+    (trees alternating), medians per page. Each first page is also divided by the floor of its own
+    round, which the load shifts alike. ``rounds`` 0: pages only."""
     from playwright.sync_api import sync_playwright
 
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     args = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
     runs: dict[str, list[dict]] = {"floor": [], **{name: [] for name in trees}}
-    out = {}
+    page_runs: dict[str, list[dict]] = {"floor": [], **{name: [] for name in trees}}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=args, headless=True)
         try:
@@ -251,19 +305,42 @@ def app_rows(trees: dict[str, Path], work: Path, rounds: int) -> dict:
                 for name in (list(trees) if i % 2 == 0 else list(trees)[::-1]):
                     runs[name].append({"load": os.getloadavg()[0],
                                        **app_run(trees[name], "app.py", browser, (), work / f"home_{name}{i}")})
-            for name, tree in trees.items():
-                out[name] = {"load_before": os.getloadavg()[0],
-                             "pages": app_run(tree, "app.py", browser, PAGES, work / f"home_{name}_pages")}
+            for i in range(page_rounds):
+                # the floor of a page's first load: the bare page's second load (a new session) on its warm server
+                page_runs["floor"].append(app_run(ROOT, "bench/toggle_floor_app.py", browser, ("",),
+                                                  work / f"home_pfloor{i}"))
+                for name in (list(trees) if i % 2 == 0 else list(trees)[::-1]):
+                    page_runs[name].append({"load": os.getloadavg()[0],
+                                            **app_run(trees[name], "app.py", browser, PAGES, work / f"home_{name}_p{i}")})
         finally:
             browser.close()
+    out: dict = {}
     floors = [r["first_page_s"] for r in runs["floor"]]
-    out["floor"] = {"first_page_s": round(statistics.median(floors), 2), "runs": floors}
+    page_floors = [r["page_first_load_s"]["(second load)"] for r in page_runs["floor"]]
+    page_floor_cpu = [r["page_cpu_s"]["(second load)"][0] for r in page_runs["floor"]]
+    page_floor_browser = [r["page_cpu_s"]["(second load)"][1] for r in page_runs["floor"]]
+    out["floor"] = {"first_page_s": round(statistics.median(floors), 2) if floors else None, "runs": floors,
+                    "page_first_load_s": round(statistics.median(page_floors), 2) if page_floors else None,
+                    "page_runs": page_floors,
+                    "page_cpu_s": round(statistics.median(page_floor_cpu), 2) if page_floor_cpu else None,
+                    "page_browser_cpu_s": round(statistics.median(page_floor_browser), 2) if page_floor_browser else None}
     for name in trees:
         firsts = [r["first_page_s"] for r in runs[name]]
-        out[name].update(first_page_s=round(statistics.median(firsts), 2), runs=firsts,
-                         healthy_s=round(statistics.median(r["healthy_s"] for r in runs[name]), 2),
-                         over_floor=round(statistics.median(f / fl for f, fl in zip(firsts, floors, strict=True)), 2),
-                         page_first_load_s=out[name]["pages"]["page_first_load_s"], loads=[r["load"] for r in runs[name]])
+        pages = {path: [r["page_first_load_s"][path] for r in page_runs[name]] for path in PAGES}
+        cpus = {path: [r["page_cpu_s"][path][0] for r in page_runs[name]] for path in PAGES}
+        browser_cpus = {path: [r["page_cpu_s"][path][1] for r in page_runs[name]] for path in PAGES}
+        out[name] = {"first_page_s": round(statistics.median(firsts), 2) if firsts else None, "runs": firsts,
+                     "healthy_s": round(statistics.median(r["healthy_s"] for r in runs[name]), 2) if firsts else None,
+                     "over_floor": round(statistics.median(f / fl for f, fl in zip(firsts, floors, strict=True)), 2)
+                     if firsts else None,
+                     "page_first_load_s": {path: round(statistics.median(v), 2) if v else None
+                                           for path, v in pages.items()},
+                     "page_cpu_s": {path: round(statistics.median(v), 2) if v else None for path, v in cpus.items()},
+                     "page_browser_cpu_s": {path: round(statistics.median(v), 2) if v else None
+                                            for path, v in browser_cpus.items()},
+                     "page_runs": pages, "loads": [r["load"] for r in runs[name]],
+                     "page_loads": [r["load"] for r in page_runs[name]],
+                     "idle_after_s": [r["idle_after_s"] for r in page_runs[name]]}
     return out
 
 
@@ -274,6 +351,8 @@ def main() -> None:
     parser.add_argument("--no-app", action="store_true", help="command line only")
     parser.add_argument("--app-rounds", type=int, default=3, help="rounds of fresh servers per tree (default 3)")
     parser.add_argument("--no-cli", action="store_true", help="dashboard only")
+    parser.add_argument("--page-rounds", type=int, default=1,
+                        help="rounds of warm servers per tree for the pages' first loads (default 1)")
     args = parser.parse_args()
     load_start = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
@@ -294,22 +373,35 @@ def main() -> None:
                   f"{r['after_mb']:>10}  {r['floor']:<22}{r['floor_s']:>8.3f}{(r['goal_s'] or float('nan')):>8.2f}")
         app = None
         if not args.no_app:
-            app = app_rows(trees, work, args.app_rounds)
-            print(f"\nDashboard: fresh server -> first explorer page interactive, median of {args.app_rounds} "
-                  f"interleaved rounds (load averages {app['before']['loads']} / {app['after']['loads']}); "
-                  f"floor = bare one-metric page {app['floor']['first_page_s']:.2f} s {app['floor']['runs']}")
-            print(f"{'':<22}{'before s':>10}{'after s':>9}{'ratio':>7}")
+            app = app_rows(trees, work, args.app_rounds, args.page_rounds)
             b, a = app["before"], app["after"]
-            for key, label in (("healthy_s", "server healthy"), ("first_page_s", "first explorer page")):
-                print(f"{label:<22}{b[key]:>10.2f}{a[key]:>9.2f}{b[key] / a[key]:>6.1f}x")
-            print(f"{'first page / floor':<22}{b['over_floor']:>10.2f}{a['over_floor']:>9.2f}"
-                  f"{b['over_floor'] / a['over_floor']:>6.1f}x   (runs: before {b['runs']}, after {a['runs']})")
-            print(f"pages' first loads on the warm, idle server (one sample each; load {b['load_before']:.1f} / "
-                  f"{a['load_before']:.1f}; idle {b['pages']['idle_after_s']} / {a['pages']['idle_after_s']} s "
-                  "after the first page)")
-            for path in PAGES:
-                bb, aa = b["page_first_load_s"][path], a["page_first_load_s"][path]
-                print(f"  {path:<20}{bb:>10.2f}{aa:>9.2f}{bb / aa:>6.1f}x")
+            if args.app_rounds:
+                print(f"\nDashboard: fresh server -> first explorer page interactive, median of {args.app_rounds} "
+                      f"interleaved rounds (load averages {b['loads']} / {a['loads']}); "
+                      f"floor = bare one-metric page {app['floor']['first_page_s']:.2f} s {app['floor']['runs']}")
+                print(f"{'':<22}{'before s':>10}{'after s':>9}{'ratio':>7}")
+                for key, label in (("healthy_s", "server healthy"), ("first_page_s", "first explorer page")):
+                    print(f"{label:<22}{b[key]:>10.2f}{a[key]:>9.2f}{b[key] / a[key]:>6.1f}x")
+                print(f"{'first page / floor':<22}{b['over_floor']:>10.2f}{a['over_floor']:>9.2f}"
+                      f"{b['over_floor'] / a['over_floor']:>6.1f}x   (runs: before {b['runs']}, after {a['runs']})")
+            if args.page_rounds:
+                print(f"\npages' first loads on a warm server (it has served one explorer page and is idle; a new "
+                      f"browser session per page), median of {args.page_rounds} (loads {b['page_loads']} / "
+                      f"{a['page_loads']}; idle {b['idle_after_s']} / {a['idle_after_s']} s after the first page)")
+                print(f"  {'':<20}{'wall s':^33}{'server CPU s':^24}{'browser CPU s':^24}")
+                print(f"  {'page':<20}{'before':>8}{'after':>8}{'ratio':>8}{'floor':>8}"
+                      + f"{'before':>8}{'after':>8}{'floor':>8}" * 2)
+                fl = app["floor"]
+                for path in PAGES:
+                    bb, aa = b["page_first_load_s"][path], a["page_first_load_s"][path]
+                    print(f"  {path:<20}{bb:>8.2f}{aa:>8.2f}{bb / aa:>7.1f}x{fl['page_first_load_s']:>8.2f}"
+                          f"{b['page_cpu_s'][path]:>8.2f}{a['page_cpu_s'][path]:>8.2f}{fl['page_cpu_s']:>8.2f}"
+                          f"{b['page_browser_cpu_s'][path]:>8.2f}{a['page_browser_cpu_s'][path]:>8.2f}"
+                          f"{fl['page_browser_cpu_s']:>8.2f}")
+                floor = fl["page_first_load_s"]
+                print(f"  floor: the bare one-metric page's second load on its warm server {floor:.2f} s "
+                      f"{app['floor']['page_runs']}; CPU s: the server process's and the browser's (Chromium, Playwright) CPU "
+                      "time during the load, their work for the page, which a busy machine slows but does not add to")
         print(json.dumps({"load_start": load_start, "load_end": os.getloadavg(), "runs": args.runs,
                           "cli": table, "app": app, "seconds": round(time.perf_counter() - started, 1)}))
 

@@ -15,8 +15,10 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import json, sys, threading
 from streamlit.testing.v1 import AppTest
-from pages import _cache
-_cache._WARMED.add("bundled:frozen|tau_full") if "--no-warm" in sys.argv else None
+from pages import _cache, _warm
+if "--no-warm" in sys.argv:   # neither the explorer's warm-up nor the pages' (pages/_warm.py): the first run alone
+    _cache._WARMED.add("bundled:frozen|tau_full")
+    _warm._started = True
 HEAVY = ("altair", "ortools", "scipy.optimize")
 at = AppTest.from_file("app.py", default_timeout=300).run()
 assert not at.exception, [e.value for e in at.exception]

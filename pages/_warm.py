@@ -1,0 +1,140 @@
+"""The server's warm-up after its first page: what every visitor's first load of each page would
+otherwise pay, done once per server process in a background thread (issue 24).
+
+A page's first load on a warm server did two things that are the same for every visitor:
+importing its use case (the Audit planner pulls in ``scipy.stats``, Replay the chart builders)
+and computing the page's bundled default view (Replay replays the bundled recorded run and draws
+its charts; Measure bootstraps the bundled response log; Compare replays two bundled runs; Testbed
+generates the default items; Minimal supports solves the bundled class). Both go into what every
+session shares: ``sys.modules`` and the ``pages/_cache.py`` caches, called with the arguments the
+page passes on its first run (tests/app/test_page_warm_up.py checks that a page's first run after
+the warm-up computes none of them). Numbers are the engine's, computed by the same cached calls;
+nothing is stored on disk.
+
+Uploads are never warmed. The warm-up waits for the explorer's own warm-up (the supports of the
+bundled class and the solver, pages/_cache.py) so a visitor toggling on the first page goes first,
+and each step waits until no visitor's page has run for a second (pages/_runs.py).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from streamlit.runtime.scriptrunner import add_script_run_ctx
+
+from audit_core import analyses
+from pages import _cache, _runs, _uploads
+
+# app.py imports this module on a fresh server's first run: it names the use cases' choices
+# (analyses.BUNDLED, analyses.ALL_DIRECTIONS ...) only inside the steps, so importing it loads
+# no use case (the testbed generator, the estimands) before the first page is drawn.
+
+# Each page's use case (a lazy export of audit_core.analyses: reading it imports its module).
+USE_CASES = ("check_supports", "generate_testbed", "measure_log", "replay_run", "simulate_study", "live",
+             "plan_study", "compare_runs")
+THREAD = "warm-pages"
+_started = False
+_lock = threading.Lock()
+# What the last warm-up did, for the tests and the bench: step -> seconds.
+done: dict[str, float] = {}
+
+
+def import_use_cases() -> None:
+    """Import every page's use-case module, and Streamlit's emoji catalogue (Streamlit loads it
+    the first time a label or caption is not plain ASCII, e.g. "Starting…" on Simulate)."""
+    for name in USE_CASES:
+        getattr(analyses, name)
+    import streamlit.emojis  # noqa: F401
+
+
+def warm_replay() -> None:
+    """Replay's first view: the bundled default run with its own roles, style and the style's
+    parameters, as the page's widgets start (pages/replay.py)."""
+    source = _uploads.bundled_source("run", analyses.DEFAULT_RUN)
+    table = source.value
+    defaults = table.defaults
+    if table.is_log:  # the bundled default is a CSV; a log's first view needs the page's choices
+        return
+    columns = list(table.columns)
+    score = defaults.score if defaults.score in columns else None
+    if score is None:
+        return
+    groups = tuple(g for g in defaults.subgroups if g in columns)
+    order = defaults.order if defaults.order in columns else False
+    labels = _cache.score_labels(source.key, score, source)
+    if labels is not None and labels.needs_mapping:  # the page asks for a mapping first
+        return
+    d = analyses.AuditParams.for_style(table.style)
+    params = analyses.AuditParams.for_style(table.style, q=d.q, alpha=d.alpha, m=d.m, delta=round(d.q - d.q_mod, 10),
+                                   delta_aud=round(d.q_aud - d.q, 10), eta=d.eta)
+    _cache.replay_run(source.key, score, groups, order, repr(params.to_dict()), analyses.DEFAULT_MODEL_PROCESS,
+                      analyses.DEFAULT_AUDITOR_PROCESS, (), source, params)
+
+
+def warm_measure() -> None:
+    """Measure's first view: the bundled response log at the page's default interval settings."""
+    from audit_core.analyses.measure import INTERVALS
+    source = _uploads.bundled_source("response_log")
+    _cache.measure_log(source.key, 2000, 0, 0.95, next(iter(INTERVALS)), source)
+
+
+def warm_compare() -> None:
+    """Compare's first view: bundled GPQA large (A) against medium (B), each run's own roles."""
+    if not {"gpqa:large", "gpqa:medium"} <= set(analyses.BUNDLED):
+        return
+    a, b = _uploads.bundled_source("run", "gpqa:large"), _uploads.bundled_source("run", "gpqa:medium")
+    params = analyses.AuditParams.for_style(a.value.style)
+    _cache.compare_runs(a.key, b.key, None, None, repr(params.to_dict()), 0.95, a, b, params)
+
+
+def warm_supports_page() -> None:
+    """Minimal supports' first view: the bundled class, its first estimand, every cell costing the
+    same (per value of the readout axis, ratio 1), nothing required or excluded, 10 s limit."""
+    policy = _uploads.bundled_source("policy_class")
+    pc = policy.value
+    axes = list(pc.axes)
+    values = list(pc.axes["readout" if "readout" in axes else axes[-1]])
+    if len(values) != 2:   # more values: the page starts from a cost table
+        return
+    estimand = next(iter(analyses.available_estimands(pc)))
+    _cache.check_supports(policy.key, estimand, tuple(sorted({values[0]: 1.0, values[1]: 1.0}.items())), (), (),
+                          10.0, policy)
+
+
+def warm_testbed() -> None:
+    """Testbed's first view: 24 clusters, seed 0, every direction, depth 3, 6 distractors."""
+    _cache.generate_testbed(24, 0, tuple(analyses.ALL_DIRECTIONS), 3, 6)
+
+
+STEPS = (("imports", import_use_cases), ("supports", warm_supports_page), ("replay", warm_replay),
+         ("measure", warm_measure), ("compare", warm_compare), ("testbed", warm_testbed))
+
+
+def warm_pages() -> dict[str, float]:
+    """Every step above, in order; a step that fails is skipped (the page computes it itself)."""
+    for thread in threading.enumerate():   # the explorer's toggles first (pages/_cache.py warm_supports)
+        if thread.name == "warm-supports" and thread is not threading.current_thread():
+            thread.join()
+    for name, step in STEPS:
+        _runs.wait_until_idle()  # visitors' pages first: each step starts on a quiet server (pages/_runs.py)
+        start = time.perf_counter()
+        try:
+            step()
+        except Exception:  # noqa: BLE001  (a warm-up never fails a page: the page computes its view)
+            continue
+        done[name] = round(time.perf_counter() - start, 3)
+    return done
+
+
+def start() -> None:
+    """Start the warm-up once per server process, after a page's run (app.py)."""
+    global _started
+    with _lock:
+        if _started:
+            return
+        _started = True
+    thread = threading.Thread(target=warm_pages, name=THREAD, daemon=True)
+    add_script_run_ctx(thread)  # the caches expect a script context; nothing is sent from it
+    thread.start()
+
