@@ -170,21 +170,11 @@ def _healthy(url: str) -> bool:
         return False
 
 
-# The app's own run state, as tests/app/test_browser.py's wait_idle reads it: stApp says whether a
-# script run is going on and whether the websocket is up. The running-man status widget is no
-# signal on its own: Streamlit shows it only once a run has lasted 500 ms, so a check of it 200 ms
-# into a run passed during the run (the old check here, which read some first loads too early).
-STABLY_IDLE = """(ms) => {
-    const app = document.querySelector('[data-testid="stApp"]');
-    const idle = app !== null && app.getAttribute('data-test-script-state') === 'notRunning'
-        && app.getAttribute('data-test-connection-state') === 'CONNECTED'
-        && !document.querySelector('[data-testid="stStatusWidget"]');
-    const now = performance.now();
-    if (!idle) { window.__auditIdleSince = undefined; return false; }
-    if (window.__auditIdleSince === undefined) window.__auditIdleSince = now;
-    return now - window.__auditIdleSince >= ms;
-}"""
-IDLE_MS = 250
+# The app's own run state, as the browser tests read it (tests/app/browser_idle.py): the old check
+# here, on the running-man widget that Streamlit shows only after 500 ms of a run, read some first
+# loads too early.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.app.browser_idle import IDLE_MS, STABLY_IDLE  # noqa: E402
 
 
 def _settled(page, timeout_ms: int = 180_000) -> float:

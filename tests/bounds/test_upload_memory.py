@@ -53,15 +53,19 @@ def test_a_run_table_is_kept_compact_and_read_as_before():
     assert held < 0.25 * as_read.memory_usage(deep=True).sum()
 
 
+def _run_source(run: str):
+    """A bundled run by name, a 3,000-row uploaded CSV ("upload") or the Inspect fixture log ("inspect")."""
+    if run == "upload":
+        return analyses.run_source(_run_csv(3_000), "run.csv")
+    if run == "inspect":
+        path = FIXTURES / "inspect" / "run.eval"
+        return analyses.run_source(path.read_bytes(), path.name)
+    return analyses.run_source(run)
+
+
 @pytest.mark.parametrize("run", ["recorded_run", "sdoh", "upload", "inspect"])
 def test_compacted_replays_give_the_same_numbers(run):
-    if run == "upload":
-        source = analyses.run_source(_run_csv(3_000), "run.csv")
-    elif run == "inspect":
-        path = FIXTURES / "inspect" / "run.eval"
-        source = analyses.run_source(path.read_bytes(), path.name)
-    else:
-        source = analyses.run_source(run)
+    source = _run_source(run)
     score = "match" if run == "inspect" else None  # the log has two scorers
     plain = analyses.replay_run(source, score=score)
     kept = analyses.replay_run(source, score=score).with_views().compacted()
@@ -80,10 +84,10 @@ def test_replay_numbers_as_arrays_are_the_same_numbers():
     assert json.dumps(json_safe(arrays)) == json.dumps(json_safe(lists))
 
 
-def test_the_replay_page_keeps_how_to_rebuild_its_section_not_its_arrays():
+def _replay_page_with_an_upload():
+    """The Replay page (AppTest) after uploading the 60-case good.csv of tests/app/test_pages.py."""
     from streamlit.testing.v1 import AppTest
 
-    from pages._shared import SectionLater
     from tests.app.test_pages import APP, GOOD_CSV, metric
 
     at = AppTest.from_file(APP, default_timeout=90)
@@ -91,6 +95,14 @@ def test_the_replay_page_keeps_how_to_rebuild_its_section_not_its_arrays():
     at.selectbox(key="replay_source").set_value("upload").run()
     at.file_uploader(key="replay_upload__widget").upload("good.csv", GOOD_CSV, "text/csv").run()
     assert not at.exception and int(metric(at, "Cases replayed")) == 60
+    return at
+
+
+def test_the_replay_page_keeps_how_to_rebuild_its_section_not_its_arrays():
+    from pages._shared import SectionLater
+    from tests.app.test_pages import GOOD_CSV
+
+    at = _replay_page_with_an_upload()
     kept = at.session_state["report_sections"]["replay"]
     assert isinstance(kept, SectionLater) and kept.title == "Replay of good.csv"
     assert isinstance(kept.build, functools.partial)  # not a closure over the page run's globals
@@ -115,13 +127,7 @@ def test_the_allocator_is_tuned_once_on_glibc():
 
 @pytest.mark.parametrize("run", ["recorded_run", "upload", "inspect"])
 def test_a_shared_replay_keeps_no_typed_rows_and_gives_the_same_numbers(run):
-    if run == "upload":
-        source = analyses.run_source(_run_csv(3_000), "run.csv")
-    elif run == "inspect":
-        path = FIXTURES / "inspect" / "run.eval"
-        source = analyses.run_source(path.read_bytes(), path.name)
-    else:
-        source = analyses.run_source(run)
+    source = _run_source(run)
     score = "match" if run == "inspect" else None
     plain = analyses.replay_run(source, score=score)
     shared = analyses.replay_run(source, score=score).with_views().without_table()
@@ -136,17 +142,10 @@ def test_a_shared_replay_keeps_no_typed_rows_and_gives_the_same_numbers(run):
 
 
 def test_the_replay_the_server_shares_holds_no_typed_rows():
-    from streamlit.testing.v1 import AppTest
-
     from pages import _cache
-    from tests.app.test_pages import APP, GOOD_CSV, metric
 
     _cache.replay_run.clear()
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.switch_page("pages/replay.py").run()
-    at.selectbox(key="replay_source").set_value("upload").run()
-    at.file_uploader(key="replay_upload__widget").upload("good.csv", GOOD_CSV, "text/csv").run()
-    assert not at.exception and int(metric(at, "Cases replayed")) == 60
+    at = _replay_page_with_an_upload()
     kept = at.session_state["report_sections"]["replay"]
     shared = _cache.replay_run(*kept.build.args)   # the cached object the page drew (the same arguments)
     assert shared is _cache.replay_run(*kept.build.args)
