@@ -65,9 +65,9 @@ def warm_replay() -> None:
     labels = _cache.score_labels(source.key, score, source)
     if labels is not None and labels.needs_mapping:  # the page asks for a mapping first
         return
-    d = analyses.AuditParams.for_style(table.style)
-    params = analyses.AuditParams.for_style(table.style, q=d.q, alpha=d.alpha, m=d.m, delta=round(d.q - d.q_mod, 10),
-                                   delta_aud=round(d.q_aud - d.q, 10), eta=d.eta)
+    d = analyses.AuditParams.for_style(table.style)   # the page's widgets start at the style's defaults
+    params = analyses.AuditParams.from_thresholds(table.style, q=d.q, alpha=d.alpha, m=d.m, q_mod=d.q_mod,
+                                                  q_aud=d.q_aud, eta=d.eta)
     _cache.replay_run(source.key, score, groups, order, repr(params.to_dict()), analyses.DEFAULT_MODEL_PROCESS,
                       analyses.DEFAULT_AUDITOR_PROCESS, (), source, params)
 

@@ -228,8 +228,7 @@ elif labels is not None and labels.too_many:
 _shared.write_link(link_fields(style), shareable=source.bundled and choice in BUNDLED)
 
 try:
-    params = AuditParams.for_style(style, q=q, alpha=alpha, m=m, delta=round(q - q_mod, 10),
-                                   delta_aud=round(q_aud - q, 10), eta=eta)
+    params = AuditParams.from_thresholds(style, q=q, alpha=alpha, m=m, q_mod=q_mod, q_aud=q_aud, eta=eta)
     replay_args = (source.key, score_col, None if group_cols is None else tuple(group_cols), order_col,
                    repr(params.to_dict()), model_process, auditor_process,
                    tuple(sorted((score_mapping or {}).items())), source, params)

@@ -141,6 +141,15 @@ class AuditParams:
         given = {k: v for k, v in overrides.items() if v is not None}
         return getattr(cls, style)(**given)
 
+    @classmethod
+    def from_thresholds(cls, style: str, *, q: float, alpha: float, m: int, q_mod: float, q_aud: float,
+                        eta: float) -> AuditParams:
+        """:meth:`for_style` from the three thresholds a person sets, q − δ (``q_mod``), q and q + δ'
+        (``q_aud``): δ = q − q_mod and δ' = q_aud − q, rounded to 10 decimals so thresholds 0.80 and
+        0.83 give δ = 0.03 and not 0.029999999999999916."""
+        return cls.for_style(style, q=q, alpha=alpha, m=m, delta=round(q - q_mod, 10),
+                             delta_aud=round(q_aud - q, 10), eta=eta)
+
     def replace(self, **changes: Any) -> AuditParams:
         """A validated copy with some fields changed."""
         return replace(self, **changes)

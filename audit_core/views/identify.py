@@ -182,25 +182,20 @@ def heatmap_spec(pc, tau: np.ndarray, support: Sequence[str], store=stored_spec,
     n_policies = min(len(pc.names), max(1, MAX_CHART_ROWS // n_cells))
     labels = [f"{name} (τ={int(t)})" for name, t in zip(pc.names, tau, strict=True)]
     codebook = list(pc.codebook)
-
-    def cells_of(observed: set) -> pd.DataFrame:
-        return pd.DataFrame([{"policy": labels[i], "cell": cell,
-                              "response": codebook[int(pc.responses[i, j])] or "(empty)",
-                              "in_support": cell in observed,
-                              "support": "in support" if cell in observed else "outside support"}
-                             for i in range(n_policies) for j, cell in enumerate(pc.cells[:n_cells])])
-
     inside = set(support)
+    long = pd.DataFrame([{"policy": labels[i], "cell": cell, "response": codebook[int(pc.responses[i, j])] or "(empty)",
+                          "in_support": cell in inside,
+                          "support": "in support" if cell in inside else "outside support"}
+                         for i in range(n_policies) for j, cell in enumerate(pc.cells[:n_cells])])
     note = ""
     if n_policies < len(pc.names) or n_cells < len(pc.cells):
         note = (f"showing the first {n_policies} of {len(pc.names)} policies and {n_cells} of {len(pc.cells)} "
                 "cells (a chart draws at most {:,} rectangles); the tables list every policy".format(MAX_CHART_ROWS))
     title = f"Policy × cell responses ({len(inside)} of {len(pc.cells)} cells observed)"
     cell_title = f"cell ({':'.join(pc.axes)})"
-    long = cells_of(inside)
     if not template:
         return chart_spec(response_heatmap(long, title=title, cell_title=cell_title, note=note))
-    plain = cells_of(set())
+    plain = long.assign(in_support=False, support="outside support")   # the class's rows, no support
     inputs = {"long": plain.to_dict("records"), "cell_title": cell_title, "note": note}
     spec = _class_template("heatmap", inputs,
                            lambda: chart_spec(response_heatmap(plain, title="", cell_title=cell_title, note=note)),

@@ -31,12 +31,18 @@ print(json.dumps({"metrics": metrics, "heavy": [m for m in HEAVY if m in sys.mod
 """
 
 
-def _run(*flags: str, tmp_path) -> dict:
+def run_probe(probe: str, *flags: str, tmp_path, timeout: float = 600):
+    """Run ``probe`` in a fresh interpreter at the repository root (its own workspace under
+    ``tmp_path``) and return the JSON value it prints last."""
     env = {**os.environ, "AUDIT_HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", PROBE, *flags], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=600)
-    assert out.returncode == 0, out.stderr[-2000:]
+    out = subprocess.run([sys.executable, "-c", probe, *flags], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=timeout)
+    assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _run(*flags: str, tmp_path) -> dict:
+    return run_probe(PROBE, *flags, tmp_path=tmp_path)
 
 
 def test_the_first_explorer_run_loads_no_chart_library_and_no_solver(tmp_path):

@@ -6,13 +6,7 @@ run imports a library or use case, and the numbers are those the page computes w
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.app.test_first_page_work import run_probe
 
 PROBE = """
 import json, sys, threading
@@ -59,11 +53,7 @@ print(json.dumps({"pages": pages, "heavy_before": heavy_before, "warmed": sorted
 
 
 def _run(*flags: str, tmp_path) -> dict:
-    env = {**os.environ, "AUDIT_HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", PROBE, *flags], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=900)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_probe(PROBE, *flags, tmp_path=tmp_path, timeout=900)
 
 
 def test_after_the_warm_up_a_pages_first_run_computes_nothing_bundled_and_shows_the_same_numbers(tmp_path):
@@ -85,14 +75,11 @@ def test_after_the_warm_up_a_pages_first_run_computes_nothing_bundled_and_shows_
     assert any(m.startswith("audit_core.analyses.plan") for m in cold["pages"]["plan"]["imported"])
 
 
-def test_importing_the_warm_up_loads_no_use_case():
+def test_importing_the_warm_up_loads_no_use_case(tmp_path):
     # app.py imports pages._warm on a fresh server's first run, before the first page is drawn:
     # it must add nothing but itself to what the shared page modules load (an import of the
     # testbed's choices at module level loaded the testbed generator and the estimands there).
     code = ("import sys, json; import pages._page_config, pages._cache, pages._uploads, pages._shared, pages._state; "
             "before = set(sys.modules); import pages._warm; "
             "print(json.dumps(sorted(set(sys.modules) - before)))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == ["pages._warm"]
+    assert run_probe(code, tmp_path=tmp_path, timeout=120) == ["pages._warm"]

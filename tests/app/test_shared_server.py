@@ -7,6 +7,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from pages import _runs
@@ -39,11 +40,8 @@ def test_background_work_waits_for_a_run_in_progress():
 
 
 def test_a_run_that_fails_is_still_counted_as_ended():
-    try:
-        with _runs.counted():
-            raise ValueError("a page's bug")
-    except ValueError:
-        pass
+    with pytest.raises(ValueError, match="a page's bug"), _runs.counted():
+        raise ValueError("a page's bug")
     assert _runs.in_progress() == 0
 
 

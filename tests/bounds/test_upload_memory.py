@@ -159,7 +159,7 @@ def test_giving_back_memory_frees_what_reference_cycles_hold():
     from pages._page_config import give_back_memory
 
     class Holder:
-        pass
+        """An object that can refer to itself (a reference cycle)."""
 
     enabled = gc.isenabled()
     gc.disable()   # no automatic collection in between: only give_back_memory may free it

@@ -97,3 +97,12 @@ def test_threshold_is_minus_log_alpha_even_for_subnormal_alpha():
     assert first_crossing(log_evalues(y, p)["AUD-LR"], p.log_threshold) is None
     assert first_crossing([700.0, 737.0], p.log_threshold) == 2
     assert replay(y, p).decision == "inconclusive"
+
+
+def test_params_from_the_three_thresholds_people_set():
+    for style in ("gpqa", "sdoh"):
+        d = AuditParams.for_style(style)
+        same = AuditParams.from_thresholds(style, q=d.q, alpha=d.alpha, m=d.m, q_mod=d.q_mod, q_aud=d.q_aud, eta=d.eta)
+        assert same == d
+    typed = AuditParams.from_thresholds("sdoh", q=0.83, alpha=0.05, m=40, q_mod=0.80, q_aud=0.86, eta=0.2)
+    assert typed.delta == 0.03 and typed.delta_aud == 0.03   # not 0.029999999999999916
