@@ -53,16 +53,21 @@ from audit_core.live.roles import (
     Identity,
     PermissionDenied,
     RolePolicy,
+    SignInExpired,
     allows,
     declared,
+    expired,
     load_role_policy,
+    may,
     os_user,
     parse_role_policy,
     reachable_by_others,
     require,
     signed_in,
+    utc_time,
 )
 from audit_core.live.session import DEFAULT_ANNOTATOR
+from audit_core.live.sign_in import configured_issuer, provider_problem, settings_problem
 from audit_core.live.store import read_events, workspace_failure
 from audit_core.presets import DEFAULT_MODEL_PROCESS  # noqa: F401 (the page's default)
 from audit_core.report import ReportChart, ReportSection, ReportTable, safe_csv_bytes
@@ -336,9 +341,12 @@ def resolve_role_policy(path: str | None = None, section=None) -> RolePolicy:
     return RolePolicy()
 
 
-def session_identity(claims, policy: RolePolicy) -> Identity:
-    """The Identity of a signed-in session from its ID-token ``claims`` (``st.user``)."""
-    return signed_in(dict(claims), policy)
+def session_identity(claims, policy: RolePolicy, auth=None) -> Identity:
+    """The Identity of a signed-in session from its ID-token ``claims`` (``st.user``), checked
+    against the provider configured in ``auth`` (the secrets file's ``[auth]``): its issuer, its
+    token's expiry, a verified e-mail address (see :mod:`audit_core.live.roles`)."""
+    claims = dict(claims)
+    return signed_in(claims, policy, configured_issuer(auth, str(claims.get("provider") or "default")))
 
 
 def _labels_table(labels: tuple[LabelRecord, ...]) -> pd.DataFrame:
@@ -411,7 +419,7 @@ def live_audit_view(audit_id: int, annotator: Identity | str | None = None, clai
 
 
 def _view(audit: LiveAudit, annotator: Identity | str | None, claim: bool) -> LiveAuditView:
-    if isinstance(annotator, Identity) and not allows(annotator.role, "claim"):
+    if isinstance(annotator, Identity) and not may(annotator, "claim"):
         claim = False
     current = audit.next(annotator) if claim and annotator else (audit.pending(annotator) if annotator else ())
     status = audit.status()
@@ -457,8 +465,9 @@ def _who_line(by_annotator: pd.DataFrame) -> str:
 
 
 __all__ = ["DEFAULT_ANNOTATOR", "DEFAULT_ROLE", "ROLES", "ROLES_FILE_ENV", "Identity", "PermissionDenied", "RolePolicy",
-           "allows", "annotator_counts", "declared", "os_user", "live_event_log", "reachable_by_others", "resolve_role_policy",
-           "session_identity", "LABEL_CHOICES", "LIVE_POOLS", "LIVE_STRATEGIES", "MODEL_PROCESSES", "SKIP_REASONS", "LiveAction",
+           "SignInExpired", "allows", "annotator_counts", "configured_issuer", "declared", "expired", "may", "os_user",
+           "live_event_log", "provider_problem", "reachable_by_others", "resolve_role_policy", "session_identity",
+           "settings_problem", "utc_time", "LABEL_CHOICES", "LIVE_POOLS", "LIVE_STRATEGIES", "MODEL_PROCESSES", "SKIP_REASONS", "LiveAction",
            "LiveAuditView", "claim_cases", "export_live_csv", "export_live_file", "live_audit_list",
            "live_audit_status", "live_audit_view", "record_label", "replay_handoff", "ReplayHandoff", "skip_case", "skip_note", "start_live_audit",
            "undo_last_label"]

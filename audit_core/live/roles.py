@@ -15,16 +15,35 @@ self-declared owner: the command line and a single-user dashboard keep every rig
 whoever runs them can read and write the workspace file anyway.
 
 The role of a signed-in person comes from the operator's role policy (:func:`parse_role_policy`):
-an entry for their e-mail address or subject, else the highest role named in an ID-token claim the
-policy points to, else the policy's ``default`` (``viewer`` unless the operator says otherwise:
-least privilege, so signing in alone never lets a stranger label).
+an entry for their provider's subject (``iss`` + ``sub``), else for their **verified** e-mail
+address, else the highest role named in an ID-token claim the policy points to, else the policy's
+``default`` (``viewer`` unless the operator says otherwise: least privilege, so signing in alone
+never lets a stranger label).
+
+What a sign-in proves (issue 27 item 1). The provider signs the ID token, but some of its claims are
+typed by the account's owner: an ``email`` address is theirs only when the provider says it checked
+it, and it says so only with the JSON boolean ``email_verified: true``. The string ``"true"`` or
+``"false"``, ``1``, ``0``, ``null`` or no claim at all verify nothing (Microsoft Entra ID sends no
+``email_verified`` and lets a tenant put any address in ``email``: "nOAuth"); there is no
+per-provider exception, so people of such a provider are listed by subject. The subject (``sub``) is
+assigned by the provider and is unique for its issuer, so it is the stable key; the issuer must be
+the provider the operator configured (:func:`signed_in`'s ``issuer``). A person without a verified
+address is recorded under their subject, never under the address.
+
+How long a sign-in lasts (issue 27 item 2): until the ID token's ``exp``, and never more than the
+policy's ``sign_in_minutes`` (default 60) after its ``iat``. After that the identity may still look
+but every write (claim, label, skip, undo, create, export, event log) is refused until the person
+signs in again, which asks the provider afresh: with the provider down, nobody starts writing again,
+and a revoked account writes for at most that long.
 """
 
 from __future__ import annotations
 
 import getpass
 import json
+import math
 import os
+import time
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -36,6 +55,9 @@ ROLES = ("viewer", "annotator", "owner")
 DEFAULT_ROLE = "viewer"
 SOURCES = ("signed-in", "os-user", "declared")
 ROLES_FILE_ENV = "AUDIT_ROLES_FILE"
+# How long a sign-in may write without asking the provider again (minutes after the token's iat);
+# an hour is the usual ID-token lifetime (Google, Okta, Entra ID), so this rarely cuts one short.
+SIGN_IN_MINUTES = 60
 
 # The least role each action needs. "undo" is an annotator's own last label; undoing someone
 # else's needs "undo others".
@@ -59,6 +81,10 @@ class PermissionDenied(InputError):
     """The acting identity's role does not allow the action (one line: who, role, what, why)."""
 
 
+class SignInExpired(PermissionDenied):
+    """The acting identity's sign-in has ended: it may look, not write, until it signs in again."""
+
+
 def check_role(role: str) -> str:
     text = str(role or "").strip().lower()
     if text not in ROLES:
@@ -69,13 +95,15 @@ def check_role(role: str) -> str:
 @dataclass(frozen=True)
 class Identity:
     """Who acts: ``name`` recorded on events, ``role``, ``verified`` (signed in), ``source``
-    (``signed-in`` / ``os-user`` / ``declared``), ``issuer`` (the provider's, when signed in)."""
+    (``signed-in`` / ``os-user`` / ``declared``), ``issuer`` (the provider's, when signed in) and
+    ``expires`` (POSIX seconds after which a sign-in may no longer write; None: never)."""
 
     name: str
     role: str = "owner"
     verified: bool = False
     source: str = "declared"
     issuer: str | None = None
+    expires: float | None = None
 
     def __post_init__(self) -> None:
         name = " ".join(str(self.name or "").split())
@@ -87,6 +115,8 @@ class Identity:
             raise InputError(f"identity source {self.source!r}: expected one of {', '.join(SOURCES)}")
         if self.verified != (self.source == "signed-in"):
             raise InputError("identity: only a sign-in is verified")
+        if self.expires is not None and not self.verified:
+            raise InputError("identity: only a sign-in expires")
 
     def __repr__(self) -> str:
         return f"Identity({self.name!r}, {self.role}, {self.source})"
@@ -114,13 +144,40 @@ def allows(role: str, action: str) -> bool:
     return ROLES.index(check_role(role)) >= ROLES.index(ACTIONS[action])
 
 
-def require(who: Identity | str, action: str) -> Identity:
-    """``who`` as an Identity, or PermissionDenied when its role does not allow ``action``."""
+def expired(who: Identity | str, now: float | None = None) -> bool:
+    """Whether ``who`` is a sign-in that has ended (at ``now``, POSIX seconds; default: the clock)."""
+    who = as_identity(who)
+    return who.expires is not None and (time.time() if now is None else now) >= who.expires
+
+
+def may(who: Identity | str | None, action: str, now: float | None = None) -> bool:
+    """Whether ``who`` may do ``action`` now: its role allows it and, unless it only looks, its
+    sign-in has not ended (False for nobody)."""
+    if who is None:
+        return False
+    who = as_identity(who)
+    return allows(who.role, action) and (ACTIONS[action] == "viewer" or not expired(who, now))
+
+
+def require(who: Identity | str, action: str, now: float | None = None) -> Identity:
+    """``who`` as an Identity, or PermissionDenied when its role does not allow ``action``, or
+    SignInExpired when it would write after its sign-in ended."""
     who = as_identity(who)
     if not allows(who.role, action):
         raise PermissionDenied(f"{who.name} is {_a(who.role)}: {_a(who.role)} may not {_WHAT[action]} "
                                f"(that needs the {ACTIONS[action]} role; the operator assigns roles)")
+    if ACTIONS[action] != "viewer" and expired(who, now):
+        raise SignInExpired(f"{who.name}: the sign-in ended at {utc_time(who.expires)}; sign in again to "
+                            f"{_WHAT[action]} (a sign-in lasts until the provider's token expires, at most "
+                            f"the operator's limit)")
     return who
+
+
+def utc_time(seconds: float) -> str:
+    """``seconds`` (POSIX) as ``HH:MM:SS UTC`` (with the date when it is not today)."""
+    stamp = time.gmtime(seconds)
+    day = time.strftime("%Y-%m-%d ", stamp) if stamp[:3] != time.gmtime()[:3] else ""
+    return f"{day}{time.strftime('%H:%M:%S', stamp)} UTC"
 
 
 def _a(role: str) -> str:
@@ -139,28 +196,41 @@ def require_undo(who: Identity | str, labeller: str) -> Identity:
 
 @dataclass(frozen=True)
 class RolePolicy:
-    """The operator's role assignments: ``users`` (lower-cased e-mail address or exact subject →
-    role), ``claim`` (an ID-token claim whose values may name roles, or None), ``default`` (the
-    role of a signed-in person matched by neither) and ``where`` (the file or section it came from)."""
+    """The operator's role assignments and sign-in rules.
+
+    ``users``: lower-cased verified e-mail address, or subject of the configured provider, → role;
+    ``subjects``: (issuer, subject) → role; ``claim``: an ID-token claim whose values may name
+    roles, or None; ``default``: the role of a signed-in person matched by none; ``issuer``: the
+    issuer to accept (None: the one the provider's ``server_metadata_url`` names);
+    ``sign_in_minutes``: the longest a sign-in may write; ``where``: the file or section it came from.
+    """
 
     users: Mapping[str, str] = field(default_factory=dict)
     claim: str | None = None
     default: str = DEFAULT_ROLE
     where: str = "no role policy"
+    subjects: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    issuer: str | None = None
+    sign_in_minutes: float = SIGN_IN_MINUTES
 
     def __repr__(self) -> str:
-        return f"RolePolicy({len(self.users)} users, claim={self.claim!r}, default={self.default!r})"
+        return (f"RolePolicy({len(self.users) + len(self.subjects)} users, claim={self.claim!r}, "
+                f"default={self.default!r})")
+
+
+POLICY_KEYS = ("default", "claim", "users", "owners", "annotators", "viewers", "subjects", "issuer",
+               "sign_in_minutes")
 
 
 def parse_role_policy(data: Mapping, where: str = "role policy") -> RolePolicy:
-    """A policy from a mapping: ``default`` (role), ``claim`` (claim name), ``[users]`` (name →
-    role), and/or ``owners`` / ``annotators`` / ``viewers`` (lists of names)."""
+    """A policy from a mapping: ``default`` (role), ``claim`` (claim name), ``[users]`` (e-mail
+    address or subject → role), ``owners`` / ``annotators`` / ``viewers`` (lists of them),
+    ``[subjects."<issuer>"]`` (subject → role), ``issuer`` and ``sign_in_minutes``."""
     if not isinstance(data, Mapping):
         raise InputError(f"{where}: expected a table of settings")
-    unknown = sorted(set(data) - {"default", "claim", "users", "owners", "annotators", "viewers"})
+    unknown = sorted(set(data) - set(POLICY_KEYS))
     if unknown:
-        raise InputError(f"{where}: unknown key(s) {', '.join(unknown)} (expected default, claim, users, "
-                         "owners, annotators, viewers)")
+        raise InputError(f"{where}: unknown key(s) {', '.join(unknown)} (expected {', '.join(POLICY_KEYS)})")
     users: dict[str, str] = {}
     for role in ROLES:
         names = data.get(f"{role}s", [])
@@ -175,14 +245,31 @@ def parse_role_policy(data: Mapping, where: str = "role policy") -> RolePolicy:
             users[_key(name)] = check_role(role)
         except InputError as exc:
             raise InputError(f"{where}: users.{name}: {exc}") from None
+    subjects: dict[tuple[str, str], str] = {}
+    by_issuer = data.get("subjects", {})
+    if not isinstance(by_issuer, Mapping) or not all(isinstance(t, Mapping) for t in by_issuer.values()):
+        raise InputError(f'{where}: subjects: expected tables [subjects."<issuer>"] of subject = role')
+    for issuer, table in by_issuer.items():
+        for sub, role in table.items():
+            try:
+                subjects[(_issuer(issuer), str(sub))] = check_role(role)
+            except InputError as exc:
+                raise InputError(f"{where}: subjects.{issuer}.{sub}: {exc}") from None
     claim = data.get("claim")
     if claim is not None and (not isinstance(claim, str) or not claim.strip()):
         raise InputError(f"{where}: claim: expected the name of an ID-token claim")
+    issuer = data.get("issuer")
+    if issuer is not None and (not isinstance(issuer, str) or not issuer.strip()):
+        raise InputError(f"{where}: issuer: expected the provider's issuer URL")
+    minutes = data.get("sign_in_minutes", SIGN_IN_MINUTES)
+    if isinstance(minutes, bool) or not isinstance(minutes, int | float) or not 0 < minutes <= 24 * 60:
+        raise InputError(f"{where}: sign_in_minutes: expected a number of minutes in (0, 1440], got {minutes!r}")
     try:
         default = check_role(data.get("default", DEFAULT_ROLE))
     except InputError as exc:
         raise InputError(f"{where}: default: {exc}") from None
-    return RolePolicy(users=users, claim=claim.strip() if claim else None, default=default, where=where)
+    return RolePolicy(users=users, claim=claim.strip() if claim else None, default=default, where=where,
+                      subjects=subjects, issuer=_issuer(issuer) if issuer else None, sign_in_minutes=float(minutes))
 
 
 def load_role_policy(path: str | os.PathLike) -> RolePolicy:
@@ -207,24 +294,45 @@ def _key(name) -> str:
     return text.lower() if "@" in text else text
 
 
-def signed_in_name(claims: Mapping) -> str:
-    """The name recorded for a signed-in person: their e-mail address (unless the provider says it
-    is unverified), else their subject."""
+def _issuer(text) -> str:
+    """An issuer URL compared as the provider writes it, without a trailing slash (Auth0 adds one)."""
+    return str(text or "").strip().rstrip("/")
+
+
+def verified_email(claims: Mapping) -> str | None:
+    """The e-mail address the provider vouches for: ``email`` when ``email_verified`` is the JSON
+    boolean ``true``, else None (a string, a number, null or no claim verify nothing)."""
     email = claims.get("email")
-    if email and claims.get("email_verified") is not False:
-        return str(email).strip()
+    if claims.get("email_verified") is True and isinstance(email, str) and "@" in email:
+        return email.strip()
+    return None
+
+
+def signed_in_name(claims: Mapping) -> str:
+    """The name recorded for a signed-in person: their verified e-mail address, else their
+    subject (never an unverified address)."""
+    email = verified_email(claims)
+    if email:
+        return email
     sub = claims.get("sub")
-    if not sub:
-        raise InputError("sign-in: the provider sent neither an e-mail address nor a subject")
-    return str(sub)
+    if not isinstance(sub, str) or not sub.strip():
+        raise InputError("sign-in: the provider sent neither a verified e-mail address nor a subject")
+    return sub.strip()
 
 
 def role_for(claims: Mapping, policy: RolePolicy) -> str:
-    """A signed-in person's role: the policy's entry for their e-mail or subject, else the highest
+    """A signed-in person's role: the policy's entry for their issuer and subject, else for their
+    subject alone (a key without "@"), else for their verified e-mail address, else the highest
     role named in the policy's claim, else the policy's default."""
-    for key in (signed_in_name(claims), claims.get("sub")):
-        if key and _key(key) in policy.users:
-            return policy.users[_key(key)]
+    sub = claims.get("sub")
+    sub = sub.strip() if isinstance(sub, str) else ""
+    if sub and (_issuer(claims.get("iss")), sub) in policy.subjects:
+        return policy.subjects[(_issuer(claims.get("iss")), sub)]
+    if sub and "@" not in sub and sub in policy.users:
+        return policy.users[sub]
+    email = verified_email(claims)
+    if email and email.lower() in policy.users:
+        return policy.users[email.lower()]
     if policy.claim:
         value = claims.get(policy.claim)
         values = [value] if isinstance(value, str) else list(value or []) if isinstance(value, list | tuple) else []
@@ -234,11 +342,35 @@ def role_for(claims: Mapping, policy: RolePolicy) -> str:
     return policy.default
 
 
-def signed_in(claims: Mapping, policy: RolePolicy) -> Identity:
-    """The Identity of a person signed in with ``claims`` (the ID token's, e.g. ``st.user``)."""
-    issuer = claims.get("iss")
-    return Identity(signed_in_name(claims), role_for(claims, policy), True, "signed-in",
-                    str(issuer) if issuer else None)
+def _seconds(claims: Mapping, name: str) -> float | None:
+    value = claims.get(name)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def signed_in(claims: Mapping, policy: RolePolicy, issuer: str | None = None) -> Identity:
+    """The Identity of a person signed in with ``claims`` (the ID token's, e.g. ``st.user``).
+
+    ``issuer``: the configured provider's (:func:`audit_core.live.sign_in.configured_issuer`);
+    the policy's ``issuer`` wins over it. A token from another issuer, or one without an expiry
+    (``exp``), is refused (InputError). The identity may write until ``exp``, and at most
+    ``policy.sign_in_minutes`` after ``iat``.
+    """
+    expected = policy.issuer or (_issuer(issuer) if issuer else None)
+    if not expected:
+        raise InputError("sign-in: no issuer to check the provider's token against (set issuer in the roles file)")
+    got = _issuer(claims.get("iss"))
+    if got != expected:
+        raise InputError(f"sign-in: the token was issued by {got or 'nobody'!r}, not by the configured "
+                         f"provider {expected!r}; sign out and sign in again")
+    expires = _seconds(claims, "exp")
+    if expires is None:
+        raise InputError("sign-in: the provider's token has no expiry time (exp); sign out and sign in again")
+    issued = _seconds(claims, "iat")
+    if issued is not None:
+        expires = min(expires, issued + 60 * policy.sign_in_minutes)
+    return Identity(signed_in_name(claims), role_for(claims, policy), True, "signed-in", got, expires)
 
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1", "[::1]")
@@ -266,7 +398,8 @@ def reachable_by_others(address: str | None, request_host: str | None) -> bool:
     return bool(request_host) and not is_loopback(request_host)
 
 
-__all__ = ["ACTIONS", "DEFAULT_ROLE", "ROLES", "ROLES_FILE_ENV", "SOURCES", "Identity", "PermissionDenied",
-           "RolePolicy", "allows", "as_identity", "check_role", "declared", "is_loopback", "load_role_policy",
-           "os_user", "parse_role_policy", "reachable_by_others", "require", "require_undo", "role_for",
-           "signed_in", "signed_in_name"]
+__all__ = ["ACTIONS", "DEFAULT_ROLE", "POLICY_KEYS", "ROLES", "ROLES_FILE_ENV", "SIGN_IN_MINUTES", "SOURCES",
+           "Identity", "PermissionDenied", "RolePolicy", "SignInExpired", "allows", "as_identity", "check_role",
+           "declared", "expired", "is_loopback", "load_role_policy", "may", "os_user", "parse_role_policy",
+           "reachable_by_others", "require", "require_undo", "role_for", "signed_in", "signed_in_name", "utc_time",
+           "verified_email"]

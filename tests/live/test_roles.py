@@ -1,6 +1,7 @@
 """Roles (issue 23): one test per rule, on the pure functions and on the engine that enforces them."""
 
 import getpass
+import time
 
 import pytest
 
@@ -10,10 +11,13 @@ from audit_core.live.roles import (
     ACTIONS,
     Identity,
     PermissionDenied,
+    SignInExpired,
     allows,
     as_identity,
     declared,
+    expired,
     load_role_policy,
+    may,
     os_user,
     parse_role_policy,
     reachable_by_others,
@@ -21,6 +25,7 @@ from audit_core.live.roles import (
     require_undo,
     role_for,
     signed_in,
+    verified_email,
 )
 from audit_core.sequential import AuditParams
 
@@ -91,9 +96,9 @@ def test_only_a_sign_in_is_verified_and_the_cli_default_is_the_os_user():
 
 # -- the operator's role policy --------------------------------------------------------------------
 
-def test_a_listed_email_or_subject_gets_its_role_case_insensitive_email():
+def test_a_listed_verified_email_or_subject_gets_its_role_case_insensitive_email():
     policy = parse_role_policy({"users": {"Ann@X.org": "annotator"}, "owners": ["sub-42"]})
-    assert role_for({"sub": "s1", "email": "ann@x.ORG"}, policy) == "annotator"
+    assert role_for({"sub": "s1", "email": "ann@x.ORG", "email_verified": True}, policy) == "annotator"
     assert role_for({"sub": "sub-42"}, policy) == "owner"
 
 
@@ -107,14 +112,129 @@ def test_a_claim_can_name_the_role_the_highest_wins_and_the_file_entry_comes_fir
     assert role_for({"sub": "a", "groups": ["staff", "annotator", "owner"]}, policy) == "owner"
     assert role_for({"sub": "a", "groups": "annotator"}, policy) == "annotator"
     assert role_for({"sub": "a", "groups": ["staff"]}, policy) == "viewer"
-    assert role_for({"sub": "b", "email": "boss@x.org", "groups": ["owner"]}, policy) == "viewer"
+    assert role_for({"sub": "b", "email": "boss@x.org", "email_verified": True, "groups": ["owner"]}, policy) == "viewer"
 
 
-def test_the_recorded_name_is_the_email_unless_unverified_then_the_subject():
+def token(**claims) -> dict:
+    """An ID token's claims as st.user gives them: issued now by ISS, valid for an hour."""
+    now = time.time()
+    return {"iss": ISS, "iat": now, "exp": now + 3600, **claims}
+
+
+def test_the_recorded_name_is_the_verified_email_else_the_subject():
     policy = parse_role_policy({})
-    who = signed_in({"sub": "u-1", "email": "a@x.org", "iss": ISS}, policy)
+    who = signed_in(token(sub="u-1", email="a@x.org", email_verified=True), policy, ISS)
     assert (who.name, who.verified, who.source, who.issuer) == ("a@x.org", True, "signed-in", ISS)
-    assert signed_in({"sub": "u-1", "email": "a@x.org", "email_verified": False}, policy).name == "u-1"
+    assert signed_in(token(sub="u-1", email="a@x.org", email_verified=False), policy, ISS).name == "u-1"
+
+
+# -- issue 27 item 1: only the JSON boolean true verifies an e-mail address --------------------------
+
+UNVERIFIED = {"the string false": "false", "the string true": "true", "the string True": "True", "0": 0, "1": 1,
+              "null": None, "the string yes": "yes", "a list": [True]}
+
+
+@pytest.mark.parametrize("spelling", [*UNVERIFIED, "missing"])
+def test_an_owners_address_without_email_verified_true_is_neither_their_name_nor_their_role(spelling):
+    # The attack: a provider account whose (self-typed) address is the owner's. Before issue 27,
+    # every spelling but the boolean false signed the visitor in as the owner.
+    policy = parse_role_policy({"owners": ["own@x.org"], "default": "annotator"})
+    claims = token(sub="mallory", email="own@x.org")
+    if spelling != "missing":
+        claims["email_verified"] = UNVERIFIED[spelling]
+    assert verified_email(claims) is None
+    who = signed_in(claims, policy, ISS)
+    assert (who.name, who.role) == ("mallory", "annotator")
+    assert not allows(who.role, "create")
+
+
+def test_the_json_boolean_true_verifies_and_the_policy_then_applies():
+    policy = parse_role_policy({"owners": ["own@x.org"]})
+    who = signed_in(token(sub="own-1", email="Own@X.org", email_verified=True), policy, ISS)
+    assert (who.name, who.role) == ("Own@X.org", "owner")
+
+
+def test_an_email_shaped_subject_never_matches_an_email_entry():
+    # The mock provider (and a careless one) lets a subject look like someone's address.
+    policy = parse_role_policy({"owners": ["own@x.org"]})
+    assert role_for(token(sub="own@x.org", email="own@x.org"), policy) == "viewer"
+
+
+def test_roles_keyed_by_issuer_and_subject_apply_only_to_that_issuer():
+    policy = parse_role_policy({"subjects": {ISS + "/": {"AAA-1": "owner"}, "https://other.example": {"BBB": "owner"}}})
+    assert policy.subjects == {(ISS, "AAA-1"): "owner", ("https://other.example", "BBB"): "owner"}
+    assert role_for(token(sub="AAA-1"), policy) == "owner"
+    assert role_for(token(sub="BBB"), policy) == "viewer"                 # BBB is someone at another issuer
+    assert role_for({**token(sub="AAA-1"), "iss": "https://other.example"}, policy) == "viewer"
+    with pytest.raises(InputError, match="subjects.x.y: role 'boss'"):
+        parse_role_policy({"subjects": {"x": {"y": "boss"}}})
+    with pytest.raises(InputError, match="subjects: expected tables"):
+        parse_role_policy({"subjects": {"x": "owner"}})
+
+
+def test_a_token_from_another_issuer_or_without_one_is_refused():
+    policy = parse_role_policy({"owners": ["own@x.org"]})
+    claims = token(sub="s", email="own@x.org", email_verified=True)
+    for iss in ("https://evil.example", "", None):
+        with pytest.raises(InputError, match="not by the configured provider 'http://localhost:9999'"):
+            signed_in({**claims, "iss": iss}, policy, ISS)
+    with pytest.raises(InputError, match="no issuer to check"):
+        signed_in(claims, policy, None)
+    assert signed_in({**claims, "iss": ISS + "/"}, policy, ISS).role == "owner"     # Auth0 writes a trailing slash
+    explicit = parse_role_policy({"owners": ["own@x.org"], "issuer": "https://evil.example"})
+    assert signed_in({**claims, "iss": "https://evil.example"}, explicit, ISS).role == "owner"
+
+
+def test_configured_issuer_is_the_metadata_url_without_the_well_known_path():
+    from audit_core.live.sign_in import configured_issuer
+
+    url = f"{ISS}/.well-known/openid-configuration"
+    assert configured_issuer({"server_metadata_url": url}) == ISS
+    assert configured_issuer({"google": {"server_metadata_url": url}}, "google") == ISS
+    assert configured_issuer({"server_metadata_url": "https://x.example/metadata"}) is None
+    assert configured_issuer(None) is None
+
+
+# -- issue 27 item 2: a sign-in writes until its token expires, at most sign_in_minutes ----------------
+
+def test_a_sign_in_expires_with_its_token_and_then_may_look_but_not_write():
+    policy = parse_role_policy({"annotators": ["ann@x.org"]})
+    now = time.time()
+    who = signed_in(token(sub="a", email="ann@x.org", email_verified=True, exp=now + 30), policy, ISS)
+    assert who.expires == pytest.approx(now + 30) and may(who, "label", now) and not expired(who, now)
+    assert expired(who, now + 30) and not may(who, "label", now + 30) and may(who, "view", now + 30)
+    with pytest.raises(SignInExpired, match=r"ann@x.org: the sign-in ended at .* UTC; sign in again to label cases"):
+        require(who, "label", now + 31)
+    assert issubclass(SignInExpired, PermissionDenied)
+    assert require(who, "view", now + 31) is who
+
+
+def test_a_long_lived_token_still_ends_after_sign_in_minutes():
+    now = time.time()
+    claims = token(sub="a", iat=now, exp=now + 86400)
+    assert signed_in(claims, parse_role_policy({}), ISS).expires == pytest.approx(now + 3600)
+    assert signed_in(claims, parse_role_policy({"sign_in_minutes": 5}), ISS).expires == pytest.approx(now + 300)
+    with pytest.raises(InputError, match="sign_in_minutes: expected a number of minutes"):
+        parse_role_policy({"sign_in_minutes": 0})
+    with pytest.raises(InputError, match="no expiry time"):
+        signed_in({k: v for k, v in claims.items() if k != "exp"}, parse_role_policy({}), ISS)
+
+
+def test_the_engine_refuses_an_expired_sign_ins_label_and_writes_nothing(tmp_path):
+    audit = LiveAudit.create(connect(tmp_path / "w.sqlite"), "gpqa:large", "stratified", "LR", seed=0, params=GPQA)
+    ann = Identity("ann@x.org", "annotator", True, "signed-in", ISS, time.time() + 3600)
+    (case,) = audit.next(ann)
+    gone = Identity("ann@x.org", "annotator", True, "signed-in", ISS, time.time() - 1)
+    for write in (lambda: audit.label(case.case_id, 1, gone), lambda: audit.skip(case.case_id, "x", gone),
+                  lambda: audit.next(gone)):
+        with pytest.raises(SignInExpired, match="sign in again"):
+            write()
+    audit.label(case.case_id, 1, ann)
+    with pytest.raises(SignInExpired, match="sign in again to undo labels"):
+        audit.undo(gone)
+    assert [e.kind for e in store.read_events(audit.conn, audit.audit_id)] == ["proposed", "labelled"]
+    with pytest.raises(InputError, match="only a sign-in expires"):
+        Identity("x", "owner", False, "declared", None, 1.0)
 
 
 def test_a_bad_policy_is_one_message_naming_the_file_and_key(tmp_path):
