@@ -7,6 +7,11 @@ secrets file), never from a text box. Without ``[auth]`` the dashboard is for on
 Live audit page asks for a name, recorded as self-declared, with every right. The rules themselves
 are engine functions (``audit_core.live.roles`` through ``audit_core.analyses.live``), which also
 refuse any action a role does not allow; this module only reads the session and says where it stands.
+
+Issue 27: a sign-in counts only for the configured provider's issuer and until its token expires
+(then the person may look, and the sidebar offers *Sign in again*); a Sign in click first checks the
+settings and that the provider answers, and says what is wrong and how to retry when not; after
+signing in, the visitor is back on the page they signed in from.
 """
 
 from __future__ import annotations
@@ -19,13 +24,31 @@ from audit_core.analyses import live
 from audit_core.errors import InputError
 from audit_core.report import markdown_literal
 
+SIGN_IN_PROBLEM_KEY = "auth_sign_in_problem"   # why the last Sign in click did not leave the page
+RETURNED_KEY = "auth_returned"                 # this session has run the return-after-sign-in step
+# After a sign-in Streamlit lands the browser on the app's root. The page a visitor signs in from
+# is kept in the tab's sessionStorage (written while they are not signed in, so it is there before
+# any click) and the first page after the sign-in goes back to it: a path of this origin only.
+_REMEMBER_PAGE = ("<script>try{sessionStorage.setItem('audit_return_to', location.pathname + location.search)}"
+                  "catch(e){}</script>")
+_RETURN_TO_PAGE = ("<script>try{const p = sessionStorage.getItem('audit_return_to');"
+                   "sessionStorage.removeItem('audit_return_to');"
+                   "if (p && p.startsWith('/') && !p.startsWith('//') && p !== location.pathname + location.search)"
+                   "{location.replace(p)}}catch(e){}</script>")
+
+
+def auth_section() -> dict | None:
+    """The secrets file's ``[auth]`` table (None without one, or without a secrets file)."""
+    try:
+        section = st.secrets.get("auth")
+    except Exception:   # no secrets file at all (Streamlit raises its own error types for that)
+        return None
+    return section.to_dict() if hasattr(section, "to_dict") else (dict(section) if section else None)
+
 
 def sign_in_configured() -> bool:
     """The operator configured a provider: ``[auth]`` in the secrets file."""
-    try:
-        return "auth" in st.secrets
-    except Exception:   # no secrets file at all (Streamlit raises its own error types for that)
-        return False
+    return auth_section() is not None
 
 
 def _claims() -> dict:
@@ -51,16 +74,33 @@ def role_policy() -> tuple[live.RolePolicy, str | None]:
         return live.RolePolicy(), str(exc)
 
 
-def session_identity() -> live.Identity | None:
-    """The signed-in person (None when sign-in is configured and nobody is signed in, or when it
-    is not configured: then the page asks for a self-declared name)."""
+def sign_in_state() -> tuple[live.Identity | None, str | None]:
+    """The signed-in person (None when nobody is) and why a sign-in is refused (a token of another
+    issuer, or without an expiry), from the session's claims and the operator's settings."""
     if not signed_in():
-        return None
+        return None, None
     policy, _ = role_policy()
     try:
-        return live.session_identity(_claims(), policy)
-    except InputError:
-        return None
+        return live.session_identity(_claims(), policy, auth_section()), None
+    except InputError as exc:
+        return None, str(exc)
+
+
+def session_identity() -> live.Identity | None:
+    """The signed-in person (None when sign-in is configured and nobody is signed in, or when it
+    is not configured: then the page asks for a self-declared name). Its sign-in may have ended
+    (``live.expired``): then it may look, not write."""
+    return sign_in_state()[0]
+
+
+def begin_sign_in() -> None:
+    """Send the visitor to the provider, unless the settings are incomplete or the provider does
+    not answer: then the reason and how to retry, kept for the sidebar (Streamlit would show an
+    exception or a bare "Authentication error" page)."""
+    problem = live.sign_in_problem(auth_section())
+    st.session_state[SIGN_IN_PROBLEM_KEY] = problem
+    if problem is None:
+        st.login()
 
 
 def reachable_by_others() -> bool:
@@ -72,23 +112,20 @@ def reachable_by_others() -> bool:
     return live.reachable_by_others(st.get_option("server.address"), host)
 
 
+def _return_after_sign_in(signed: bool) -> None:
+    """Remember this page while the visitor is not signed in; back to it once they are."""
+    if not signed:
+        st.html(_REMEMBER_PAGE, unsafe_allow_javascript=True)
+    elif not st.session_state.get(RETURNED_KEY):
+        st.session_state[RETURNED_KEY] = True
+        st.html(_RETURN_TO_PAGE, unsafe_allow_javascript=True)
+
+
 def sidebar_box() -> None:
     """Who is signed in and as what, with the sign-in / sign-out button; without sign-in, whether
     this dashboard is for one person or open to anyone who can reach it."""
     if sign_in_configured():
-        who = session_identity()
-        if who is None:
-            st.caption("Sign in to label. Until then you can look, not label.")
-            if st.button("Sign in", key="auth_sign_in", icon=":material/login:"):
-                st.login()
-        else:
-            st.caption(f"Signed in as **{markdown_literal(who.name)}** ({who.role}).")
-            if st.button("Sign out", key="auth_sign_out", icon=":material/logout:"):
-                st.logout()
-        _, problem = role_policy()
-        if problem:
-            st.error(f"Roles: {markdown_literal(problem)}. Until it is fixed everyone signed in is a viewer.",
-                     icon=":material/error:")
+        _sign_in_box()
     elif reachable_by_others():
         st.warning("No sign-in is configured and this dashboard can be reached from other computers: anyone "
                    "who can reach it can label, undo and export audits under any name. See docs/deploy.md, "
@@ -96,3 +133,38 @@ def sidebar_box() -> None:
     else:
         st.caption("Single-user mode: no sign-in is configured, so this dashboard is for one person on this "
                    "computer; the names given on *Live audit* are recorded as self-declared.")
+
+
+def _sign_in_box() -> None:
+    setup = live.settings_problem(auth_section())
+    if setup:
+        st.error(setup, icon=":material/error:")
+        return
+    who, refused = sign_in_state()
+    ended = who is not None and live.expired(who)
+    _return_after_sign_in(who is not None and not ended)
+    if refused:
+        st.error(f"{refused}.", icon=":material/error:")
+        if st.button("Sign out", key="auth_sign_out", icon=":material/logout:"):
+            st.logout()
+    elif who is None or ended:
+        if ended:
+            st.warning(f"Your sign-in as **{markdown_literal(who.name)}** ended at {live.utc_time(who.expires)}: "
+                       "sign in again to label. Until then you can look, not label.", icon=":material/schedule:")
+        else:
+            st.caption("Sign in to label. Until then you can look, not label.")
+        if st.button("Sign in again" if ended else "Sign in", key="auth_sign_in", icon=":material/login:"):
+            begin_sign_in()
+        problem = st.session_state.get(SIGN_IN_PROBLEM_KEY)
+        if problem:
+            st.error(problem, icon=":material/error:")
+    else:
+        st.session_state.pop(SIGN_IN_PROBLEM_KEY, None)
+        st.caption(f"Signed in as **{markdown_literal(who.name)}** ({who.role}), until "
+                   f"{live.utc_time(who.expires)}.")
+        if st.button("Sign out", key="auth_sign_out", icon=":material/logout:"):
+            st.logout()
+    _, problem = role_policy()
+    if problem:
+        st.error(f"Roles: {markdown_literal(problem)}. Until it is fixed everyone signed in is a viewer.",
+                 icon=":material/error:")

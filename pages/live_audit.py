@@ -2,7 +2,8 @@
 
 Everything is stored in the workspace database (``$AUDIT_HOME``) as events; this page keeps only
 the chosen audit id and the annotator's name in ``st.session_state`` (under its own keys, so they
-survive visits to other pages). Every number comes from ``audit_core.analyses.live``.
+survive visits to other pages); only the audit id travels in the URL. Every number comes from
+``audit_core.analyses.live``.
 
 Who acts (issue 23): with sign-in configured, the signed-in identity and its role (``pages/_auth``);
 the engine refuses what the role does not allow, and this page only leaves out the controls a
@@ -30,9 +31,9 @@ OWN_REASON = "another reason (write it below)"
 # Keyboard shortcuts (Streamlit reserves C and R; typing in a text box does not trigger them).
 LABEL_KEYS = {"correct": "1", "incorrect": "2", "partial": "3"}
 SKIP_KEY, UNDO_KEY, NEXT_KEY = "S", "U", "N"
-# The open audit and the typed name travel in the URL, so a reload (a new browser session) lands
-# on the same case with the same name instead of *Resume* and retyping (issue 19 item 13). With
-# sign-in configured the name is the signed-in identity and is not put in the URL.
+# The open audit travels in the URL, so a reload (a new browser session) lands on the same case
+# instead of *Resume* (issue 19 item 13). A name never does (issue 27 item 4): whoever opened a
+# link carrying one would label as that person, on their claimed case. An old link's name is dropped.
 AUDIT_PARAM, ANNOTATOR_PARAM = "audit", "annotator"
 
 _shared.page_header(
@@ -51,7 +52,8 @@ def _error(exc: InputError) -> None:
 
 
 def _may(who: live.Identity | None, action: str) -> bool:
-    return who is not None and live.allows(who.role, action)
+    """The role allows ``action`` and, for a write, the sign-in has not ended."""
+    return live.may(who, action)
 
 
 def _start_form(who: live.Identity | None) -> None:
@@ -80,24 +82,22 @@ def _start_form(who: live.Identity | None) -> None:
                 _error(exc)
 
 
-def from_url(typed_names: bool) -> None:
-    """Take the audit (and, without sign-in, the name) from the URL when this session has none."""
+def from_url() -> None:
+    """Take the audit from the URL when this session has none; a name in it is dropped, unread."""
     raw = st.query_params.get(AUDIT_PARAM)
     if st.session_state.get(AUDIT_KEY) is None and raw and raw.isdigit():
         st.session_state[AUDIT_KEY] = int(raw)
-    name = st.query_params.get(ANNOTATOR_PARAM)
-    if typed_names and name and not st.session_state.get(ANNOTATOR_KEY):
-        st.session_state[ANNOTATOR_KEY] = name[:200]
+    if ANNOTATOR_PARAM in st.query_params:
+        del st.query_params[ANNOTATOR_PARAM]
 
 
-def to_url(audit_id: int | None, annotator: str) -> None:
-    for param, value in ((AUDIT_PARAM, None if audit_id is None else str(audit_id)),
-                         (ANNOTATOR_PARAM, annotator.strip() or None)):
-        if value is None:
-            if param in st.query_params:
-                del st.query_params[param]
-        elif st.query_params.get(param) != value:
-            st.query_params[param] = value
+def to_url(audit_id: int | None) -> None:
+    value = None if audit_id is None else str(audit_id)
+    if value is None:
+        if AUDIT_PARAM in st.query_params:
+            del st.query_params[AUDIT_PARAM]
+    elif st.query_params.get(AUDIT_PARAM) != value:
+        st.query_params[AUDIT_PARAM] = value
 
 
 def choose_audit(who: live.Identity | None) -> int | None:
@@ -115,7 +115,9 @@ def _choose(who: live.Identity | None) -> int | None:
     start, resume = st.tabs(["Start an audit", "Resume an audit"])
     with start:
         if _auth.sign_in_configured() and not _may(who, "create"):
-            st.caption("Only an owner can start an audit (the operator assigns roles).")
+            st.caption("Your sign-in has ended: sign in again (sidebar) to start an audit."
+                       if who is not None and live.allows(who.role, "create") and live.expired(who)
+                       else "Only an owner can start an audit (the operator assigns roles).")
         else:
             _start_form(who)
     with resume:
@@ -144,7 +146,11 @@ def label_panel(audit_id: int, annotator: live.Identity | None) -> None:
         st.warning(f"Decision: {_shared.plain(view.verdict)}", icon=":material/flag:")
     else:
         st.info(_shared.plain(view.verdict), icon=":material/pending:")
-    if last is not None:
+    if annotator is not None and live.expired(annotator) and live.allows(annotator.role, "label"):
+        st.warning(f"Your sign-in ended at {live.utc_time(annotator.expires)}: sign in again (sidebar) to label"
+                   + (f"; case {_shared.plain(view.current[0].case_id)} stays yours meanwhile." if view.current else ".")
+                   + " Until then you see the audit read-only.", icon=":material/schedule:")
+    elif last is not None:
         done_panel(audit_id, annotator, last, status)
     elif view.current:
         case_panel(audit_id, annotator, view)
@@ -276,14 +282,14 @@ def typed_name() -> live.Identity | None:
 
 sign_in = _auth.sign_in_configured()
 who = _auth.session_identity() if sign_in else None
-from_url(typed_names=not sign_in)
+from_url()
 audit_id = choose_audit(who)
 if not sign_in:
     who = typed_name()
 elif who is not None:
     st.caption(f"Signed in as **{_shared.plain(who.name)}** ({who.role})"
                + (": every label records this identity." if _may(who, "label") else "."))
-to_url(audit_id, who.name if who is not None and not sign_in else "")
+to_url(audit_id)
 if audit_id is None:
     st.caption("Start or resume an audit above.")
 elif who is None and not sign_in:

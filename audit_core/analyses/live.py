@@ -67,7 +67,7 @@ from audit_core.live.roles import (
     utc_time,
 )
 from audit_core.live.session import DEFAULT_ANNOTATOR
-from audit_core.live.sign_in import configured_issuer, provider_problem, settings_problem
+from audit_core.live.sign_in import configured_issuer, provider_problem, provider_settings, settings_problem
 from audit_core.live.store import read_events, workspace_failure
 from audit_core.presets import DEFAULT_MODEL_PROCESS  # noqa: F401 (the page's default)
 from audit_core.report import ReportChart, ReportSection, ReportTable, safe_csv_bytes
@@ -349,6 +349,16 @@ def session_identity(claims, policy: RolePolicy, auth=None) -> Identity:
     return signed_in(claims, policy, configured_issuer(auth, str(claims.get("provider") or "default")))
 
 
+def sign_in_problem(auth) -> str | None:
+    """Why a sign-in through the provider of ``auth`` (the secrets file's ``[auth]``) cannot start
+    now, in one sentence that says how to retry: a missing setting, else a provider that does not
+    answer (:mod:`audit_core.live.sign_in`); None when it can."""
+    problem = settings_problem(auth)
+    if problem is None and auth:
+        problem = provider_problem(str(provider_settings(auth)["server_metadata_url"]))
+    return problem
+
+
 def _labels_table(labels: tuple[LabelRecord, ...]) -> pd.DataFrame:
     return pd.DataFrame([{"step": r.step, "case": r.case_id, "score": r.score, "annotator": r.annotator,
                           "signed in": r.verified, "time (UTC)": r.ts, "why chosen": r.phase,
@@ -467,7 +477,7 @@ def _who_line(by_annotator: pd.DataFrame) -> str:
 __all__ = ["DEFAULT_ANNOTATOR", "DEFAULT_ROLE", "ROLES", "ROLES_FILE_ENV", "Identity", "PermissionDenied", "RolePolicy",
            "SignInExpired", "allows", "annotator_counts", "configured_issuer", "declared", "expired", "may", "os_user",
            "live_event_log", "provider_problem", "reachable_by_others", "resolve_role_policy", "session_identity",
-           "settings_problem", "utc_time", "LABEL_CHOICES", "LIVE_POOLS", "LIVE_STRATEGIES", "MODEL_PROCESSES", "SKIP_REASONS", "LiveAction",
+           "settings_problem", "sign_in_problem", "utc_time", "LABEL_CHOICES", "LIVE_POOLS", "LIVE_STRATEGIES", "MODEL_PROCESSES", "SKIP_REASONS", "LiveAction",
            "LiveAuditView", "claim_cases", "export_live_csv", "export_live_file", "live_audit_list",
            "live_audit_status", "live_audit_view", "record_label", "replay_handoff", "ReplayHandoff", "skip_case", "skip_note", "start_live_audit",
            "undo_last_label"]
