@@ -16,6 +16,7 @@ signing in, the visitor is back on the page they signed in from.
 
 from __future__ import annotations
 
+import json
 import os
 
 import streamlit as st
@@ -25,16 +26,24 @@ from audit_core.errors import InputError
 from audit_core.report import markdown_literal
 
 SIGN_IN_PROBLEM_KEY = "auth_sign_in_problem"   # why the last Sign in click did not leave the page
-RETURNED_KEY = "auth_returned"                 # this session has run the return-after-sign-in step
 # After a sign-in Streamlit lands the browser on the app's root. The page a visitor signs in from
-# is kept in the tab's sessionStorage (written while they are not signed in, so it is there before
-# any click) and the first page after the sign-in goes back to it: a path of this origin only.
-_REMEMBER_PAGE = ("<script>try{sessionStorage.setItem('audit_return_to', location.pathname + location.search)}"
-                  "catch(e){}</script>")
+# is kept in the tab's sessionStorage while they are not signed in (every second, as the page's URL
+# changes without a reload when they move between pages), and the first page after the sign-in
+# goes back to it: a path of this origin only, and not the root or its hand-over to the explorer,
+# which are where the sign-in lands anyway.
+_REMEMBER_PAGE = ("<script>if (!window.__auditRemember) {const keep = () => {try{sessionStorage.setItem("
+                  "'audit_return_to', location.pathname + location.search)}catch(e){}};"
+                  "keep(); window.__auditRemember = setInterval(keep, 1000)}</script>")
 _RETURN_TO_PAGE = ("<script>try{const p = sessionStorage.getItem('audit_return_to');"
                    "sessionStorage.removeItem('audit_return_to');"
-                   "if (p && p.startsWith('/') && !p.startsWith('//') && p !== location.pathname + location.search)"
-                   "{location.replace(p)}}catch(e){}</script>")
+                   "if (p && p.startsWith('/') && !p.startsWith('//') && !%s.includes(p)"
+                   " && p !== location.pathname + location.search){location.replace(p)}}catch(e){}</script>")
+
+
+def _landing_paths() -> list[str]:
+    base = "/" + str(st.get_option("server.baseUrlPath") or "").strip("/")
+    base = base.rstrip("/")
+    return [base or "/", f"{base}/", f"{base}/protocol-explorer"]
 
 
 def auth_section() -> dict | None:
@@ -113,12 +122,11 @@ def reachable_by_others() -> bool:
 
 
 def _return_after_sign_in(signed: bool) -> None:
-    """Remember this page while the visitor is not signed in; back to it once they are."""
-    if not signed:
-        st.html(_REMEMBER_PAGE, unsafe_allow_javascript=True)
-    elif not st.session_state.get(RETURNED_KEY):
-        st.session_state[RETURNED_KEY] = True
-        st.html(_RETURN_TO_PAGE, unsafe_allow_javascript=True)
+    """Remember this page while the visitor is not signed in; back to it once they are. On every
+    run, not once per session: the first run after a sign-in is the root's hand-over to the
+    explorer, whose sidebar is never sent; a later run finds the storage empty and does nothing."""
+    st.html(_RETURN_TO_PAGE % json.dumps(_landing_paths()) if signed else _REMEMBER_PAGE,
+            unsafe_allow_javascript=True)
 
 
 def sidebar_box() -> None:

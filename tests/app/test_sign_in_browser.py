@@ -12,16 +12,30 @@ plain http except on localhost. Each person signs in in their own browser contex
 * a viewer gets no label controls; an annotator demoted to viewer in the roles file while a case
   is on their screen clicks "correct" and the engine refuses the label (nothing is written).
 
+Issue 27, each attack performed against the real provider:
+
+* a provider account whose e-mail is the owner's, with ``email_verified`` the string ``"false"``,
+  the string ``"true"``, ``0``, ``null`` or missing, signs in as its subject with the default role:
+  no *Start audit*, and the owner's name on nothing (it was the owner before);
+* with tokens that live 30 s, an annotator's click after expiry writes nothing and the page says
+  the sign-in ended; with the provider stopped, *Sign in again* says on the app's own page that the
+  provider does not answer and how to retry (Streamlit's bare "Authentication error" page before);
+  with it back, the sign-in returns to the Live audit page it left and the label goes through.
+
 Without the provider package (or Authlib) the test skips with the reason, except in CI
 (``CI=true`` or ``AUDIT_REQUIRE_BROWSER=1``), where it fails.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
+import time
+import urllib.request
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -53,11 +67,30 @@ def _provider_package():
     return oidc_provider_mock
 
 
+PEOPLE = (OWNER, ANN, BOB, VIC, DORA)
+
+
+def run_provider(port: int = 0, token_seconds: int = 3600):
+    """The mock provider in a thread; the people above have verified addresses (the JSON boolean
+    true), as a real provider sends them."""
+    mock = _provider_package()
+    return mock.run_server_in_thread(port, access_token_max_age=timedelta(seconds=token_seconds),
+                                     user_claims=[mock.User(sub=p, claims={"email": p, "email_verified": True})
+                                                  for p in PEOPLE])
+
+
 @pytest.fixture(scope="module")
 def provider():
-    mock = _provider_package()
-    with mock.run_server_in_thread() as server:
+    with run_provider() as server:
         yield f"http://localhost:{server.server_port}"
+
+
+def set_user(provider: str, sub: str, claims: dict) -> None:
+    """The provider's account ``sub`` with ``claims`` (the mock's PUT /users/<sub>)."""
+    request = urllib.request.Request(f"{provider}/users/{sub}", data=json.dumps(claims).encode(), method="PUT",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10):
+        pass
 
 
 def _roles(path: Path, annotators: list[str]) -> None:
@@ -87,12 +120,14 @@ def _idle(page) -> None:
     wait_idle(page)
 
 
-def sign_in(browser, url: str, subject: str):  # noqa: F811  (browser is the shared fixture)
-    """A new browser context signed in as ``subject`` (typed on the provider's page)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 1000})
-    page = context.new_page()
-    page.goto(url, timeout=60_000)
-    page.get_by_role("button", name="Sign in").click(timeout=60_000)
+def sign_in(browser, url: str, subject: str, page=None):  # noqa: F811  (browser is the shared fixture)
+    """A new browser context (or ``page``, from where it is) signed in as ``subject`` (typed on
+    the provider's page)."""
+    if page is None:
+        context = browser.new_context(viewport={"width": 1280, "height": 1000})
+        page = context.new_page()
+        page.goto(url, timeout=60_000)
+    page.get_by_role("button", name=re.compile("^Sign in")).click(timeout=60_000)
     page.locator('input[name="sub"]').fill(subject, timeout=60_000)
     page.get_by_role("button", name="Authorize").click()
     page.get_by_text(f"Signed in as {subject}").first.wait_for(timeout=60_000)
@@ -199,3 +234,70 @@ def test_signed_in_labels_carry_their_identity_and_roles_are_enforced(provider, 
         assert [e for e in store.read_events(final.conn, 1) if e.annotator == DORA and e.kind != "proposed"] == []
         for page in (owner, ann, bob, vic, dora):
             page.context.close()
+
+
+# -- issue 27 ----------------------------------------------------------------------------------------
+
+SPELLINGS = {"string-false": "false", "string-true": "true", "zero": 0, "null": None, "missing": ...}
+
+
+def test_an_owners_address_without_the_boolean_true_never_signs_in_as_the_owner(provider, browser, tmp_path):  # noqa: F811
+    roles = tmp_path / "roles.toml"
+    _roles(roles, [ANN])
+    with signed_in_server(provider, tmp_path, roles) as url:
+        for name, spelling in SPELLINGS.items():
+            sub = f"mallory-{name}"
+            set_user(provider, sub, {"email": OWNER} if spelling is ... else {"email": OWNER, "email_verified": spelling})
+            page = sign_in(browser, url, sub)
+            page.get_by_text(f"Signed in as {sub} (viewer)").first.wait_for(timeout=60_000)
+            open_live_audit(page, resume=False)
+            page.get_by_text("Only an owner can start an audit").wait_for(timeout=60_000)
+            assert page.get_by_role("button", name="Start audit").count() == 0, name
+            assert page.get_by_text(f"Signed in as {OWNER}").count() == 0, name
+            page.context.close()
+        # The control: the owner's own account (email_verified true) is the owner.
+        owner = sign_in(browser, url, OWNER)
+        owner.get_by_text(f"Signed in as {OWNER} (owner)").first.wait_for(timeout=60_000)
+        owner.context.close()
+
+
+def test_an_expired_token_writes_nothing_a_down_provider_is_said_and_sign_in_returns_to_the_page(browser, tmp_path):  # noqa: F811
+    from audit_core.analyses import live
+
+    lifetime = 30
+    roles = tmp_path / "roles.toml"
+    _roles(roles, [ANN])
+    live.start_live_audit("gpqa:large", "stratified", "LR", db=tmp_path / "audits.sqlite", n_init=2)
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    with run_provider(token_seconds=lifetime) as server:
+        port = server.server_port
+        provider = f"http://localhost:{port}"
+        with signed_in_server(provider, tmp_path, roles) as url:
+            ann = sign_in(browser, url, ANN)
+            signed_at = time.time()
+            open_live_audit(ann)
+            second = case_on_screen(ann)
+            time.sleep(max(0.0, signed_at + lifetime + 2 - time.time()))
+            # The attack: the case is on screen, the token has expired; the click writes nothing.
+            ann.get_by_role("button", name=re.compile(r"^correct\b")).click()
+            ann.get_by_text("Your sign-in ended at").first.wait_for(timeout=60_000)
+            ann.screenshot(path=str(shots / "expired.png"), full_page=True)
+            assert ann.get_by_role("button", name=re.compile(r"^correct\b")).count() == 0
+            audit = LiveAudit(connect(tmp_path / "audits.sqlite"), 1)
+            assert audit.labels() == ()
+            assert [p.case_id for p in audit.pending()] == [second]      # still hers
+            server.shutdown()                                            # the provider goes down
+            ann.get_by_role("button", name="Sign in again").click()
+            ann.get_by_text("Sign-in is unavailable: the sign-in provider").first.wait_for(timeout=60_000)
+            ann.get_by_text("try Sign in again in a minute").first.wait_for(timeout=60_000)
+            ann.screenshot(path=str(shots / "provider-down.png"), full_page=True)
+            assert "/live-audit" in ann.url and ann.get_by_text("Authentication error").count() == 0
+            with run_provider(port=port, token_seconds=lifetime):         # back, on the same address
+                sign_in(browser, url, ANN, page=ann)
+                ann.wait_for_url(re.compile(r"/live-audit\?audit=1"), timeout=60_000)
+                assert case_on_screen(ann) == second
+                label_correct(ann)
+            after = LiveAudit(connect(tmp_path / "audits.sqlite"), 1)
+            assert [(r.case_id, r.annotator, r.verified) for r in after.labels()] == [(second, ANN, True)]
+            ann.context.close()
