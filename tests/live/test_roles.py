@@ -1,7 +1,12 @@
 """Roles (issue 23): one test per rule, on the pure functions and on the engine that enforces them."""
 
 import getpass
+import json
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from datetime import timedelta
 
 import pytest
 
@@ -382,3 +387,111 @@ def test_the_who_labelled_table_renders_in_the_report_with_names_escaped(tmp_pat
     (table,) = [t for t in live.live_audit_view(audit_id, db=db).section.tables if t.caption.startswith("Who")]
     assert "<b>" not in table_html(table.frame) and "&lt;b&gt;" in table_html(table.frame)
     assert "*Eve*" not in table_markdown(table.frame) and "Eve" in table_typst(table.frame)
+
+
+# -- issue 27 item 3: the settings and the provider, checked before a visitor is sent there ----------
+
+def test_a_missing_auth_key_is_named():
+    from audit_core.live.sign_in import settings_problem
+
+    auth = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32, "client_id": "c",
+            "client_secret": "s", "server_metadata_url": f"{ISS}/.well-known/openid-configuration"}
+    assert settings_problem(auth) is None and settings_problem(None) is None
+    assert "has no cookie_secret." in settings_problem({**auth, "cookie_secret": ""})
+    problem = settings_problem({k: v for k, v in auth.items() if k not in ("cookie_secret", "client_id")})
+    assert "has no cookie_secret and no client_id" in problem and "restarts the server" in problem
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")   # the provider package's and Authlib's own
+def test_the_provider_probe_against_the_real_provider_up_and_down():
+    mock = pytest.importorskip("oidc_provider_mock")
+    from audit_core.live.sign_in import provider_problem
+
+    with mock.run_server_in_thread() as server:
+        url = f"http://localhost:{server.server_port}"
+        assert provider_problem(f"{url}/.well-known/openid-configuration") is None
+        assert "answered HTTP 404" in provider_problem(f"{url}/nowhere/.well-known/openid-configuration")
+        assert "did not send OpenID Connect settings" in provider_problem(f"{url}/jwks")
+    down = provider_problem(f"{url}/.well-known/openid-configuration", timeout=2)
+    assert down.startswith(f"Sign-in is unavailable: the sign-in provider ({url}/.well-known/openid-configuration) "
+                           "does not answer (") and "try Sign in again in a minute" in down
+
+
+# -- the role resolution on ID tokens the real provider signs (the flow st.login runs) ---------------
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def provider_claims(provider: str, sub: str, claims: dict | None = None) -> dict:
+    """The validated ID-token claims of ``sub`` (its account set to ``claims`` first) after the
+    authorization-code flow against ``provider``, decoded with Authlib as Streamlit does."""
+    from authlib.jose import JsonWebKey, jwt
+
+    if claims is not None:
+        urllib.request.urlopen(urllib.request.Request(f"{provider}/users/{sub}", data=json.dumps(claims).encode(),
+                                                      method="PUT", headers={"Content-Type": "application/json"}))
+    meta = json.load(urllib.request.urlopen(f"{provider}/.well-known/openid-configuration"))
+    query = urllib.parse.urlencode({"response_type": "code", "client_id": "c", "redirect_uri": "http://localhost/cb",
+                                    "scope": "openid email profile", "state": "s", "nonce": "n"})
+    try:
+        urllib.request.build_opener(_NoRedirect).open(urllib.request.Request(
+            f"{meta['authorization_endpoint']}?{query}", data=urllib.parse.urlencode({"sub": sub}).encode()))
+        raise AssertionError("the provider did not redirect with a code")
+    except urllib.error.HTTPError as exc:
+        code = urllib.parse.parse_qs(urllib.parse.urlparse(exc.headers["Location"]).query)["code"][0]
+    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": "http://localhost/cb", "client_id": "c",
+            "client_secret": "x"}
+    tokens = json.load(urllib.request.urlopen(urllib.request.Request(meta["token_endpoint"],
+                                                                     data=urllib.parse.urlencode(form).encode())))
+    keys = JsonWebKey.import_key_set(json.load(urllib.request.urlopen(meta["jwks_uri"])))
+    decoded = jwt.decode(tokens["id_token"], keys)
+    decoded.validate()
+    return {**dict(decoded), "is_logged_in": True, "provider": "default"}
+
+
+@pytest.fixture(scope="module")
+def real_provider():
+    mock = pytest.importorskip("oidc_provider_mock")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with mock.run_server_in_thread(access_token_max_age=timedelta(seconds=2)) as server:
+            yield f"http://localhost:{server.server_port}"
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.parametrize("spelling", ["false", "true", 0, 1, None, "missing"])
+def test_each_spelling_from_the_real_provider_is_unverified(real_provider, spelling):
+    from audit_core.analyses import live
+
+    account = {"email": "own@x.org"} if spelling == "missing" else {"email": "own@x.org", "email_verified": spelling}
+    claims = provider_claims(real_provider, f"mallory-{spelling}", account)
+    assert claims["email"] == "own@x.org" and claims.get("email_verified") == account.get("email_verified")
+    auth = {"server_metadata_url": f"{real_provider}/.well-known/openid-configuration"}
+    who = live.session_identity(claims, parse_role_policy({"owners": ["own@x.org"], "default": "annotator"}), auth)
+    assert (who.name, who.role, who.issuer) == (f"mallory-{spelling}", "annotator", real_provider)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_the_real_providers_boolean_true_and_subject_and_short_token(real_provider):
+    from audit_core.analyses import live
+
+    auth = {"server_metadata_url": f"{real_provider}/.well-known/openid-configuration"}
+    policy = parse_role_policy({"owners": ["own@x.org"], "subjects": {real_provider: {"ann-7": "annotator"}}})
+    owner = live.session_identity(provider_claims(real_provider, "own-1", {"email": "own@x.org", "email_verified": True}),
+                                  policy, auth)
+    assert (owner.name, owner.role) == ("own@x.org", "owner")
+    claims = provider_claims(real_provider, "ann-7", {"email": "ann@else.org"})
+    ann = live.session_identity(claims, policy, auth)
+    assert (ann.name, ann.role) == ("ann-7", "annotator")
+    # The provider's token lives 2 s: the identity writes until then and not after.
+    assert claims["exp"] - claims["iat"] == 2 and ann.expires == claims["exp"]
+    assert require(ann, "label", now=claims["exp"] - 1) is ann
+    with pytest.raises(SignInExpired, match="ann-7: the sign-in ended at"):
+        require(ann, "label", now=claims["exp"])
+    other = {"server_metadata_url": "https://id.example.org/.well-known/openid-configuration"}
+    with pytest.raises(InputError, match="not by the configured provider 'https://id.example.org'"):
+        live.session_identity(claims, policy, other)
