@@ -125,7 +125,8 @@ def _return_after_sign_in(signed: bool) -> None:
     """Remember this page while the visitor is not signed in; back to it once they are. On every
     run, not once per session: the first run after a sign-in is the root's hand-over to the
     explorer, whose sidebar is never sent; a later run finds the storage empty and does nothing."""
-    st.html(_RETURN_TO_PAGE % json.dumps(_landing_paths()) if signed else _REMEMBER_PAGE,
+    # The operator's base path, as a JSON literal that cannot close the script element.
+    st.html(_RETURN_TO_PAGE % json.dumps(_landing_paths()).replace("<", "\\u003c") if signed else _REMEMBER_PAGE,
             unsafe_allow_javascript=True)
 
 
@@ -146,13 +147,13 @@ def sidebar_box() -> None:
 def _sign_in_box() -> None:
     setup = live.settings_problem(auth_section())
     if setup:
-        st.error(setup, icon=":material/error:")
+        st.error(markdown_literal(setup), icon=":material/error:")
         return
     who, refused = sign_in_state()
     ended = who is not None and live.expired(who)
     _return_after_sign_in(who is not None and not ended)
     if refused:
-        st.error(f"{refused}.", icon=":material/error:")
+        st.error(markdown_literal(f"{refused}."), icon=":material/error:")
         if st.button("Sign out", key="auth_sign_out", icon=":material/logout:"):
             st.logout()
     elif who is None or ended:
@@ -165,7 +166,7 @@ def _sign_in_box() -> None:
             begin_sign_in()
         problem = st.session_state.get(SIGN_IN_PROBLEM_KEY)
         if problem:
-            st.error(problem, icon=":material/error:")
+            st.error(markdown_literal(problem), icon=":material/error:")
     else:
         st.session_state.pop(SIGN_IN_PROBLEM_KEY, None)
         st.caption(f"Signed in as **{markdown_literal(who.name)}** ({who.role}), until "
