@@ -30,14 +30,16 @@ SIGN_IN_PROBLEM_KEY = "auth_sign_in_problem"   # why the last Sign in click did 
 # is kept in the tab's sessionStorage while they are not signed in (every second, as the page's URL
 # changes without a reload when they move between pages), and the first page after the sign-in
 # goes back to it: a path of this origin only, and not the root or its hand-over to the explorer,
-# which are where the sign-in lands anyway.
+# which are where the sign-in lands anyway (there the explorer's own link settings are not worth a
+# second load).
 _REMEMBER_PAGE = ("<script>if (!window.__auditRemember) {const keep = () => {try{sessionStorage.setItem("
                   "'audit_return_to', location.pathname + location.search)}catch(e){}};"
                   "keep(); window.__auditRemember = setInterval(keep, 1000)}</script>")
 _RETURN_TO_PAGE = ("<script>try{const p = sessionStorage.getItem('audit_return_to');"
                    "sessionStorage.removeItem('audit_return_to');"
-                   "if (p && p.startsWith('/') && !p.startsWith('//') && !%s.includes(p)"
-                   " && p !== location.pathname + location.search){location.replace(p)}}catch(e){}</script>")
+                   "const path = p ? p.split('?')[0] : '';"
+                   "if (path.startsWith('/') && !path.startsWith('//') && !%s.includes(path)"
+                   " && path !== location.pathname){location.replace(p)}}catch(e){}</script>")
 
 
 def _landing_paths() -> list[str]:
