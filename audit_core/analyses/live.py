@@ -10,7 +10,11 @@ Who acts (issue 23): every write takes ``annotator``, a name or an
 :class:`~audit_core.live.roles.Identity`; creation, export and the event log take ``who``. An
 Identity's role is enforced by the engine (:class:`~audit_core.live.roles.PermissionDenied`, an
 InputError); a plain name or ``who=None`` acts as a self-declared owner (the command line, a
-dashboard without sign-in). :func:`session_identity` turns a sign-in into an Identity.
+dashboard without sign-in). :func:`session_identity` turns a sign-in into an Identity, checked
+against the configured provider (issue 27): its issuer, a verified address only when
+``email_verified`` is the boolean true, and an expiry after which its writes are refused
+(:class:`~audit_core.live.roles.SignInExpired`); :func:`sign_in_problem` says why a sign-in cannot
+start (a missing setting, a provider that does not answer).
 """
 
 from __future__ import annotations
