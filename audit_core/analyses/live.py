@@ -143,7 +143,7 @@ def _open(audit_id: int, db) -> Iterator[LiveAudit]:
     try:
         info = path.stat()
     except OSError:                        # no workspace there: said so, nothing is created
-        raise InputError(f"audit database {path}: no workspace there yet (no audit was created in it)") from None
+        raise InputError(f"audit database {path.name}: no workspace there yet (no audit was created in it)") from None
     key = (str(path.resolve()), info.st_dev, info.st_ino, int(audit_id))
     with _registry:
         lock = _audit_locks.setdefault(key, threading.Lock())

@@ -243,9 +243,9 @@ def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERS
     """
     db = Path(path) if path is not None else default_db_path()
     if db.exists() and db.is_dir():
-        raise InputError(f"audit database {db}: is a directory, expected a database file")
+        raise InputError(f"audit database {db.name}: is a directory, expected a database file")
     if not create and not db.exists():
-        raise InputError(f"audit database {db}: no workspace there yet (no audit was created in it)")
+        raise InputError(f"audit database {db.name}: no workspace there yet (no audit was created in it)")
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(db, timeout=30.0, isolation_level=None,  # transactions are explicit
@@ -257,9 +257,9 @@ def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERS
     except sqlite3.DatabaseError as exc:
         if "full" in str(exc) or "disk I/O" in str(exc):
             raise workspace_failure(db, exc) from None
-        raise InputError(f"audit database {db}: {exc}") from None
+        raise InputError(f"audit database {db.name}: {exc}") from None
     except OSError as exc:  # the folder cannot be made (permissions, a file in the way, a full disk)
-        raise InputError(f"audit database {db}: cannot create its folder ({exc.strerror})") from None
+        raise InputError(f"audit database {db.name}: cannot create its folder ({exc.strerror})") from None
     return conn
 
 
