@@ -174,7 +174,7 @@ def live_audit_list(db=None) -> pd.DataFrame:
         rows = []
     else:
         try:
-            rows = list_audits(connect(path, create=False))
+            rows = list_audits(connect(path, create=False, read_only=True))
         except sqlite3.Error as exc:
             raise workspace_failure(path, exc) from None
     return pd.DataFrame(rows, columns=["audit_id", "pool", "strategy", "process", "seed", "labels", "skipped",

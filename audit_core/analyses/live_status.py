@@ -88,7 +88,7 @@ def live_audit_status(audit_id: int, db=None, verify: bool = False) -> LiveActio
         from audit_core.live.log_status import status_from_log  # numpy and the e-processes, no pandas
 
         try:
-            conn = connect(path, create=False)
+            conn = connect(path, create=False, read_only=True)  # reading needs no write access
             try:
                 found = status_from_log(conn, int(audit_id))
             finally:
