@@ -92,6 +92,15 @@ def plain(text) -> str:
     return markdown_literal(text)
 
 
+def request_headers() -> dict[str, str]:
+    """This request's HTTP headers (empty when there is none, as under AppTest): whether the
+    visitor is on this machine is decided from them and the bound address together."""
+    try:
+        return dict(st.context.headers)
+    except Exception:  # no request behind this run
+        return {}
+
+
 def show_verdict(verdict: Verdict) -> None:
     """The one-line verdict every page opens with (plain text: user names are never Markdown)."""
     box = {"good": st.success, "bad": st.warning}.get(verdict.tone, st.info)

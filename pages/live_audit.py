@@ -111,7 +111,11 @@ def choose_audit(who: live.Identity | None) -> int | None:
 
 
 def _choose(who: live.Identity | None) -> int | None:
-    audits = live.live_audit_list()
+    try:
+        audits = live.live_audit_list()
+    except InputError as exc:  # a broken workspace is said once; starting one may still work
+        _error(exc)
+        audits = None
     start, resume = st.tabs(["Start an audit", "Resume an audit"])
     with start:
         if _auth.sign_in_configured() and not _may(who, "create"):
@@ -121,7 +125,7 @@ def _choose(who: live.Identity | None) -> int | None:
         else:
             _start_form(who)
     with resume:
-        if audits.empty:
+        if audits is None or audits.empty:
             st.caption("No audit in this workspace yet.")
         else:
             _shared.show_table(audits)

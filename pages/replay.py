@@ -34,8 +34,9 @@ UPLOAD = "upload"
 NONE = "(none)"
 FOLLOW = "follow"
 # Following a file by path is offered only under the server's data folder, or on a server bound to
-# this machine alone (docs/deploy.md); a visitor of a shared server without one cannot name a path.
-ACCESS = analyses.follow_access(st.get_option("server.address"))
+# this machine alone and reached here without a proxy (docs/deploy.md); a visitor of a shared
+# server without one cannot name a path.
+ACCESS = analyses.follow_access(st.get_option("server.address"), _shared.request_headers())
 RUN_KEYS = [k for k in BUNDLED] + [UPLOAD] + ([FOLLOW] if ACCESS.allowed else [])
 
 _shared.page_header(

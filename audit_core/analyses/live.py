@@ -152,7 +152,7 @@ def _open(audit_id: int, db) -> Iterator[LiveAudit]:
     try:
         info = path.stat()
     except OSError:                        # no workspace there: said so, nothing is created
-        raise InputError(f"audit database {path}: no workspace there yet (no audit was created in it)") from None
+        raise InputError(f"audit database {path.name}: no workspace there yet (no audit was created in it)") from None
     key = (str(path.resolve()), info.st_dev, info.st_ino, int(audit_id))
     with _registry:
         lock = _audit_locks.setdefault(key, threading.Lock())
@@ -183,7 +183,7 @@ def live_audit_list(db=None) -> pd.DataFrame:
         rows = []
     else:
         try:
-            rows = list_audits(connect(path, create=False))
+            rows = list_audits(connect(path, create=False, read_only=True))
         except sqlite3.Error as exc:
             raise workspace_failure(path, exc) from None
     return pd.DataFrame(rows, columns=["audit_id", "pool", "strategy", "process", "seed", "labels", "skipped",

@@ -84,11 +84,11 @@ def live_audit_status(audit_id: int, db=None, verify: bool = False) -> LiveActio
     if not verify:
         path = Path(db) if db is not None else default_db_path()
         if not path.exists():   # no workspace there: said so as opening it would, nothing is created
-            raise InputError(f"audit database {path}: no workspace there yet (no audit was created in it)")
+            raise InputError(f"audit database {path.name}: no workspace there yet (no audit was created in it)")
         from audit_core.live.log_status import status_from_log  # numpy and the e-processes, no pandas
 
         try:
-            conn = connect(path, create=False)
+            conn = connect(path, create=False, read_only=True)  # reading needs no write access
             try:
                 found = status_from_log(conn, int(audit_id))
             finally:

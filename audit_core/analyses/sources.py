@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -226,11 +226,12 @@ _NO_GUESS = ColumnGuess(None, (), None, None, None, ())
 CHOICE_NEEDED = "choose one"
 
 
-def follow_access(server_address: str | None) -> FileAccess:
-    """Whether a server listening on ``server_address`` offers *Follow a file on this machine*,
-    and under which folder: the environment variable ``AUDIT_DATA_DIR``
+def follow_access(server_address: str | None, request_headers: Mapping[str, str] | None = None) -> FileAccess:
+    """Whether a server listening on ``server_address`` offers *Follow a file on this machine* to
+    the request with ``request_headers`` (its Host and any proxy's forwarding headers), and under
+    which folder: the environment variable ``AUDIT_DATA_DIR``
     (:func:`audit_core.data.files.file_access`; docs/deploy.md)."""
-    return file_access(os.environ.get(DATA_DIR_ENV), server_address)
+    return file_access(os.environ.get(DATA_DIR_ENV), server_address, request_headers)
 
 
 def file_bytes(path: str | Path, access: FileAccess, max_bytes: int = MAX_FOLLOW_BYTES) -> bytes:

@@ -196,6 +196,11 @@ def plan_audit(pool: Pool, strategy: str = "adaptive", process: str = "SR-LR-UI"
     same seeds; ``progress(done, total)`` counts audits over both."""
     check_plan_size(pool.n, replicates)
     params = params or AuditParams.for_style(pool.style or "gpqa")
+    for field in ("budget", "m"):
+        # The curves and the budget table hold one row per label: 10^11 labels asked for 745 GiB.
+        if getattr(params, field) > MAX_PLAN_CASES:
+            raise InputError(f"parameter {field}: a plan's audits label at most {MAX_PLAN_CASES:,} cases (its largest "
+                             f"pool), got {getattr(params, field):,}")
     lifted = no_failure_accuracy if no_failure_accuracy is not None else params.q_aud
     if not params.q <= lifted <= 1.0:
         raise InputError(f"no-failure accuracy: must lie in [q={params.q}, 1], got {lifted}")

@@ -28,8 +28,55 @@ CsvSource = str | os.PathLike | bytes | bytearray | BinaryIO
 
 _DELIMITERS = ",;\t|"
 DECIMAL_COMMA_COLUMNS = "decimal_comma_columns"
+
+# Bounds on one table, checked from the header line and the count of line breaks before anything
+# is parsed (docs/limits.md): a 6.9 MB header of 10^6 columns took the Replay page past 100 s and
+# 2.9 GB, and an ordinary 38 MB run of 10^7 cells 62 s and 1.27 GB. Reading, typing and replaying
+# cost about 130 bytes and 6 microseconds per cell, so 5,000,000 cells stay near 0.65 GB and 30 s.
+# An operator who needs more sets the environment variable (a whole number) and accepts the cost.
+MAX_COLUMNS = 10_000
+MAX_CELLS = 5_000_000
+MAX_COLUMNS_ENV, MAX_CELLS_ENV = "AUDIT_MAX_COLUMNS", "AUDIT_MAX_CELLS"
+# The csv module refuses a field over 128 KB (its default), with its own exception; a quoted cell of
+# free text may be longer, up to the whole upload.
+MAX_FIELD_CHARS = 64 * 2**20
+csv.field_size_limit(max(csv.field_size_limit(), MAX_FIELD_CHARS))
+
+
+def table_limit(default: int, variable: str) -> int:
+    """The limit ``default``, or the whole number an operator set in the environment ``variable``."""
+    text = os.environ.get(variable, "").strip().replace("_", "").replace(",", "")
+    return int(text) if text.isdigit() and int(text) > 0 else default
+
+
+def check_table_size(columns: int, rows: int, name: str) -> None:
+    """InputError naming the limit and how to raise it when a table of ``columns`` x ``rows``
+    (data rows counted from line breaks, blank lines included: an upper bound) is beyond :data:`MAX_COLUMNS` or
+    :data:`MAX_CELLS`."""
+    max_columns = table_limit(MAX_COLUMNS, MAX_COLUMNS_ENV)
+    if columns > max_columns:
+        raise InputError(f"{name}: the header has {columns:,} columns, more than the limit of {max_columns:,} "
+                         f"columns per table (set the environment variable {MAX_COLUMNS_ENV} to raise it; on a "
+                         "server, its operator does; docs/limits.md)")
+    max_cells = table_limit(MAX_CELLS, MAX_CELLS_ENV)
+    if columns * rows > max_cells:
+        raise InputError(f"{name}: about {rows:,} rows x {columns:,} columns = {columns * rows:,} cells, more than "
+                         f"the limit of {max_cells:,} cells per table: split the file or drop unused columns (set "
+                         f"the environment variable {MAX_CELLS_ENV} to raise the limit; on a server, its "
+                         "operator does; docs/limits.md)")
+
+
 # A number written with a decimal comma (or an integer), blanks around it allowed.
 _COMMA_NUMBER = re.compile(r"\s*[+-]?\d+(,\d+)?\s*")
+_LINE = re.compile(r"([^\r\n]*)(?:\r\n|\r|\n|$)")
+
+
+def _first_line(text: str) -> str:
+    """The first non-blank line (ended by LF, CR or CRLF), found without splitting the whole text."""
+    for match in _LINE.finditer(text):
+        if match.group(1).strip():
+            return match.group(1)
+    return ""
 
 
 def read_bytes(source: CsvSource, name: str | None = None) -> tuple[bytes, str]:
@@ -142,9 +189,16 @@ def read_csv_frame(source: CsvSource, name: str | None = None, expect_delimiter:
     text = decode_utf8(raw, name)
     if not text.strip():
         raise InputError(f"{name}: the file is empty")
-    first_line = next(line for line in text.splitlines() if line.strip())
+    first_line = _first_line(text)
     delimiter = expect_delimiter or _sniff_delimiter(first_line)
-    header = [h.strip() for h in next(csv.reader([first_line], delimiter=delimiter))]
+    # An upper bound on the columns before the header is parsed (a quoted delimiter counts too).
+    breaks = max(raw.count(b"\n"), raw.count(b"\r"))
+    data_rows = breaks - (raw.endswith((b"\n", b"\r")))          # lines after the header, blank ones included
+    check_table_size(first_line.count(delimiter) + 1, max(1, data_rows), name)
+    try:
+        header = [h.strip() for h in next(csv.reader([first_line], delimiter=delimiter))]
+    except csv.Error as exc:
+        raise InputError(f"{name}: malformed CSV header (line 1): {exc}") from None
     for i, h in enumerate(header, start=1):
         if not h:
             raise InputError(f"{name}: column {i} of the header has no name")

@@ -5,7 +5,9 @@ items, replay documents given to ``combine``, links).
 nested 100,000 levels deep raises RecursionError (in the parser, or later in ``repr`` or
 ``json.dumps``); an integer of 5,000 digits raises Python's "Exceeds the limit (4300 digits)"
 ValueError, one of 400 digits an OverflowError once it is used as a float; ``1e999`` becomes an
-infinity. :func:`loads` refuses each with one :class:`InputError` naming where, and leaves
+infinity; a ``"\\ud800"`` escape (half of a surrogate pair, alone) parses to a string that no
+UTF-8 writer can encode, so a report or chart of it failed far from the file. :func:`loads`
+refuses each with one :class:`InputError` naming where, and leaves
 ordinary syntax errors (``json.JSONDecodeError``) to the caller, who knows what else the file
 may be (JSON lines, a CSV).
 """
@@ -14,12 +16,18 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from audit_core.errors import InputError
 
 MAX_DEPTH = 100  # nesting levels; real logs and classes use fewer than 20
 MAX_INT_DIGITS = 30  # an id, epoch, count or 0/1 label has far fewer
+
+
+# A \uXXXX escape of a surrogate (D800-DFFF); a valid pair is joined by the parser into one character.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _Refused(Exception):
@@ -53,10 +61,26 @@ def depth_exceeds(document: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+def lone_surrogate(document: Any) -> str | None:
+    """The first string (key or value) of ``document`` holding a lone surrogate, else None."""
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                return node
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None
+
+
 def loads(text: str | bytes, where: str) -> Any:
     """``json.loads`` bounded for hostile input: InputError (``where: ...``) for nesting deeper
-    than :data:`MAX_DEPTH`, whole numbers longer than :data:`MAX_INT_DIGITS` digits and numbers
-    that overflow a float. Syntax errors are raised as ``json.JSONDecodeError``."""
+    than :data:`MAX_DEPTH`, whole numbers longer than :data:`MAX_INT_DIGITS` digits, numbers
+    that overflow a float and lone surrogate escapes. Syntax errors are raised as ``json.JSONDecodeError``."""
     try:
         document = json.loads(text, parse_int=_parse_int, parse_float=_parse_float)
     except _Refused as exc:
@@ -69,4 +93,8 @@ def loads(text: str | bytes, where: str) -> Any:
         raise InputError(f"{where}: a number JSON cannot hold") from None  # e.g. the int digit limit
     if isinstance(document, (dict, list)) and depth_exceeds(document):
         raise InputError(f"{where}: JSON nested too deeply (more than {MAX_DEPTH} levels)")
+    escaped = text if isinstance(text, str) else text.decode("utf-8", "replace")
+    if _SURROGATE_ESCAPE.search(escaped) and lone_surrogate(document) is not None:
+        raise InputError(f"{where}: a text holds a \\uD800-\\uDFFF escape that is not half of a pair (a lone "
+                         "surrogate, no character); the file was written with a broken encoder")
     return document

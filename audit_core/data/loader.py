@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from audit_core.data.csvio import DECIMAL_COMMA_COLUMNS, CsvSource, read_csv_frame
+from audit_core.data.csvio import DECIMAL_COMMA_COLUMNS, CsvSource, read_csv_frame, table_limit
 from audit_core.errors import InputError
 
 # Normalised names (lower case, letters and digits only) that suggest a role, best first.
@@ -42,6 +42,11 @@ FEATURE_PATTERN = re.compile(r"^(f|x|feat|feature|emb|embedding|e|z)[_\-]?\d+$",
 _ID_SUFFIX = re.compile(r"(?:^|[_\-\s.])(?:id|Id|ID)$|[a-z](?:Id|ID)$")
 _TRUE_WORDS = {"true": 1.0, "yes": 1.0, "false": 0.0, "no": 0.0}
 _MAX_ROWS_LISTED = 5
+# Everything after loading is computed per subgroup (streams, tables, charts): 350,000 distinct
+# subgroups in a 6.3 MB run took 67 s to replay, 20,000 about 5 s (docs/limits.md). A pool has at
+# most 20,000 cases, so no more subgroups either.
+MAX_SUBGROUPS = 20_000
+MAX_SUBGROUPS_ENV = "AUDIT_MAX_SUBGROUPS"
 
 
 def _normalise(name: str) -> str:
@@ -327,6 +332,7 @@ def load_audit_frame(frame: pd.DataFrame, name: str = "data", score: str | None 
                                        name, notes, cache)
     assigned = _one_role_per_column(name, score=(score,), order=(order,), id=(id,), text=(text,),
                                     subgroup=chosen_subgroups, feature=chosen_features)
+    check_subgroup_count(frame, chosen_subgroups, name)
     typed = _typed_columns(frame, score, chosen_subgroups, chosen_features, id, text, name, notes, cache)
     typed = _sort_by_order(frame, typed, order, name, notes, cache)
     unused = [str(c) for c in frame.columns if c not in assigned]
@@ -334,6 +340,26 @@ def load_audit_frame(frame: pd.DataFrame, name: str = "data", score: str | None 
         notes.append(f"column(s) not used: {', '.join(unused[:10])}{' ...' if len(unused) > 10 else ''}")
     return AuditData(frame=pd.DataFrame(typed, copy=False), score=score, subgroups=chosen_subgroups, order=order,
                      id=id, text=text, features=chosen_features, notes=tuple(notes), name=name)
+
+
+def check_subgroup_count(frame: pd.DataFrame, subgroups: tuple[str, ...], name: str) -> None:
+    """InputError naming the limit and how to raise it when the ``subgroups`` columns of ``frame``
+    hold more than :data:`MAX_SUBGROUPS` distinct subgroups (combinations of their values), before
+    anything is computed per subgroup."""
+    if not subgroups:
+        return
+    limit = table_limit(MAX_SUBGROUPS, MAX_SUBGROUPS_ENV)
+    columns = [frame[c] for c in subgroups]
+    head = pd.DataFrame({i: c.iloc[: limit + 1] for i, c in enumerate(columns)})
+    if len(head) <= limit:   # fewer rows than the limit: nothing to count
+        return
+    distinct = (columns[0].nunique(dropna=False) if len(columns) == 1
+                else len(pd.DataFrame({i: c for i, c in enumerate(columns)}).drop_duplicates()))
+    if distinct > limit:
+        listed = ", ".join(repr(str(c)) for c in subgroups[:5]) + (" ..." if len(subgroups) > 5 else "")
+        raise InputError(f"{name}: {distinct:,} distinct subgroups in column(s) {listed}, more than the limit of "
+                         f"{limit:,} subgroups (choose coarser subgroup columns, or set the environment variable "
+                         f"{MAX_SUBGROUPS_ENV} to raise the limit; on a server, its operator does; docs/limits.md)")
 
 
 def _choose_score(frame: pd.DataFrame, score: str | None, guess: ColumnGuess, name: str, notes: list[str]) -> str:

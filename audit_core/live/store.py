@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,6 +40,11 @@ from audit_core.errors import InputError
 
 EVENT_KINDS = ("proposed", "labelled", "skipped", "undone")
 DEFAULT_DB_NAME = "audits.sqlite"
+# How long a writer waits for another's write lock. A workbench write holds it for milliseconds (a
+# claim with the auditor's model for a 20,000-case pool, about a second), so a lock held longer is
+# another program's (a sqlite3 shell or a backup with an open transaction): said after this wait,
+# not after SQLite's 30 s (issue 27 item 9 measured 36 s before `audit next` said so).
+LOCK_WAIT_SECONDS = 5.0
 
 _V1 = """
 CREATE TABLE pools (
@@ -222,6 +228,13 @@ def workspace_failure(path: Path, exc: sqlite3.Error) -> InputError:
     """One message for a database error met while using a workspace. A write runs in one
     transaction that is rolled back on failure, so a full disk loses nothing already recorded."""
     text = str(exc)
+    if "locked" in text or "busy" in text:
+        return InputError(f"workspace {path.name}: another program has held its write lock for more than "
+                          f"{LOCK_WAIT_SECONDS:g} s (a sqlite3 shell or a backup with an open transaction?); nothing "
+                          "was recorded. Close that program and do it again")
+    if "readonly" in text or "read-only" in text:
+        return InputError(f"workspace {path.name}: read-only here (no write access to the file or its folder); "
+                          "its status and list can be read, but labelling, claiming or exporting an audit needs write access")
     if "full" in text or "disk I/O" in text:
         return InputError(f"workspace {path.name}: the disk is full or failing ({text}); nothing was recorded and "
                           "nothing recorded before was lost. Free some space and do it again")
@@ -231,8 +244,24 @@ def workspace_failure(path: Path, exc: sqlite3.Error) -> InputError:
     return InputError(f"workspace {path.name}: {text}")
 
 
+def _regular_or_missing(db: Path) -> None:
+    """A workspace is a regular file (or not there yet): ``/dev/null``, a FIFO or a socket is said
+    to be what it is, not a full disk, and a FIFO is never opened (it would block)."""
+    try:
+        info = db.stat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise InputError(f"audit database {db.name}: cannot be opened ({exc.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"audit database {db.name}: is a directory, expected a database file")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"audit database {db.name}: not a regular file (a device, pipe or socket); "
+                         "give the path of a workspace file")
+
+
 def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERSION,
-            shared: bool = False, create: bool = True) -> sqlite3.Connection:
+            shared: bool = False, create: bool = True, read_only: bool = False) -> sqlite3.Connection:
     """Open (creating if needed) the workspace database at ``path`` (default :func:`default_db_path`).
 
     ``create=False``: a missing database is an error, and no folder or file is made (reading
@@ -240,26 +269,62 @@ def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERS
 
     ``shared``: the connection may be used from several threads, one at a time (the caller
     serialises the use; a dashboard keeps one open audit per workspace for all its sessions).
+
+    ``read_only``: open for reading alone (:func:`connect_read_only`): nothing is written, not even
+    the WAL setting or a migration, so a workspace without write access can still be read.
     """
     db = Path(path) if path is not None else default_db_path()
-    if db.exists() and db.is_dir():
-        raise InputError(f"audit database {db}: is a directory, expected a database file")
+    _regular_or_missing(db)
     if not create and not db.exists():
-        raise InputError(f"audit database {db}: no workspace there yet (no audit was created in it)")
+        raise InputError(f"audit database {db.name}: no workspace there yet (no audit was created in it)")
+    if read_only:
+        return connect_read_only(db, shared, migrate_to)
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(db, timeout=30.0, isolation_level=None,  # transactions are explicit
+        conn = sqlite3.connect(db, timeout=LOCK_WAIT_SECONDS, isolation_level=None,  # transactions are explicit
                                check_same_thread=not shared)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
         migrate(conn, migrate_to)
     except sqlite3.DatabaseError as exc:
-        if "full" in str(exc) or "disk I/O" in str(exc):
-            raise workspace_failure(db, exc) from None
-        raise InputError(f"audit database {db}: {exc}") from None
+        raise workspace_failure(db, exc) from None
     except OSError as exc:  # the folder cannot be made (permissions, a file in the way, a full disk)
-        raise InputError(f"audit database {db}: cannot create its folder ({exc.strerror})") from None
+        raise InputError(f"audit database {db.name}: cannot create its folder ({exc.strerror})") from None
+    return conn
+
+
+def connect_read_only(db: Path, shared: bool = False, migrate_to: int = SCHEMA_VERSION) -> sqlite3.Connection:
+    """A connection that only reads the existing workspace ``db`` (``mode=ro``). A WAL database
+    whose folder is not writable cannot get its shared-memory file, so it is then read as an
+    immutable snapshot (``immutable=1``: without write access nothing of this workbench writes it).
+    A workspace at an older schema is opened normally (and migrated) when it is writable."""
+    uri = db.resolve().as_uri()
+    conn = None
+    try:
+        for options in ("mode=ro", "mode=ro&immutable=1"):
+            try:
+                conn = sqlite3.connect(f"{uri}?{options}", uri=True, timeout=LOCK_WAIT_SECONDS,
+                                       isolation_level=None, check_same_thread=not shared)
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                break
+            except sqlite3.OperationalError:
+                if conn is not None:
+                    conn.close()
+                    conn = None
+                if "immutable" in options:
+                    raise
+        if version > SCHEMA_VERSION:
+            raise InputError(f"audit database: schema version {version} is newer than this workbench "
+                             f"understands ({SCHEMA_VERSION}); upgrade the workbench")
+    except sqlite3.DatabaseError as exc:
+        raise workspace_failure(db, exc) from None
+    if version < migrate_to:
+        conn.close()
+        if os.access(db, os.W_OK) and os.access(db.parent, os.W_OK):
+            return connect(db, migrate_to, shared, create=False)
+        raise InputError(f"workspace {db.name}: written by an older workbench (schema {version}) and read-only "
+                         "here; open it once with write access to upgrade it")
     return conn
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Mapping
 from typing import Any
@@ -66,11 +67,40 @@ def svg_active_content(svg: str) -> str | None:
     return None
 
 
+# Characters beyond the Basic Multilingual Plane (emoji): two UTF-16 code units in Vega's JavaScript.
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+
+
+def _astral_replaced(node: Any) -> Any:
+    """``node`` with every character beyond the BMP in its strings replaced by U+FFFD."""
+    if isinstance(node, str):
+        return _ASTRAL.sub("\ufffd", node)
+    if isinstance(node, dict):
+        return {_astral_replaced(k): _astral_replaced(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_astral_replaced(v) for v in node]
+    return node
+
+
+def _converted(convert, spec: dict):
+    """``convert(spec)``, or, when vl-convert fails on a spec with emoji, the same spec drawn with
+    each emoji as U+FFFD. Vega shortens a label too wide for its axis by UTF-16 code units, which
+    can cut an emoji's surrogate pair in half, and vl-convert then refuses the half ("unexpected
+    end of hex escape"): a subgroup named with 20 emoji made `report` fail. Tables keep the names."""
+    try:
+        return convert(spec)
+    except ValueError:
+        replaced = _astral_replaced(spec)
+        if replaced == spec:
+            raise
+        return convert(replaced)
+
+
 @functools.lru_cache(maxsize=128)
 def _svg_from_text(text: str) -> str:
     import vl_convert  # the renderer: loaded when a static image is first drawn, not by every report import
 
-    svg = vl_convert.vegalite_to_svg(json.loads(text))
+    svg = _converted(vl_convert.vegalite_to_svg, json.loads(text))
     # Vega's SVG renderer escapes text content; check the structure anyway because the SVG is
     # inlined into HTML.
     problem = svg_active_content(svg)
@@ -83,7 +113,7 @@ def _svg_from_text(text: str) -> str:
 def _png_from_text(text: str, scale: float) -> bytes:
     import vl_convert  # see _svg_from_text
 
-    return bytes(vl_convert.vegalite_to_png(json.loads(text), scale=scale))
+    return bytes(_converted(lambda spec: vl_convert.vegalite_to_png(spec, scale=scale), json.loads(text)))
 
 
 def chart_svg(spec: Mapping[str, Any]) -> str:

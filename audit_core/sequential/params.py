@@ -18,6 +18,8 @@ from audit_core.errors import InputError
 from audit_core.presets import STYLES, WEIGHT_SCHEMES  # noqa: F401 (re-exported; defined with the other names)
 from audit_core.sequential.checks import CLIP, check_grid
 
+MAX_COUNT = 10**9  # m, budget, n_init: a bound far above any audit, so no count overflows numpy
+
 
 def grid(start: float, stop: float, step: float) -> tuple[float, ...]:
     """Points ``start, start+step, ...`` up to ``stop`` inclusive (rounded to 10 digits)."""
@@ -68,6 +70,9 @@ class AuditParams:
                 value = int(value)
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
                 raise InputError(f"parameter {field}: expected a whole number, got {value!r}")
+            if value > MAX_COUNT:  # 1e30 labels reached numpy as an object and failed far from here
+                shown = f"{int(value):,}" if value < 10**15 else f"about {float(value):.3g}"
+                raise InputError(f"parameter {field}: at most {MAX_COUNT:,} (labels of one audit), got {shown}")
             object.__setattr__(self, field, int(value))
         if not CLIP < self.q < 1.0 - CLIP:
             raise InputError(

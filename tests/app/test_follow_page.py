@@ -20,7 +20,7 @@ def follow(at, path):
 def test_without_a_data_folder_a_shared_server_does_not_offer_it(monkeypatch):
     monkeypatch.delenv("AUDIT_DATA_DIR", raising=False)
     at = app("pages/replay.py")
-    assert "follow" not in at.selectbox(key="replay_source").options
+    assert not any(o.startswith("Follow a file") for o in at.selectbox(key="replay_source").options)
     assert not at.exception
 
 
@@ -66,3 +66,27 @@ def test_a_3_gb_sparse_file_in_the_folder_is_refused_from_its_size(served):
     at = follow(app("pages/replay.py"), "huge.csv")
     assert not at.exception and len(at.error) == 1
     assert "larger than the limit of 50 MB" in at.error[0].value
+
+
+@pytest.mark.parametrize("headers, offered", [
+    ({"Host": "127.0.0.1:8501"}, True),                                     # a browser on this machine
+    ({"Host": "audit.example.org"}, False),                                 # a proxy passing its name on
+    ({"Host": "127.0.0.1:8501", "X-Forwarded-For": "203.0.113.9"}, False),  # a proxy rewriting Host
+])
+def test_a_loopback_server_behind_a_reverse_proxy_does_not_offer_any_path(headers, offered, monkeypatch):
+    """Issue 27 item 5: bound to 127.0.0.1 but reached through a proxy under a host name, the
+    page offered *Follow a file* on any path; "local" is now the bound address and the request."""
+    from streamlit import config
+
+    from pages import _shared
+    monkeypatch.delenv("AUDIT_DATA_DIR", raising=False)
+    monkeypatch.setattr(_shared, "request_headers", lambda: headers)
+    before = config.get_option("server.address")
+    config.set_option("server.address", "127.0.0.1")
+    try:
+        at = app("pages/replay.py")
+    finally:
+        config.set_option("server.address", before)
+    assert not at.exception
+    options = at.selectbox(key="replay_source").options
+    assert any(o.startswith("Follow a file") for o in options) is offered, options

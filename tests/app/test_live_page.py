@@ -148,3 +148,33 @@ def test_hostile_case_ids_and_subgroups_are_shown_as_text(home):
              for e in getattr(at, kind)]
     assert not any("![x](" in text or "*b*" in text for text in shown)
     assert any("Case c" in text for text in shown)
+
+
+def _all_text(at: AppTest) -> str:
+    kinds = ("markdown", "caption", "success", "warning", "info", "error", "subheader", "title", "text", "code")
+    return "\n".join(str(getattr(e, "value", "")) for kind in kinds for e in getattr(at, kind))
+
+
+@pytest.mark.parametrize("setup", ["no workspace", "home is a file", "database is a folder"])
+def test_the_page_never_shows_visitors_the_server_workspace_path(setup, tmp_path, monkeypatch):
+    """Issue 27 item 5: a visitor opening ``?audit=1`` (or starting an audit) on a server whose
+    workspace is missing or broken saw ``audit database /srv/.../workspace.sqlite: ...``."""
+    home = tmp_path / "srv_private_home_3f9"
+    if setup == "home is a file":
+        home.write_text("not a folder")
+    elif setup == "database is a folder":
+        (home / "audits.sqlite").mkdir(parents=True)
+    monkeypatch.setenv("AUDIT_HOME", str(home))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page(PAGE)
+    at.query_params["audit"] = "1"
+    at.run()
+    at.text_input(key="live_annotator_input").input("Ada").run()
+    assert not at.exception
+    assert at.error, "the missing or broken workspace is said"
+    assert "srv_private_home_3f9" not in _all_text(at) and str(tmp_path) not in _all_text(at)
+    if setup != "no workspace":
+        at.selectbox(key="live_new_pool").set_value("gpqa:small")
+        _button(at, "Start audit").click().run()
+        assert not at.exception and at.error
+        assert "srv_private_home_3f9" not in _all_text(at) and str(tmp_path) not in _all_text(at)

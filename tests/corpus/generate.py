@@ -185,10 +185,78 @@ LARGE = {
 }
 
 
+# ------------------------------------------------------------ bounds on every input (issue 27, 6-7)
+
+def million_columns_run(n_columns: int = 10**6) -> bytes:
+    """A 6.9 MB header of 10^6 columns and one row (took the Replay page past 100 s and 2.9 GB)."""
+    return (",".join(f"c{i}" for i in range(n_columns)) + "\n" + ",".join("1" * n_columns) + "\n").encode()
+
+
+def distinct_subgroups_run(n_rows: int = 4_450_000) -> bytes:
+    """49 MB of rows whose subgroups are all distinct (60.6 s and 1.94 GB on the Replay page):
+    ``score,g0000000`` ... written as one fixed-width byte matrix (fast to make)."""
+    rng = np.random.default_rng(4)
+    width = 11                                            # "1,g0000000\n"
+    rows = np.empty((n_rows, width), dtype=np.uint8)
+    rows[:, 0] = (rng.random(n_rows) < 0.9) + ord("0")
+    rows[:, 1:3] = np.frombuffer(b",g", dtype=np.uint8)
+    number = np.arange(n_rows)
+    for place in range(7):                                # seven digits, least significant last
+        rows[:, 9 - place] = number // 10**place % 10 + ord("0")
+    rows[:, 10] = ord("\n")
+    return b"score,subgroup\n" + rows.tobytes()
+
+
+def many_subgroups_small_run(n_subgroups: int = 25_000) -> bytes:
+    """25,000 distinct subgroups in 0.5 MB: within the cell limit, beyond the subgroup limit."""
+    return many_subgroups_run(n_subgroups)
+
+
+def long_first_line_run(chars: int = 200_000) -> bytes:
+    """A first line of 200 KB without a delimiter (the csv module's field limit is 128 KB)."""
+    return ("s" * chars + "\n1\n0\n").encode()
+
+
+def long_quoted_cell_run(chars: int = 200_000) -> bytes:
+    """A quoted free-text cell of 200 KB: long texts are legitimate and are read."""
+    return ('score,grp,text\n1,a,"' + "t" * chars + '"\n0,b,short\n1,a,x\n').encode()
+
+
+def lone_surrogate_lmeval() -> bytes:
+    """lm-eval samples whose subject is a lone surrogate escape (\\udc80), which no UTF-8 writer can
+    encode: the report's chart failed far from the file."""
+    return _jsonl(_lmeval_rows()).replace(b'"subject": "a"', b'"subject": "\\udc80a"')
+
+
+def emoji_subgroup_run(n_emoji: int = 45) -> bytes:
+    """A subgroup named with 45 emoji: Vega cut a surrogate pair when shortening the axis label and
+    `report --replay` failed in vl-convert."""
+    name = "\U0001F600" * n_emoji
+    rows = "".join(f"c{i},{name if i % 2 else 'plain'},{int(i % 5 != 0)}\n" for i in range(40))
+    return ("case,subgroup,correct\n" + rows).encode()
+
+
+def distinct_subgroups_pool(n_subgroups: int = 50_000) -> bytes:
+    """A pool of 50,000 one-case subgroups for `simulate --pool`."""
+    return distinct_subgroups_run(n_subgroups)
+
+
+BOUNDS = {
+    "run_million_columns.csv": million_columns_run,
+    "run_49mb_distinct_subgroups.csv": distinct_subgroups_run,
+    "run_25000_subgroups.csv": many_subgroups_small_run,
+    "run_200kb_first_line.csv": long_first_line_run,
+    "run_200kb_quoted_cell.csv": long_quoted_cell_run,
+    "run_lone_surrogate.jsonl": lone_surrogate_lmeval,
+    "run_emoji_subgroup.csv": emoji_subgroup_run,
+    "pool_50000_subgroups.csv": distinct_subgroups_pool,
+}
+
+
 def write_all(folder: Path) -> dict[str, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     out = {}
-    for name, make in {**LARGE, **HOSTILE}.items():
+    for name, make in {**LARGE, **HOSTILE, **BOUNDS}.items():
         path = folder / name
         path.write_bytes(make())
         out[name] = path

@@ -149,3 +149,94 @@ def test_a_followed_unknown_file_is_refused_without_its_header_or_lines(folder):
     with pytest.raises(InputError) as info:
         run_source(read_file("env.csv", folder), "env.csv")
     assert "abc123secret" not in str(info.value) and "HOME" not in str(info.value)
+
+
+# ------------------------------------------------------------- races, hard links, proxies (issue 27 item 5)
+
+SECRET = b"case,grp,correct\nsecret,outside_team,1\n"
+
+
+def _naive_read(path, folder):
+    """The reader before issue 27: resolve, check, then open with O_NOFOLLOW on the last component
+    only (the negative control of the race test: it must be fooled by the same swap)."""
+    resolved = (folder / path).resolve()
+    if not resolved.is_relative_to(folder.resolve()):
+        raise InputError("outside")
+    fd = os.open(resolved, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def _race(reader, folder, outside, attempts, until_leak=False):
+    """``attempts`` reads of sub/run.csv while a thread swaps the folder ``sub`` for a symlink to
+    ``outside`` and back (``until_leak``: stop at the first outside read); returns (reads of the
+    outside file, reads of the inside file)."""
+    stop = threading.Event()
+    sub, real = folder / "sub", folder / "sub_real"
+
+    def swap():
+        while not stop.is_set():
+            os.rename(sub, real)
+            os.symlink(outside, sub)
+            os.unlink(sub)
+            os.rename(real, sub)
+
+    swapper = threading.Thread(target=swap, daemon=True)
+    swapper.start()
+    leaked = inside = 0
+    try:
+        for _ in range(attempts):
+            try:
+                data = reader("sub/run.csv", folder)
+            except (InputError, OSError):
+                continue
+            leaked += data == SECRET
+            inside += data == GOOD
+            if leaked and until_leak:
+                break
+    finally:
+        stop.set()
+        swapper.join(5)
+    return leaked, inside
+
+
+def test_a_folder_swapped_for_a_symlink_while_the_server_reads_never_leads_outside(folder, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "run.csv").write_bytes(SECRET)
+    (folder / "sub").mkdir()
+    (folder / "sub" / "run.csv").write_bytes(GOOD)
+    # The control: the same swap fools a reader that protects only the last component (measured:
+    # 10 outside reads in 4,000 attempts, the reader before this fix 28; so up to 20,000 attempts
+    # find one unless the race cannot be run on this machine).
+    leaked, _ = _race(_naive_read, folder, outside, 20_000, until_leak=True)
+    assert leaked > 0, "the swap never won against the naive reader: the race was not exercised"
+    leaked, inside = _race(read_file, folder, outside, 4000)
+    assert leaked == 0, f"{leaked} of 4,000 reads returned the file outside the data folder"
+    assert inside > 0  # the file inside is still read between swaps
+
+
+def test_a_hard_link_in_the_folder_is_refused(folder, tmp_path):
+    outside = tmp_path / "other_team.csv"
+    outside.write_bytes(SECRET)
+    os.link(outside, folder / "linked.csv")
+    message = refused("linked.csv", folder, "2 hard links")
+    assert "outside_team" not in message
+    assert read_file("run.csv", folder) == GOOD  # a file with one name is read
+
+
+@pytest.mark.parametrize("headers, local", [
+    ({"Host": "127.0.0.1:8501"}, True),
+    ({"Host": "localhost:8501"}, True),
+    ({"Host": "[::1]:8501"}, True),
+    ({"Host": "audit.example.org"}, False),                                # a proxy passing the name on
+    ({"Host": "127.0.0.1:8501", "X-Forwarded-For": "203.0.113.9"}, False),  # a proxy rewriting Host
+    ({"Host": "127.0.0.1:8501", "Forwarded": "for=203.0.113.9"}, False),
+    ({"Host": "127.0.0.1.evil.example"}, False),
+    ({}, False),                                                             # no Host at all
+])
+def test_a_loopback_server_reached_through_a_proxy_offers_no_path(headers, local, folder):
+    assert file_access(None, "127.0.0.1", headers).allowed is local
+    assert file_access(None, "0.0.0.0", headers).allowed is False
+    # with a data folder the page offers it whatever the host, under the folder only
+    assert file_access(str(folder), "127.0.0.1", headers) == FileAccess(True, folder.resolve())
