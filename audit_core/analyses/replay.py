@@ -17,13 +17,14 @@ import pandas as pd
 from audit_core.analyses.common import Verdict
 from audit_core.analyses.display import Displayed
 from audit_core.analyses.sources import ColumnRoles, Source
+from audit_core.data.bundled import BUNDLED
 from audit_core.data.csvio import COMPACTED, compact_frame
 from audit_core.data.labels import ACCEPTED_SCORES, ScoreLabels, apply_score_mapping
 from audit_core.data.labels import score_labels as _score_labels
 from audit_core.data.loader import AuditData, load_audit_frame
 from audit_core.data.sources import load_audit_source
 from audit_core.errors import InputError
-from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
+from audit_core.presets import BUNDLED_POOLS, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
 from audit_core.report import format as fmt
 from audit_core.report.document import ReportSection
 from audit_core.sequential import AUDIT_PASSED, FAILURE_FOUND, MODEL_PROCESSES, AuditParams, Replay, replay
@@ -98,6 +99,13 @@ class RunReplay(Displayed):
 
         return views.decision_table(self.result, MODEL_PROCESSES)
 
+    @property
+    def subgroup_caption(self) -> str:
+        """What the subgroup table's columns and flags mean (the Replay page's caption)."""
+        from audit_core.views.flags import subgroup_caption
+
+        return subgroup_caption(self.result)
+
     @cached_property
     def subgroup_table(self) -> pd.DataFrame:
         from audit_core.views import sequential as views
@@ -151,7 +159,8 @@ def _weakest(result: Replay) -> str:
 
 TWO_CLAIMS = ("Two tests, two claims, both at level α: the dual test compares the model's and the auditor's "
               "e-processes over the whole run (paper 001); a family-wise flag says that subgroup's "
-              "anytime-valid interval at α/K lies below q, all K subgroups at once (Bonferroni). "
+              "anytime-valid interval at its share of α lies below q, all subgroups at once (the shares, fixed "
+              "before the data, sum to α). "
               "Per-subgroup flags (each interval on its own) are claims about one subgroup each.")
 
 
@@ -241,10 +250,32 @@ def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str
                      model_process, auditor_process)
 
 
+def declared_family(source: Source, data: AuditData) -> list[tuple[str, ...]] | None:
+    """The subgroups named before the data, when the source names them all (issue 28 item 1): a
+    bundled pool (its table is every case of the pool) or a run recorded from a bundled pool
+    (``BundledDataset.pool``), for the subgroup columns used. None otherwise: a file or log may
+    lack a subgroup that was never sampled, and the family-wise flags then spend α by order of
+    first appearance (:mod:`audit_core.sequential.replay`)."""
+    if not source.bundled or not data.subgroups or not source.key.startswith("bundled:"):
+        return None
+    dataset = BUNDLED.get(source.key.removeprefix("bundled:"))
+    if dataset is None:
+        return None
+    if dataset.key in BUNDLED_POOLS:
+        frame = data.frame
+    elif dataset.pool in BUNDLED:
+        frame = pd.read_csv(BUNDLED[dataset.pool].path, usecols=lambda c: c in data.subgroups, dtype=str)
+    else:
+        return None
+    if not set(data.subgroups) <= set(frame.columns):
+        return None
+    return sorted(set(map(tuple, frame[list(data.subgroups)].astype(str).itertuples(index=False, name=None))))
+
+
 def _replayed(source: Source, data: AuditData, params: AuditParams, model_process: str,
               auditor_process: str) -> RunReplay:
     """``replay`` of typed data, with its views, section and verdict."""
     result = replay(data.scores, params, subgroups=data.subgroup_frame, model_process=model_process,
-                    auditor_process=auditor_process)
+                    auditor_process=auditor_process, family=declared_family(source, data))
     used = ColumnRoles(data.score, tuple(data.subgroups), data.order)
     return RunReplay(source=source, roles=used, data=data, result=result, verdict=_verdict(result))

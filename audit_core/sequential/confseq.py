@@ -401,11 +401,36 @@ def _hedged_lower(s: str, f: str, log_b: np.ndarray, level: float, logs: _Logs):
     return f_sel, c_sel, start_sel
 
 
+def _hedged_ends(s: np.ndarray, f: np.ndarray, t: np.ndarray, log_b: np.ndarray, alpha: float,
+                 steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """The hedged beta mixture's interval (module doc) for S = ``s`` successes and F = ``f``
+    failures in t = ``t`` cases, ``log_b`` = log B(1 + S, 1 + F), elementwise."""
+    level = math.log(2.0 / alpha) + _LOG_SLACK
+    logs = _Logs(s=s, f=f, t=t)
+    f_low, c_low, start_low = _hedged_lower("s", "f", log_b, level, logs)
+    f_high, c_high, start_high = _hedged_lower("f", "s", log_b, level, logs)
+    # smallest m with S log m + (F + k) log(1 - m) >= c is 1 - the largest p with
+    # (F + k) log p + S log(1 - p) >= c: both ends in one Newton call
+    ends = 1.0 - _mixture_upper(np.concatenate((f_low, f_high)), np.concatenate((s, f)),
+                                np.concatenate((c_low, c_high)), steps)
+    m = len(s)
+    return np.maximum(ends[:m], start_low), 1.0 - np.maximum(ends[m:], start_high)
+
+
+def hedged_mixture_counts(successes, failures, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """The hedged beta mixture's (1 - alpha) interval after ``successes`` 1s and ``failures`` 0s
+    (arrays of whole numbers, elementwise; not intersected over time): the set C_t of the module
+    doc as :func:`confidence_sequence` computes it at one step. For exact enumeration over every
+    outcome (tests, bench/bench_confseq.py); a run's bounds are the running intersection of these."""
+    s = np.asarray(successes, dtype=float).ravel()
+    f = np.asarray(failures, dtype=float).ravel()
+    return _hedged_ends(s, f, s + f, betaln(1.0 + s, 1.0 + f), float(alpha), _NEWTON_STEPS + _EARLY_STEPS)
+
+
 def _hedged_mixture(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Per-step hedged beta mixture intervals for 0/1 scores (module doc), block by block."""
     n = len(x)
     low, high = np.empty(n), np.empty(n)
-    level = math.log(2.0 / alpha) + _LOG_SLACK
     sum_x = log_ratio = 0.0
     for start in range(0, n, _BLOCK):
         xs = x[start:start + _BLOCK]
@@ -417,16 +442,8 @@ def _hedged_mixture(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray
         log_b = _cumsum_from(log_ratio, np.log(factor))
         log_ratio, sum_x = log_b[-1], s[-1]
         steps = _NEWTON_STEPS + (_EARLY_STEPS if start < _EARLY else 0)
-        logs = _Logs(s=s, f=f, t=t)
-        f_low, c_low, start_low = _hedged_lower("s", "f", log_b, level, logs)
-        f_high, c_high, start_high = _hedged_lower("f", "s", log_b, level, logs)
-        # smallest m with S log m + (F + k) log(1 - m) >= c is 1 - the largest p with
-        # (F + k) log p + S log(1 - p) >= c: both ends in one Newton call
-        ends = 1.0 - _mixture_upper(np.concatenate((f_low, f_high)), np.concatenate((s, f)),
-                                    np.concatenate((c_low, c_high)), steps)
         m = len(xs)
-        low[start:start + m] = np.maximum(ends[:m], start_low)
-        high[start:start + m] = 1.0 - np.maximum(ends[m:], start_high)
+        low[start:start + m], high[start:start + m] = _hedged_ends(s, f, t, log_b, alpha, steps)
     return low, high
 
 
