@@ -94,7 +94,9 @@ def test_inconclusive_dual_test_beside_a_family_wise_flag_names_both_claims():
     result = replay(scores, PARAMS, subgroups=groups, family=FAMILY)
     assert result.decision == "inconclusive" and [p.label for p in result.flagged(FAMILY_WISE)] == [("d",)]
     verdict = _verdict(result)
-    assert verdict.text.startswith("Dual test: inconclusive after 320 cases")
+    # one verdict (issue 28 item 2): the proven failing subgroup leads, the dual test follows
+    assert verdict.text.startswith("A failing subgroup was found: d below q family-wise, although the dual test "
+                                   "was inconclusive after 320 cases") and verdict.tone == "bad"
     assert "family-wise (α = 0.050 over all 4 declared subgroups at once): d" in verdict.text
     assert "dual test compares" in verdict.caveat
 
