@@ -2,7 +2,7 @@
 
 The probe (tests/sequential/family_probe.py): 28 subgroups all at accuracy q = 0.85, visited one
 at a time with up to 1,000 labels each, stopped at the first family-wise flag. Dividing α by the
-number of subgroups seen gives a false-flag rate of 0.058 > α = 0.05 (exact); the engine's rules,
+number of subgroups seen gives a false-flag rate of 0.060 > α = 0.05 (exact); the engine's rules,
 α/K over a declared family and α spent by order of first appearance, give 0.015 (exact). The
 Monte Carlo runs the same probe with seeded draws and confirms flagged runs through
 ``subgroup_table``.
@@ -58,7 +58,7 @@ def exact(rule: str) -> float:
 def test_dividing_alpha_by_the_subgroups_seen_fails_the_probe_exactly():
     # The rule before issue 28 (K = subgroups in the records): above α, exactly.
     before = exact("seen")
-    assert before == pytest.approx(0.0582, abs=5e-4) and before > ALPHA
+    assert before == pytest.approx(0.0600, abs=5e-4) and before > ALPHA
     # A family of 28 fixed before the data: far below α.
     assert exact("declared") == pytest.approx(0.0147, abs=5e-4)
 
