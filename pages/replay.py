@@ -265,13 +265,7 @@ _shared.show_table(view.decision_table)
 _shared.show_chart(view.subgroup_chart)
 _shared.show_chart(view.frequency_chart)
 st.subheader("Subgroups")
-st.caption("n = cases, correct = sum of scores, accuracy with its 95% Wilson interval (ci, fixed n), its "
-           "anytime-valid interval (cs, valid however the run stopped) and its family-wise anytime-valid "
-           "interval (fw, at α/K for K subgroups). **Below q (family-wise)** is the run-level claim: all "
-           "such flags hold together with probability at least 1 − α. **Below q (this subgroup alone)** is a "
-           "claim about that one subgroup at 95%; across K subgroups some such flag is wrong more often. "
-           "Neither is the dual test above, which compares the two e-processes over the whole run. "
-           "share = share of the replayed cases. Intervals are [low, high]; the CSV keeps each bound as a number.")
+st.caption(view.subgroup_caption)
 _shared.show_table(view.subgroup_table, intervals=True)
 _shared.csv_download(view.subgroup_table, "subgroups.csv")
 

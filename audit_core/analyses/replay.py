@@ -17,25 +17,36 @@ import pandas as pd
 from audit_core.analyses.common import Verdict
 from audit_core.analyses.display import Displayed
 from audit_core.analyses.sources import ColumnRoles, Source
+from audit_core.data.bundled import BUNDLED
 from audit_core.data.csvio import COMPACTED, compact_frame
 from audit_core.data.labels import ACCEPTED_SCORES, ScoreLabels, apply_score_mapping
 from audit_core.data.labels import score_labels as _score_labels
 from audit_core.data.loader import AuditData, load_audit_frame
 from audit_core.data.sources import load_audit_source
 from audit_core.errors import InputError
-from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
+from audit_core.presets import BUNDLED_POOLS, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
 from audit_core.report import format as fmt
 from audit_core.report.document import ReportSection
-from audit_core.sequential import AUDIT_PASSED, FAILURE_FOUND, MODEL_PROCESSES, AuditParams, Replay, replay
+from audit_core.sequential import (
+    AUDIT_PASSED,
+    FAILURE_FOUND,
+    FAMILY_WISE,
+    MODEL_PROCESSES,
+    AuditParams,
+    Replay,
+    replay,
+)
 
 __all__ = ["ACCEPTED_SCORES", "RunReplay", "replay_run", "score_labels", "typed_run"]
 
 CAVEATS = {
     FAILURE_FOUND: ("The model's e-process reached 1/α: with probability at least 1 − α no such crossing "
                     "happens when every subgroup is at or above q, whatever the sampling and stopping."),
-    AUDIT_PASSED: ("The auditor's e-process reached 1/α: the auditor's strategy would have found a subgroup "
-                   "below q by step m with probability at most α. It is a statement about this strategy, "
-                   "not a proof that no subgroup is below q."),
+    AUDIT_PASSED: ("The auditor's e-process reached 1/α. What is controlled: if every subgroup this strategy "
+                   "selects from step m on were below q (the auditor's null), a pass would happen with "
+                   "probability at most α, whatever the stopping. So the strategy did not keep finding "
+                   "subgroups below q; this is not a probability that it would find one, and not a proof "
+                   "that no subgroup is below q."),
 }
 INCONCLUSIVE_CAVEAT = ("Neither e-process reached 1/α within the run: the dual test neither finds a failure mode "
                        "nor passes the audit. More labels can be added; the guarantees hold at any stopping time.")
@@ -98,6 +109,13 @@ class RunReplay(Displayed):
 
         return views.decision_table(self.result, MODEL_PROCESSES)
 
+    @property
+    def subgroup_caption(self) -> str:
+        """What the subgroup table's columns and flags mean (the Replay page's caption)."""
+        from audit_core.views.flags import subgroup_caption
+
+        return subgroup_caption(self.result)
+
     @cached_property
     def subgroup_table(self) -> pd.DataFrame:
         from audit_core.views import sequential as views
@@ -139,25 +157,42 @@ class RunReplay(Displayed):
         return self
 
 
+def weakest_subgroup(result: Replay):
+    """The subgroup the evidence says is weakest: the lowest anytime-valid upper bound (each
+    subgroup's own interval, all at the same level, so the bounds compare; ties: more cases first,
+    then the table's order), not the lowest point estimate (0 of 2 cases is weak evidence of
+    anything). None without at least two subgroups."""
+    if not result.subgroup_columns or len(result.subgroup_table) < 2:
+        return None
+    return min(result.subgroups, key=lambda p: (p.cs_high, -p.n))
+
+
 def _weakest(result: Replay) -> str:
-    table = result.subgroup_table
-    columns = [c for c in result.subgroup_columns if c in table.columns]
-    if not columns or len(table) < 2:
+    weakest = weakest_subgroup(result)
+    if weakest is None:
         return ""
-    row = table.sort_values(["accuracy", "n"], ascending=[True, False], kind="stable").iloc[0]
-    name = " · ".join(str(row[c]) for c in columns)
-    return f", weakest subgroup {name} (accuracy {fmt.rate(row['accuracy'])}, n = {fmt.count(row['n'])})"
+    name = " · ".join(map(str, weakest.label))
+    return (f", weakest subgroup {name} (lowest anytime-valid upper bound {fmt.rate(weakest.cs_high)}; "
+            f"accuracy {fmt.rate(weakest.accuracy)}, n = {fmt.count(weakest.n)})")
 
 
 TWO_CLAIMS = ("Two tests, two claims, both at level α: the dual test compares the model's and the auditor's "
               "e-processes over the whole run (paper 001); a family-wise flag says that subgroup's "
-              "anytime-valid interval at α/K lies below q, all K subgroups at once (Bonferroni). "
+              "anytime-valid interval at its share of α lies below q, all subgroups at once (the shares, fixed "
+              "before the data, sum to α). "
               "Per-subgroup flags (each interval on its own) are claims about one subgroup each.")
+FAILING_WINS = ("A subgroup proven below q wins over the dual test's pass or its silence (docs/e-processes.md, "
+                "one verdict): the pass rejects the auditor's null, so this strategy did not keep finding subgroups "
+                "below q; the flag proves, at level α family-wise, that this subgroup is below q.")
 
 
 def _verdict(result: Replay) -> Verdict:
-    """The run's one statement: the dual test's decision, then the family-wise subgroup flags (the
-    same lines as the report's summary, :func:`~audit_core.views.sequential.flag_statements`)."""
+    """The run's one statement (docs/e-processes.md, "One verdict"): the dual test's decision, then
+    the family-wise subgroup flags (the same lines as the report's summary,
+    :func:`~audit_core.views.sequential.flag_statements`). A failure found by the dual test leads;
+    otherwise a subgroup proven below q family-wise leads, as "a failing subgroup was found", with
+    the dual test's pass or inconclusive result after it: a pass beside a proven failure is never
+    the headline."""
     dual = result.dual
     pair = f"{dual.model_process} vs {dual.auditor_process}"
     from audit_core.views.flags import flag_statements  # plain text: no chart library
@@ -165,17 +200,27 @@ def _verdict(result: Replay) -> Verdict:
     flags = " ".join(flag_statements(result)) if result.subgroup_columns else ""
     tail = f" {flags}" if flags else ""
     level = f"q = {result.params.q:g}, α = {result.params.alpha:g}"
+    two = f" {TWO_CLAIMS}" if flags else ""
     if dual.decision == FAILURE_FOUND:
         return Verdict("bad", f"Dual test: failure mode found at case {fmt.count(dual.stop)} of {fmt.count(result.n)}"
                               f"{_weakest(result)} ({pair}, {level}).{tail}",
-                       CAVEATS[FAILURE_FOUND] + (f" {TWO_CLAIMS}" if flags else ""))
+                       CAVEATS[FAILURE_FOUND] + two)
+    failing = result.flagged(FAMILY_WISE) if result.subgroup_columns else ()
+    if failing:
+        names = fmt.listing(" · ".join(map(str, p.label)) for p in failing)
+        dual_said = (f"the dual test passed the audit at case {fmt.count(dual.stop)} of {fmt.count(result.n)}"
+                     if dual.decision == AUDIT_PASSED else
+                     f"the dual test was inconclusive after {fmt.count(result.n)} cases")
+        return Verdict("bad", f"A failing subgroup was found: {names} below q family-wise, although {dual_said} "
+                              f"({pair}, {level}).{tail}",
+                       FAILING_WINS + " " + CAVEATS.get(dual.decision, INCONCLUSIVE_CAVEAT) + two)
     if dual.decision == AUDIT_PASSED:
         return Verdict("good", f"Dual test: audit passed at case {fmt.count(dual.stop)} of {fmt.count(result.n)} "
                                f"({pair}, {level}).{tail}",
-                       CAVEATS[AUDIT_PASSED] + (f" {TWO_CLAIMS}" if flags else ""))
+                       CAVEATS[AUDIT_PASSED] + two)
     return Verdict("neutral", f"Dual test: inconclusive after {fmt.count(result.n)} cases, neither e-process reached "
                               f"1/α = {1 / result.params.alpha:g} ({pair}){_weakest(result)}.{tail}",
-                   INCONCLUSIVE_CAVEAT + (f" {TWO_CLAIMS}" if flags else ""))
+                   INCONCLUSIVE_CAVEAT + two)
 
 
 def score_labels(source: Source, column: str) -> ScoreLabels:
@@ -241,10 +286,32 @@ def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str
                      model_process, auditor_process)
 
 
+def declared_family(source: Source, data: AuditData) -> list[tuple[str, ...]] | None:
+    """The subgroups named before the data, when the source names them all (issue 28 item 1): a
+    bundled pool (its table is every case of the pool) or a run recorded from a bundled pool
+    (``BundledDataset.pool``), for the subgroup columns used. None otherwise: a file or log may
+    lack a subgroup that was never sampled, and the family-wise flags then spend α by order of
+    first appearance (:mod:`audit_core.sequential.replay`)."""
+    if not source.bundled or not data.subgroups or not source.key.startswith("bundled:"):
+        return None
+    dataset = BUNDLED.get(source.key.removeprefix("bundled:"))
+    if dataset is None:
+        return None
+    if dataset.key in BUNDLED_POOLS:
+        frame = data.frame
+    elif dataset.pool in BUNDLED:
+        frame = pd.read_csv(BUNDLED[dataset.pool].path, usecols=lambda c: c in data.subgroups, dtype=str)
+    else:
+        return None
+    if not set(data.subgroups) <= set(frame.columns):
+        return None
+    return sorted(set(map(tuple, frame[list(data.subgroups)].astype(str).itertuples(index=False, name=None))))
+
+
 def _replayed(source: Source, data: AuditData, params: AuditParams, model_process: str,
               auditor_process: str) -> RunReplay:
     """``replay`` of typed data, with its views, section and verdict."""
     result = replay(data.scores, params, subgroups=data.subgroup_frame, model_process=model_process,
-                    auditor_process=auditor_process)
+                    auditor_process=auditor_process, family=declared_family(source, data))
     used = ColumnRoles(data.score, tuple(data.subgroups), data.order)
     return RunReplay(source=source, roles=used, data=data, result=result, verdict=_verdict(result))

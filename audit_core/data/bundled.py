@@ -23,7 +23,9 @@ class BundledDataset:
     ``style`` picks the default audit parameters (``AuditParams.gpqa()`` / ``.sdoh()``);
     ``truth`` names the true per-case accuracy column (GPQA-style pools only; simulations draw
     fresh labels from it and it must never be used as a feature); ``suspects`` are the subgroup
-    values an "informed prior" auditor would name.
+    values an "informed prior" auditor would name; ``pool``: for a recorded run, the bundled pool
+    it was drawn from, whose subgroups are the run's declared family (the family-wise flags'
+    K, fixed before the data).
     """
 
     key: str
@@ -39,6 +41,7 @@ class BundledDataset:
     features: tuple[str, ...] = _FEATURES
     truth: str | None = None
     suspects: tuple[str, ...] = ()
+    pool: str | None = None
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -88,6 +91,6 @@ BUNDLED: dict[str, BundledDataset] = {
                      "SDoH-style pool, rows in annotation order (order column), with the auditor's "
                      f"prediction at selection time. {SYNTHETIC_NOTE}."),
         style="sdoh", score="correct", subgroups=("category",), order="order", id="case_id",
-        text="definition", features=(),
+        text="definition", features=(), pool="sdoh",
     ),
 }

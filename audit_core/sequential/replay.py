@@ -14,9 +14,24 @@ Two flags, two claims (issue 19 item 9; docs/confidence_sequence.md):
   level-α test of that one subgroup; with K subgroups the chance that *some* flag is false grows
   towards K α.
 * **family-wise** (``below_family``, the default for the run-level statement): the subgroup's
-  anytime-valid interval at level α/K lies below q (Bonferroni over the K subgroups, α the
-  audit's level). P(any family-wise flag false) <= sum_k α/K = α, for any sampling and stopping
-  rule (union bound over K confidence sequences each valid at α/K).
+  anytime-valid interval at its share α_g of the audit's level α lies below q, with the shares
+  fixed before any data (issue 28 item 1), so P(any family-wise flag false) <= sum_g α_g <= α for
+  any sampling and stopping rule (union bound over confidence sequences each valid at α_g):
+
+  - **declared family** (``family`` given: the pool's subgroups, named before labelling): α_g = α/K
+    for each of the K declared subgroups, whether or not the run reached them (Bonferroni);
+  - **spending by first appearance** (no declared family, e.g. a CSV where a subgroup may be
+    absent): the j-th subgroup to appear in the run gets α_j = α 2^-(2b+1), b = floor(log2 j)
+    (α/2, then α/8 each for the 2nd and 3rd, α/32 each for the 4th to 7th, ...; the 2^b subgroups
+    of block b share α/2^(b+1), so sum_j α_j = α). Valid however the subgroups come: the j-th
+    subgroup's identity is fixed when it first appears, so the mixture martingale of "the j-th
+    subgroup to appear" at its true mean is a nonnegative martingale of the whole run, and
+    Ville's inequality bounds its miss at α_j.
+
+  Dividing α by the number K of subgroups *seen* is not valid: an adaptive auditor chooses K. A
+  pool of 28 subgroups all at accuracy q = 0.85, visited one by one with up to 1,000 labels each
+  and stopped at the first flag, gets a false flag with probability 0.060 at α = 0.05 with that
+  rule (exact, tests/sequential/test_family_probe.py).
 
 Neither is the dual test: that compares the model's and the auditor's e-processes over the whole
 sequence (paper 001); a run can be "inconclusive" there while a family-wise flag holds, or the
@@ -55,9 +70,39 @@ from audit_core.sequential.processes import (
 )
 
 ALL_CASES = "(all)"
-STAT_COLUMNS = ("n", "correct", "accuracy", "ci_low", "ci_high", "cs_low", "cs_high", "fw_low", "fw_high")
+STAT_COLUMNS = ("n", "correct", "accuracy", "ci_low", "ci_high", "cs_low", "cs_high", "fw_low", "fw_high", "fw_alpha")
 FAMILY_WISE = "family-wise"
 PER_SUBGROUP = "per-subgroup"
+# How the family-wise level α is shared between subgroups (module doc).
+DECLARED = "declared family"
+SPENDING = "spending by first appearance"
+FAMILY_RULES = (DECLARED, SPENDING)
+
+
+def spending_share(j: int) -> float:
+    """Share of α of the j-th subgroup to appear (1-based): 2^-(2b+1), b = floor(log2 j); the
+    shares sum to 1 over j = 1, 2, ... (module doc)."""
+    if j < 1:
+        raise InputError(f"subgroup rank: expected a whole number >= 1, got {j!r}")
+    return 2.0 ** -(2 * (int(j).bit_length() - 1) + 1)
+
+
+def family_levels(labels_in_order, alpha: float, family=None) -> dict:
+    """Each subgroup's family-wise level α_g (module doc). ``labels_in_order``: the subgroups in
+    order of first appearance; ``family``: the declared subgroups (every label must be one of
+    them), or None for spending by first appearance."""
+    labels = list(labels_in_order)
+    if family is None:
+        return {label: alpha * spending_share(j) for j, label in enumerate(labels, start=1)}
+    declared = set(family)
+    if not declared:
+        raise InputError("family: the declared subgroups are empty; name every subgroup of the pool")
+    missing = [label for label in labels if label not in declared]
+    if missing:
+        shown = " / ".join(map(str, missing[0]))
+        raise InputError(f"family: subgroup {shown!r} is in the run but not among the {len(declared)} declared "
+                         "subgroups; declare every subgroup of the pool before labelling")
+    return {label: alpha / len(declared) for label in labels}
 
 
 @dataclass(frozen=True)
@@ -93,9 +138,10 @@ class Proportion:
     auditor chose between subgroups; for the whole run it holds only when cases arrived in random
     order, not when an adaptive auditor steered toward weak subgroups (the overall interval then
     covers a weighted mean of the subgroups it visited). ``fw_low``/``fw_high``: the same
-    confidence sequence at level α/K (K subgroups, α the audit's level): Bonferroni, so every
+    confidence sequence at level ``fw_alpha``, this subgroup's share of the audit's α (α/K over a
+    declared family of K, or its share by order of first appearance; module doc), so every
     subgroup's family-wise interval holds at once with probability >= 1 - α (equal to cs for
-    one set). ``below(q)`` flags on the per-subgroup bound, ``below_family(q)`` on the
+    one set at level α). ``below(q)`` flags on the per-subgroup bound, ``below_family(q)`` on the
     family-wise one.
     """
 
@@ -109,6 +155,7 @@ class Proportion:
     cs_high: float
     fw_low: float
     fw_high: float
+    fw_alpha: float = 0.05
 
     def below(self, q: float) -> bool:
         """Is this subgroup's own anytime-valid interval below q (a level-α claim about it alone)?"""
@@ -121,7 +168,7 @@ class Proportion:
     def to_dict(self) -> dict:
         return {"n": self.n, "correct": self.correct, "accuracy": self.accuracy, "ci_low": self.ci_low,
                 "ci_high": self.ci_high, "cs_low": self.cs_low, "cs_high": self.cs_high,
-                "fw_low": self.fw_low, "fw_high": self.fw_high}
+                "fw_low": self.fw_low, "fw_high": self.fw_high, "fw_alpha": self.fw_alpha}
 
     def __repr__(self) -> str:
         return (f"Proportion({' / '.join(map(str, self.label))}: {self.accuracy:.3f}, n={self.n}, "
@@ -137,7 +184,9 @@ class Replay:
     the chosen pair; ``overall`` and ``subgroups``: :class:`Proportion` of the run and of each
     subgroup (sorted by label); ``subgroup_table``: the same subgroups as a table (subgroup
     columns then ``STAT_COLUMNS``); ``confidence``: level of the Wilson and per-subgroup
-    intervals; ``family_level``: the family-wise level α (each fw interval at α/K).
+    intervals; ``family_level``: the family-wise level α; ``family_rule``: how α is shared
+    between subgroups (:data:`DECLARED`: α/K over ``family_size`` declared subgroups;
+    :data:`SPENDING`: by order of first appearance; module doc).
     """
 
     n: int
@@ -151,6 +200,8 @@ class Replay:
     subgroup_columns: tuple = field(default=())
     confidence: float = 0.95
     family_level: float = 0.05
+    family_rule: str = SPENDING
+    declared_size: int | None = None
 
     @property
     def decision(self) -> str:
@@ -158,8 +209,9 @@ class Replay:
 
     @property
     def family_size(self) -> int:
-        """K, the number of subgroups the family-wise flags are corrected for."""
-        return len(self.subgroup_table)
+        """K: the declared subgroups (:data:`DECLARED`), else the subgroups seen, among which α
+        was spent by order of first appearance."""
+        return self.declared_size if self.family_rule == DECLARED and self.declared_size else len(self.subgroup_table)
 
     def flagged(self, kind: str = FAMILY_WISE) -> tuple[Proportion, ...]:
         """The subgroups flagged below q: family-wise (default; α/K each, FWER <= α) or
@@ -202,14 +254,21 @@ class Replay:
                           "cs": "anytime-valid confidence sequence (hedged beta mixture for 0/1 scores: Robbins' mixtures "
                                 "(Howard et al. 2021) of Waudby-Smith & Ramdas's hedged one-sided bets; predictable plug-in empirical Bernstein for graded scores, Waudby-Smith & Ramdas "
                                 "2024), each subgroup's scores in arrival order",
-                          "fw": f"the same confidence sequence at level alpha/K = {self.family_level:g}/"
-                                f"{self.family_size} (Bonferroni over the K subgroups: all hold at once "
-                                f"with probability >= {1 - self.family_level:g})"},
+                          "fw": self._family_text()},
             "flags": {"family_wise": ["/".join(map(str, p.label)) for p in self.flagged(FAMILY_WISE)],
                       "per_subgroup": ["/".join(map(str, p.label)) for p in self.flagged(PER_SUBGROUP)],
-                      "family_level": self.family_level, "K": self.family_size},
+                      "family_level": self.family_level, "K": self.family_size, "rule": self.family_rule},
             "params": self.params.to_dict(),
         }
+
+    def _family_text(self) -> str:
+        held = f"all hold at once with probability >= {1 - self.family_level:g}"
+        if self.family_rule == DECLARED:
+            return (f"the same confidence sequence at level alpha/K = {self.family_level:g}/{self.family_size} "
+                    f"for each of the K declared subgroups (Bonferroni: {held})")
+        return (f"the same confidence sequence at the subgroup's share of alpha = {self.family_level:g} by order "
+                "of first appearance (the j-th subgroup at alpha 2^-(2 floor(log2 j) + 1), shares summing to "
+                f"alpha; the family was not declared, so K is not fixed before the data: {held})")
 
     def __repr__(self) -> str:
         return (f"Replay(n={self.n}, decision={self.decision!r}, stop={self.dual.stop}, "
@@ -237,7 +296,8 @@ def _subgroup_frame(subgroups, n: int) -> pd.DataFrame:
 def proportion(scores: np.ndarray, label: tuple = (ALL_CASES,), confidence: float = 0.95,
                family_alpha: float | None = None) -> Proportion:
     """:class:`Proportion` of scores given in arrival order (Wilson, the confidence sequence at
-    1 - confidence, and at ``family_alpha`` (α/K) for the family-wise bounds; None: the same)."""
+    1 - confidence, and at ``family_alpha`` (the subgroup's share α_g) for the family-wise bounds;
+    None: the same)."""
     y = np.asarray(scores, dtype=float)
     correct = float(y.sum())
     low, high = wilson_interval(correct, len(y), confidence)
@@ -247,41 +307,67 @@ def proportion(scores: np.ndarray, label: tuple = (ALL_CASES,), confidence: floa
     fw_low, fw_high = ((cs_low, cs_high) if family_alpha is None or family_alpha == alpha
                        else confidence_sequence(y, family_alpha).final)
     return Proportion(label=tuple(label), n=len(y), correct=correct, accuracy=correct / len(y) if len(y) else 0.0,
-                      ci_low=low, ci_high=high, cs_low=cs_low, cs_high=cs_high, fw_low=fw_low, fw_high=fw_high)
+                      ci_low=low, ci_high=high, cs_low=cs_low, cs_high=cs_high, fw_low=fw_low, fw_high=fw_high,
+                      fw_alpha=alpha if family_alpha is None else float(family_alpha))
+
+
+def _no_subgroups(subgroups) -> bool:
+    """No subgroup columns: the run is one subgroup (see :func:`_subgroup_frame`)."""
+    if isinstance(subgroups, pd.DataFrame):
+        return subgroups.shape[1] == 0
+    return subgroups is None or (isinstance(subgroups, dict) and not subgroups)
+
+
+def _labels(subgroups) -> list | None:
+    """The declared family as a list of label tuples (one value per subgroup column), or None."""
+    if subgroups is None:
+        return None
+    out = []
+    for label in subgroups:
+        out.append(tuple(str(v) for v in label) if isinstance(label, (tuple, list)) else (str(label),))
+    return out
 
 
 def subgroup_table(scores: np.ndarray, subgroups=None, confidence: float = 0.95,
-                   family_level: float | None = None) -> pd.DataFrame:
+                   family_level: float | None = None, family=None) -> pd.DataFrame:
     """One row per subgroup (combination of columns, sorted): n, correct, accuracy, the Wilson
     interval ci_low/ci_high, the anytime-valid cs_low/cs_high over the subgroup's scores in
-    arrival order, and fw_low/fw_high, the same at level ``family_level``/K for the K subgroups
-    (Bonferroni; ``family_level`` None: 1 - confidence)."""
+    arrival order, and fw_low/fw_high, the same at the subgroup's share ``fw_alpha`` of
+    ``family_level`` (None: 1 - confidence): α/K over the ``family`` of K declared subgroups
+    (labels, or tuples of labels for several columns), or, with ``family`` None, by order of first
+    appearance (module doc). Without subgroups the run is one declared subgroup."""
     y = check_scores(scores)
     frame = _subgroup_frame(subgroups, len(y))
     columns = list(frame.columns)
     positions = frame.groupby(columns, sort=True, dropna=False).indices  # label -> ascending row positions
     level = round(1.0 - confidence, 12) if family_level is None else float(family_level)
-    family_alpha = level / max(len(positions), 1)
+    keyed = {(label if isinstance(label, tuple) else (label,)): where for label, where in positions.items()}
+    first_seen = sorted(keyed, key=lambda label: keyed[label][0])
+    declared = [(ALL_CASES,)] if _no_subgroups(subgroups) else _labels(family)
+    levels = family_levels(first_seen, level, declared)
     rows = []
-    # A subgroup's numbers depend only on its scores in arrival order: subgroups with the same
-    # sequence (many small subgroups of 0/1 scores share a handful) are computed once. 6,000
-    # subgroups of two cases: 12,000 confidence sequences -> 4.
-    by_sequence: dict[bytes, dict] = {}
-    for label, where in positions.items():
-        label = label if isinstance(label, tuple) else (label,)
+    # A subgroup's numbers depend only on its scores in arrival order and its level: subgroups with
+    # the same sequence and level (many small subgroups of 0/1 scores share a handful) are computed
+    # once. 6,000 subgroups of two cases: 12,000 confidence sequences -> a few dozen (the spending
+    # shares take one value per block of 2^b subgroups).
+    by_sequence: dict[tuple, dict] = {}
+    for label, where in keyed.items():
         here = y[where]
-        key = here.tobytes()
+        key = (here.tobytes(), levels[label])
         if key not in by_sequence:
-            by_sequence[key] = proportion(here, label, confidence, family_alpha).to_dict()
+            by_sequence[key] = proportion(here, label, confidence, levels[label]).to_dict()
         rows.append({**dict(zip(columns, label, strict=True)), **by_sequence[key]})
     table = pd.DataFrame(rows, columns=columns + list(STAT_COLUMNS))
     return table.sort_values(columns, kind="stable").reset_index(drop=True)
 
 
 def replay(scores, params: AuditParams, subgroups=None, model_process: str = DEFAULT_MODEL_PROCESS,
-           auditor_process: str = DEFAULT_AUDITOR_PROCESS, confidence: float = 0.95) -> Replay:
+           auditor_process: str = DEFAULT_AUDITOR_PROCESS, confidence: float = 0.95, family=None) -> Replay:
     """All six processes over the recorded scores, their first crossings, the dual decision of
-    ``model_process`` vs ``auditor_process``, the overall and per-subgroup proportions."""
+    ``model_process`` vs ``auditor_process``, the overall and per-subgroup proportions.
+
+    ``family``: the subgroups declared before the data (e.g. every subgroup of the pool), for the
+    family-wise flags at α/K each; None: α is spent by order of first appearance (module doc)."""
     check_roles(model_process, auditor_process)
     check_params(params)
     y = check_scores(scores)
@@ -297,10 +383,13 @@ def replay(scores, params: AuditParams, subgroups=None, model_process: str = DEF
     decision, stop = dual_decision(stops[model_process], stops[auditor_process])
     dual = DualDecision(decision=decision, stop=stop, model_process=model_process, auditor_process=auditor_process,
                         log_threshold=threshold)
-    # The family-wise flags are at the audit's own level α (Bonferroni over the K subgroups).
-    table = subgroup_table(y, subgroups, confidence, family_level=params.alpha)
+    # The family-wise flags are at the audit's own level α, shared between subgroups before the data.
+    table = subgroup_table(y, subgroups, confidence, family_level=params.alpha, family=family)
+    alone = _no_subgroups(subgroups)
+    declared = alone or family is not None
     columns = tuple(c for c in table.columns if c not in STAT_COLUMNS)
     return Replay(n=len(y), params=params, log_e=trajectories, stops=stops, decisions=decisions, dual=dual,
                   overall=proportion(y, confidence=confidence, family_alpha=params.alpha), subgroup_table=table,
                   subgroup_columns=columns if subgroups is not None else (), confidence=confidence,
-                  family_level=float(params.alpha))
+                  family_level=float(params.alpha), family_rule=DECLARED if declared else SPENDING,
+                  declared_size=(1 if alone else len(set(_labels(family)))) if declared else None)

@@ -97,7 +97,7 @@ def test_replay_subgroup_table_and_json_shape():
     result = replay(y, params, subgroups=pd.DataFrame({"domain": domain, "level": level}))
     table = result.subgroup_table
     assert list(table.columns) == ["domain", "level", "n", "correct", "accuracy", "ci_low", "ci_high", "cs_low", "cs_high",
-                                   "fw_low", "fw_high"]
+                                   "fw_low", "fw_high", "fw_alpha"]
     assert table["n"].sum() == n and len(table) == 4
     for _, row in table.iterrows():
         mask = (domain == row["domain"]) & (level == row["level"])

@@ -18,6 +18,7 @@ from audit_core.sequential.confseq import confidence_sequence
 from audit_core.views import sequential as views
 
 PARAMS = AuditParams.for_style("gpqa")  # q = 0.85, α = 0.05
+FAMILY = ["a", "b", "c", "d"]  # declared before the data: α/4 each (issue 28 item 1)
 
 
 def balanced_run(accuracy: dict[str, float], n_each: int, seed: int = 0) -> tuple[np.ndarray, pd.Series]:
@@ -53,7 +54,7 @@ def chart_flags(spec: dict) -> dict[str, str]:
 
 def test_per_subgroup_flag_with_an_inconclusive_dual_test_is_labelled_as_such_everywhere():
     scores, groups = balanced_run({"a": 0.95, "b": 0.95, "c": 0.95, "d": 0.65}, 40)  # d at 0.65: below q alone, not at α/K
-    result = replay(scores, PARAMS, subgroups=groups)
+    result = replay(scores, PARAMS, subgroups=groups, family=FAMILY)
     d = next(p for p in result.subgroups if p.label == ("d",))
     # The situation of the issue: d's own 95% interval excludes q, the dual test is inconclusive ...
     assert result.decision == "inconclusive" and d.cs_high < PARAMS.q
@@ -75,12 +76,12 @@ def test_per_subgroup_flag_with_an_inconclusive_dual_test_is_labelled_as_such_ev
 
 def test_family_wise_flag_and_failure_found_agree_everywhere():
     scores, groups = balanced_run({"a": 0.95, "b": 0.95, "c": 0.95, "d": 0.2}, 80)
-    result = replay(scores, PARAMS, subgroups=groups)
+    result = replay(scores, PARAMS, subgroups=groups, family=FAMILY)
     assert result.decision == "failure mode found"
     assert [p.label for p in result.flagged(FAMILY_WISE)] == [("d",)]
     said = statements(result)
     for where in ("verdict", "summary", "pdf"):
-        assert "Below q = 0.85, family-wise (α = 0.050 over all 4 subgroups at once): d (upper bound" in said[where], where
+        assert "Below q = 0.85, family-wise (α = 0.050 over all 4 declared subgroups at once): d (upper bound" in said[where], where
         assert "Per-subgroup only" not in said[where], where
     assert said["verdict"].startswith("Dual test: failure mode found at case")
     table = said["table"].set_index("grp")
@@ -90,18 +91,21 @@ def test_family_wise_flag_and_failure_found_agree_everywhere():
 
 def test_inconclusive_dual_test_beside_a_family_wise_flag_names_both_claims():
     scores, groups = balanced_run({"a": 0.95, "b": 0.95, "c": 0.95, "d": 0.55}, 80)
-    result = replay(scores, PARAMS, subgroups=groups)
+    result = replay(scores, PARAMS, subgroups=groups, family=FAMILY)
     assert result.decision == "inconclusive" and [p.label for p in result.flagged(FAMILY_WISE)] == [("d",)]
     verdict = _verdict(result)
-    assert verdict.text.startswith("Dual test: inconclusive after 320 cases")
-    assert "family-wise (α = 0.050 over all 4 subgroups at once): d" in verdict.text
+    # one verdict (issue 28 item 2): the proven failing subgroup leads, the dual test follows
+    assert verdict.text.startswith("A failing subgroup was found: d below q family-wise, although the dual test "
+                                   "was inconclusive after 320 cases") and verdict.tone == "bad"
+    assert "family-wise (α = 0.050 over all 4 declared subgroups at once): d" in verdict.text
     assert "dual test compares" in verdict.caveat
 
 
 def test_json_names_both_flag_sets_and_the_family_level():
     scores, groups = balanced_run({"a": 0.95, "b": 0.95, "c": 0.95, "d": 0.65}, 40)  # d at 0.65: below q alone, not at α/K
-    payload = replay(scores, PARAMS, subgroups=groups).to_dict()
-    assert payload["flags"] == {"family_wise": [], "per_subgroup": ["d"], "family_level": 0.05, "K": 4}
+    payload = replay(scores, PARAMS, subgroups=groups, family=FAMILY).to_dict()
+    assert payload["flags"] == {"family_wise": [], "per_subgroup": ["d"], "family_level": 0.05, "K": 4,
+                                "rule": "declared family"}
     assert {"fw_low", "fw_high"} <= set(payload["subgroups"][0])
 
 

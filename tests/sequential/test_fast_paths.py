@@ -97,16 +97,24 @@ def test_process_set_equals_one_process_per_name(kind, weights):
 
 
 def test_subgroup_table_equals_one_proportion_per_subgroup():
-    """subgroup_table computes each distinct score sequence once; every row must equal
-    proportion() of that subgroup's own scores, at the Bonferroni level α/K."""
-    from audit_core.sequential.replay import proportion, subgroup_table
+    """subgroup_table computes each distinct score sequence (and level) once; every row must equal
+    proportion() of that subgroup's own scores at its family-wise level: α/K over a declared
+    family, its share by order of first appearance without one."""
+    from audit_core.sequential.replay import proportion, spending_share, subgroup_table
 
     rng = np.random.default_rng(11)
     groups = rng.choice([f"g{i}" for i in range(300)], 900)
     scores = np.where(rng.random(900) < 0.3, rng.integers(0, 2, 900), rng.random(900).round(1))
-    table = subgroup_table(scores, {"group": groups}, confidence=0.9, family_level=0.05)
-    k = len(set(groups))
-    assert len(table) == k
+    declared = sorted(set(groups)) + ["never labelled"]
+    table = subgroup_table(scores, {"group": groups}, confidence=0.9, family_level=0.05, family=declared)
+    k = len(declared)
+    assert len(table) == k - 1
     for row in table.itertuples(index=False):
         direct = proportion(scores[groups == row.group], (row.group,), 0.9, 0.05 / k).to_dict()
+        assert {c: getattr(row, c) for c in direct} == direct
+    spent = subgroup_table(scores, {"group": groups}, confidence=0.9, family_level=0.05)
+    rank = {g: j for j, g in enumerate(dict.fromkeys(groups), start=1)}  # order of first appearance
+    for row in spent.itertuples(index=False):
+        share = 0.05 * spending_share(rank[row.group])
+        direct = proportion(scores[groups == row.group], (row.group,), 0.9, share).to_dict()
         assert {c: getattr(row, c) for c in direct} == direct
