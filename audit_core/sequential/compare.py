@@ -250,9 +250,10 @@ class PairedSequence:
     first_reached: dict
     method: str
     sequence: ConfidenceSequence = None
+    differences: np.ndarray = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
-        out = {k: v for k, v in self.__dict__.items() if k != "sequence"}
+        out = {k: v for k, v in self.__dict__.items() if k not in ("sequence", "differences")}
         out["first_reached"] = dict(self.first_reached)
         return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}
 
@@ -272,7 +273,7 @@ def paired_sequence(y_a, y_b, alpha: float = 0.05, margin: float = 0.0, budget: 
     cs = difference_sequence(y_a, y_b, alpha)
     if n == 0:
         return PairedSequence(0, math.nan, -1.0, 1.0, float(alpha), margin, budget,
-                              INCONCLUSIVE_AT_BUDGET if budget == 0 else CONTINUE, None, {}, cs.method, cs)
+                              INCONCLUSIVE_AT_BUDGET if budget == 0 else CONTINUE, None, {}, cs.method, cs, y_b - y_a)
     codes = decision_codes(cs.lower, cs.upper, margin)
     # each claim's condition is monotone in t (bounds nested), so its first step is where it starts holding
     first = {}
@@ -284,7 +285,7 @@ def paired_sequence(y_a, y_b, alpha: float = 0.05, margin: float = 0.0, budget: 
     decision = margin_decision(low, high, margin, n, budget)
     decided_at = int(np.argmax(codes == _CLAIMS.index(decision)) + 1) if decision in _CLAIMS else None
     return PairedSequence(n, float((y_b - y_a).mean()), low, high, float(alpha), margin, budget, decision,
-                          decided_at, first, cs.method, cs)
+                          decided_at, first, cs.method, cs, y_b - y_a)
 
 
 def _claim_holds(index: int, lower: np.ndarray, upper: np.ndarray, margin: float) -> np.ndarray:
