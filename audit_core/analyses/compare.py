@@ -107,7 +107,7 @@ _SENTENCES = {
     A_BETTER: ("bad", "{b} is worse than {a} by more than the margin {m:g}"),
     EQUIVALENT: ("good", "{b} and {a} are equivalent within the margin {m:g}"),
     NON_INFERIOR: ("good", "{b} is non-inferior to {a} (not worse by more than the margin {m:g})"),
-    CONTINUE: ("neutral", "not decided yet between {b} and {a} at the margin {m:g}: continue"),
+    CONTINUE: ("neutral", "{b} and {a} are not separated yet at the margin {m:g} (continue)"),
     INCONCLUSIVE_AT_BUDGET: ("neutral", "inconclusive at the budget: {b} and {a} are not separated at the margin {m:g}"),
 }
 
