@@ -208,6 +208,29 @@ def comparison_section(comparison, source: str, parameters: dict, chart: dict, v
         numbers={**comparison.to_dict(), **({"runs": many.to_dict()} if many is not None else {})})
 
 
+# ---------------------------------------------------------------------------- many audits at once
+
+def combination_table(results: dict, names, own_decisions) -> pd.DataFrame:
+    """One row per audit: its log e-value, its own decision and each method's rejection."""
+    first = next(iter(results.values()))
+    table = pd.DataFrame({"audit": list(names), fmt.LOG_E_LABEL: [_log10(v) for v in first.log_e],
+                          "own decision": list(own_decisions)})
+    for method, result in results.items():
+        table[f"rejected by {method}"] = list(result.rejected)
+    return table
+
+
+def combination_section(results: dict, names, own_decisions, level: float, source: str,
+                        verdict: str = "") -> ReportSection:
+    table = combination_table(results, names, own_decisions)
+    return ReportSection(
+        key="combine", title=f"{len(table)} audits combined", source=source, parameters={"level": level},
+        summary=(*((verdict,) if verdict else ()),
+                 *(f"{m}: {sum(r.rejected)} of {len(table)} rejected ({r.guarantee})" for m, r in results.items())),
+        tables=(ReportTable("Audits and rejections", table),),
+        numbers={m: r.to_dict() for m, r in results.items()})
+
+
 # ------------------------------------------------------------------- anytime-valid comparison
 
 def difference_trajectory_chart(comparison) -> dict:
