@@ -3,8 +3,8 @@ many runs (e-Bonferroni, tie groups, ranks). Fast paths against definitions; val
 Monte Carlo under adaptive stopping, each bound alpha + 3 standard errors of the replicate count,
 with the observed rate and its Wilson interval in the message.
 
-Power (binomial, R replicates, bound alpha + 3 SE): R = 600 fails a true error rate of 2 alpha =
-0.10 with probability 0.92; R = 300 with probability 0.71. The negative controls (the fixed-n
+Power (binomial, R replicates, bound alpha + 3 SE): R = 400 fails a true error rate of 2 alpha =
+0.10 with probability 0.86; R = 300 with probability 0.75. The negative controls (the fixed-n
 Newcombe interval peeked at every case, the sequence without the e-Bonferroni correction) show
 that the same checks do fail a procedure that is not valid.
 """
@@ -37,7 +37,7 @@ from audit_core.sequential.compare import (
     rank_intervals,
     tie_groups,
 )
-from audit_core.sequential.confseq import PRPL_EB, confidence_sequence
+from audit_core.sequential.confseq import BETTING, PRPL_EB, confidence_sequence
 
 ALPHA = 0.05
 
@@ -62,13 +62,15 @@ def _paired_binary(rng, n, p_a, delta, share=0.6):
 
 # ------------------------------------------------------------------ definitions and fast paths
 
-def test_difference_sequence_is_the_confseq_of_the_mapped_differences():
+@pytest.mark.parametrize("method", [BETTING, PRPL_EB])
+def test_difference_sequence_is_the_confseq_of_the_mapped_differences(method):
     rng = np.random.default_rng(1)
     y_a, y_b = rng.random(300), (rng.random(300) < 0.6).astype(float)
-    cs = difference_sequence(y_a, y_b, 0.1)
-    ref = confidence_sequence((y_b - y_a + 1) / 2, 0.1, method=PRPL_EB)
+    cs = difference_sequence(y_a, y_b, 0.1, method)
+    ref = confidence_sequence((y_b - y_a + 1) / 2, 0.1, method=method)
     assert np.allclose(cs.lower, 2 * ref.lower - 1) and np.allclose(cs.upper, 2 * ref.upper - 1)
-    assert cs.method == PRPL_EB and (cs.lower >= -1).all() and (cs.upper <= 1).all()
+    assert cs.method == method and (cs.lower >= -1).all() and (cs.upper <= 1).all()
+    assert paired_sequence(y_a, y_b).method == BETTING     # two runs: hedged betting
 
 
 @pytest.mark.parametrize("n", [1, 2, 37, 600])
@@ -80,7 +82,7 @@ def test_pairwise_bounds_equal_each_pairs_own_sequence(n):
     for i in range(4):
         for j in range(4):
             if i != j:
-                low, high = difference_sequence(scores[i], scores[j], 0.05 / 6).final
+                low, high = difference_sequence(scores[i], scores[j], 0.05 / 6, PRPL_EB).final
                 assert lower[i, j] == pytest.approx(low, abs=1e-12) and upper[i, j] == pytest.approx(high, abs=1e-12)
     assert np.allclose(lower, -upper.T) and np.all(np.diag(lower) == 0)
 
@@ -89,7 +91,7 @@ def test_pairwise_bounds_of_an_emptied_intersection_are_the_frozen_meeting_point
     # B − A is −1 for 300 cases, then +1: the early upper bound and the late lower bound cross
     y_a = np.r_[np.ones(300), np.zeros(300)]
     y_b = 1 - y_a
-    cs = difference_sequence(y_a, y_b, 0.05)
+    cs = difference_sequence(y_a, y_b, 0.05, PRPL_EB)
     assert cs.empty_from is not None
     lower, upper = pairwise_bounds(np.vstack([y_a, y_b]), 0.05)
     assert (lower[0, 1], upper[0, 1]) == pytest.approx(cs.final, abs=1e-12) and lower[0, 1] == upper[0, 1]
@@ -184,7 +186,7 @@ def test_decision_error_with_the_margin_at_the_true_difference_under_adaptive_st
     better" are all false; the decision at either stopping rule is wrong at most alpha of the
     time, and the sequence covers Delta at every case."""
     rng = np.random.default_rng(32 if kind == "0/1" else 33)
-    reps, n, delta = 600, 400, 0.05
+    reps, n, delta = 400, 200, 0.05
     errors = {True: 0, False: 0}
     misses = 0
     for _ in range(reps):
