@@ -136,10 +136,10 @@ _shared.write_link(LINK, shareable=all(s.bundled for s in sources))
 comparison, seq = view.comparison, view.comparison.sequence
 _shared.show_verdict(view.verdict)
 st.caption(" · ".join(f"{_shared.plain(s.description)}" for s in view.sources))
-m1, m2, m3, m4 = st.columns(4)
+m1, m2, m3, m4 = st.columns([1, 1, 1.6, 1.4])
 m1.metric("Paired cases", seq.n)
 m2.metric("Difference B − A", f"{seq.difference:+.3f}")
-m3.metric("Anytime-valid bounds", f"[{seq.lower:+.3f}, {seq.upper:+.3f}]",
+m3.metric("Anytime-valid bounds", f"{seq.lower:+.3f} … {seq.upper:+.3f}",
           help=f"{1 - seq.alpha:.0%} confidence sequence: holds at every case, however you choose when to stop.")
 m4.metric("Decision", seq.decision, help=f"At margin {seq.margin:g}" +
           (f"; reached at case {seq.decided_at}." if seq.decided_at else "."))
@@ -175,8 +175,9 @@ if comparison.notes:
         for note in comparison.notes:
             st.text(f"• {note}")
 st.subheader("Per subgroup")
-st.caption("cs_low/cs_high: each subgroup's own anytime-valid bounds; fw_low/fw_high and decision: at α/G over the "
-           "G subgroups (all hold at once); ci_low/ci_high: fixed n.")
+st.caption("decision and 'anytime α/G': anytime-valid at α/G over the G subgroups (all hold at once); 'anytime "
+           "own': each subgroup's own anytime-valid bounds; 'fixed n' and McNemar: valid only at a sample size fixed "
+           "in advance.")
 _shared.show_table(view.subgroup_table, intervals=True)
 _shared.show_chart(view.difference_chart)
 st.subheader("Regressions and improvements, case by case")

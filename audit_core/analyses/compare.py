@@ -207,7 +207,7 @@ def compare_runs(source_a: Source, source_b: Source | None = None, score: str | 
         chart, verdict=verdict.text, many=many,
         charts=(("Anytime-valid difference with the margin band", trajectory), ("Ranks and tie groups", ranks)))
     return RunsComparison(sources=sources, comparison=result, runs=many, matched=matched, names=tuple(run_names),
-                          decisions_table=views.decisions_table(result), subgroup_table=result.subgroups,
+                          decisions_table=views.decisions_table(result), subgroup_table=views.subgroup_display_table(result),
                           changes_table=result.changes, tie_table=many.tie_table(), pairs_table=views.pairs_table(many),
                           difference_chart=chart, trajectory_chart=trajectory, ranks_chart=ranks, section=section,
                           verdict=verdict)

@@ -252,7 +252,7 @@ def difference_trajectory_chart(comparison) -> dict:
         opacity=0.18, color="#7f7f7f").encode(y=alt.Y("low:Q", scale=y_scale), y2="high:Q",
                                               tooltip=[alt.Tooltip("what:N", title="band")])
     area = alt.Chart(frame).mark_area(opacity=0.3, color="#1f4e79").encode(
-        x=x, y=alt.Y("lower:Q", title=f"{b} − {a} (difference of mean scores)", scale=y_scale), y2="upper:Q")
+        x=x, y=alt.Y("lower:Q", title=f"{b} − {a}", scale=y_scale), y2="upper:Q")
     long = frame.melt(id_vars="case", value_vars=["lower", "upper", "mean"], var_name="line", value_name="value")
     names = {"lower": f"{1 - seq.alpha:.0%} lower bound", "upper": f"{1 - seq.alpha:.0%} upper bound",
              "mean": "running mean difference"}
@@ -273,8 +273,8 @@ def difference_trajectory_chart(comparison) -> dict:
             x="case:Q", y=alt.value(12), text="text:N"))
     chart = alt.layer(*layers).properties(
         title=alt.TitleParams(f"Anytime-valid difference, {b} − {a}", subtitle=[
-            f"{1 - seq.alpha:.0%} confidence sequence (valid at every case, under optional stopping); "
-            f"grey band = margin ±{delta:g}; above the band = {b} better"]), height=300)
+            f"{1 - seq.alpha:.0%} confidence sequence: valid at every case, however you stop",
+            f"grey band = margin ±{delta:g}; bounds above it = {b} better, below = {a} better"]), height=300)
     return chart_spec(chart)
 
 
@@ -303,7 +303,7 @@ def ranks_chart(many) -> dict:
         x="rank_high:Q", y=y, text=alt.Text("mean:Q", format=".3f"))
     chart = (rules + points + labels).properties(
         title=alt.TitleParams("Ranks with simultaneous intervals", subtitle=[
-            f"{len(many.names)} runs on {many.n} matched cases; {many.multiplicity} over {many.family_size} pairs; "
+            f"{len(many.names)} runs on {many.n} matched cases", f"{many.multiplicity} over {many.family_size} pair(s); "
             "label = mean score"]), height=max(140, 34 * len(table)))
     return chart_spec(chart)
 
@@ -332,3 +332,15 @@ def many_summary(many) -> str:
     return (f"{len(many.names)} runs on {many.n} matched cases: tie groups at margin {many.margin:g}, best first: "
             f"{groups} ({many.multiplicity} over {many.family_size} pair(s), each at level "
             f"{many.level:.3g}: every claim holds at once with probability ≥ {1 - many.alpha:.0%}).")
+
+
+def subgroup_display_table(comparison) -> pd.DataFrame:
+    """The subgroup rows, the anytime-valid columns first: family-wise bounds and decision, the
+    subgroup's own bounds, then the fixed-n interval and McNemar p."""
+    table = comparison.subgroups
+    columns = ["subgroup", "n", "mean_a", "mean_b", "difference", "decision", "fw_low", "fw_high", "cs_low",
+               "cs_high", "ci_low", "ci_high", "mcnemar_p", "regressions", "improvements", "interval"]
+    names = {"fw_low": "anytime α/G low", "fw_high": "anytime α/G high", "cs_low": "anytime own low",
+             "cs_high": "anytime own high", "ci_low": "fixed n low", "ci_high": "fixed n high",
+             "mcnemar_p": "McNemar p (fixed n)", "interval": "fixed-n interval"}
+    return table[[c for c in columns if c in table.columns]].rename(columns=names)
