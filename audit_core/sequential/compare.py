@@ -93,7 +93,14 @@ from audit_core.presets import (
     INCONCLUSIVE_AT_BUDGET,
     NON_INFERIOR,
 )
-from audit_core.sequential.confseq import BETTING, LAMBDA_MAX, PRPL_EB, ConfidenceSequence, confidence_sequence
+from audit_core.sequential.confseq import (
+    BETTING,
+    LAMBDA_MAX,
+    PRPL_EB,
+    ConfidenceSequence,
+    betting_excluded,
+    confidence_sequence,
+)
 from audit_core.sequential.intervals import wilson_interval
 from audit_core.sequential.params import AuditParams
 from audit_core.sequential.replay import replay
@@ -206,9 +213,44 @@ def difference_sequence(y_a, y_b, alpha: float = 0.05, method: str = PAIRED_METH
     confseq construction ``method`` (hedged betting for two runs, PrPl-EB for many) on
     x = (d + 1) / 2, bounds mapped back by 2x - 1 (so they lie in [-1, 1])."""
     d = np.asarray(y_b, dtype=float) - np.asarray(y_a, dtype=float)
-    cs = confidence_sequence((d + 1.0) / 2.0, alpha, method=method)
-    return ConfidenceSequence(lower=2.0 * cs.lower - 1.0, upper=2.0 * cs.upper - 1.0, alpha=cs.alpha,
+    x = (d + 1.0) / 2.0
+    cs = confidence_sequence(x, alpha, method=method)
+    lower, upper = cs.lower, cs.upper
+    if method == BETTING and cs.n and cs.empty_from is None:
+        lower, upper = lower.copy(), upper.copy()
+        lower[-1], upper[-1] = _refined_betting_ends(x, alpha, lower[-1], upper[-1])
+    return ConfidenceSequence(lower=2.0 * lower - 1.0, upper=2.0 * upper - 1.0, alpha=cs.alpha,
                               method=cs.method, empty_from=cs.empty_from)
+
+
+# The betting sequence's grid (confseq's default) and how finely its final ends are refined.
+_BETTING_STEP = 1.0 / 1000
+_REFINE_POINTS = 64
+
+
+def _refined_betting_ends(x: np.ndarray, alpha: float, low: float, high: float) -> tuple[float, float]:
+    """The final ends of the hedged betting sequence to 1/64 of its grid step.
+
+    On its grid the running intersection's lower end ``low`` is a point excluded at some step and
+    the exact end lies in (low, low + step] (each per-step end is widened by one grid step;
+    confseq); the final set is an interval, so the refined end is the last of 64 points of that
+    range that was excluded at some step (:func:`~audit_core.sequential.confseq.betting_excluded`,
+    the definition), and likewise for the upper end. Never inside the exact set (conservative);
+    only the last step is refined, so an earlier step's bounds stay those of the grid."""
+    fine = np.arange(1, _REFINE_POINTS + 1) * (_BETTING_STEP / _REFINE_POINTS)
+    points = [p for p in low + fine if 0.0 < p < 1.0]
+    if points:
+        excluded = betting_excluded(x, alpha, np.array(points))
+        inside = np.flatnonzero(~excluded)
+        if inside.size and inside[0] > 0:
+            low = float(points[inside[0] - 1])
+    points = [p for p in high - fine if 0.0 < p < 1.0]
+    if points:
+        excluded = betting_excluded(x, alpha, np.array(points))
+        inside = np.flatnonzero(~excluded)
+        if inside.size and inside[0] > 0:
+            high = float(points[inside[0] - 1])
+    return max(low, 0.0), min(high, 1.0)
 
 
 def decision_codes(lower: np.ndarray, upper: np.ndarray, margin: float) -> np.ndarray:

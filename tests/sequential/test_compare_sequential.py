@@ -37,7 +37,7 @@ from audit_core.sequential.compare import (
     rank_intervals,
     tie_groups,
 )
-from audit_core.sequential.confseq import BETTING, PRPL_EB, confidence_sequence
+from audit_core.sequential.confseq import BETTING, PRPL_EB, betting_excluded, confidence_sequence
 
 ALPHA = 0.05
 
@@ -68,9 +68,27 @@ def test_difference_sequence_is_the_confseq_of_the_mapped_differences(method):
     y_a, y_b = rng.random(300), (rng.random(300) < 0.6).astype(float)
     cs = difference_sequence(y_a, y_b, 0.1, method)
     ref = confidence_sequence((y_b - y_a + 1) / 2, 0.1, method=method)
-    assert np.allclose(cs.lower, 2 * ref.lower - 1) and np.allclose(cs.upper, 2 * ref.upper - 1)
+    # betting: the last step's ends are refined below the grid step (tested below), the rest as confseq's
+    assert np.allclose(cs.lower[:-1], 2 * ref.lower[:-1] - 1) and np.allclose(cs.upper[:-1], 2 * ref.upper[:-1] - 1)
+    assert 2 * ref.lower[-1] - 1 <= cs.lower[-1] <= cs.upper[-1] <= 2 * ref.upper[-1] - 1
     assert cs.method == method and (cs.lower >= -1).all() and (cs.upper <= 1).all()
     assert paired_sequence(y_a, y_b).method == BETTING     # two runs: hedged betting
+
+
+@pytest.mark.parametrize("n,kind", [(30, "0/1"), (700, "0/1"), (400, "graded")])
+def test_refined_betting_ends_hold_the_exact_final_set_and_are_close_to_it(n, kind):
+    """The two-run sequence's last bounds against the definition on a fine grid of candidate means
+    (every point never excluded lies inside; each end within 1/32 of a grid step of the set)."""
+    rng = np.random.default_rng(n)
+    y_a, y_b = _paired_binary(rng, n, 0.7, 0.05) if kind == "0/1" else (rng.random(n), rng.random(n) * 0.5 + 0.3)
+    x = (y_b - y_a + 1) / 2
+    low, high = ((v + 1) / 2 for v in difference_sequence(y_a, y_b, 0.05).final)
+    coarse = confidence_sequence(x, 0.05, method=BETTING)
+    assert coarse.final[0] <= low and high <= coarse.final[1]
+    grid = np.linspace(max(coarse.final[0] - 0.001, 1e-9), min(coarse.final[1] + 0.001, 1 - 1e-9), 8001)
+    inside = grid[~betting_excluded(x, 0.05, grid)]
+    assert low <= inside.min() and inside.max() <= high
+    assert inside.min() - low <= 0.001 / 32 and high - inside.max() <= 0.001 / 32
 
 
 @pytest.mark.parametrize("n", [1, 2, 37, 600])
