@@ -29,7 +29,7 @@ PAGES = {
         st.Page("pages/simulate.py", title="Simulate", icon=":material/casino:", url_path="simulation"),
         st.Page("pages/live_audit.py", title="Live audit", icon=":material/fact_check:", url_path="live-audit"),
         st.Page("pages/plan.py", title="Audit planner", icon=":material/event_note:", url_path="audit-planner"),
-        st.Page("pages/compare.py", title="Compare two runs", icon=":material/compare_arrows:",
+        st.Page("pages/compare.py", title="Compare runs", icon=":material/compare_arrows:",
                 url_path="compare-runs"),
     ],
     "Share": [

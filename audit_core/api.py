@@ -481,30 +481,56 @@ def plan(pool: Any = None, *, subgroups: Sequence[int] | None = None, failing: i
                                "dask" if address else backend, address)
 
 
-def compare(run_a: Any, run_b: Any, *, score: str | None = None, subgroup: str | Sequence[str] | None = None,
-            id_column: str | None = None, names: tuple[str, str] | None = None, confidence: float = 0.95,
+def compare(*runs: Any, score: str | None = None, subgroup: str | Sequence[str] | None = None,
+            id_column: str | None = None, names: Sequence[str] | None = None, confidence: float = 0.95,
+            margin: float | None = None, budget: int | None = None, run_column: str | None = None,
             style: str = "gpqa", q: float | None = None, alpha: float | None = None, m: int | None = None,
             model_process: str | None = None, auditor_process: str | None = None) -> RunsComparison:
-    """Two runs of the same cases, case by case: the paired difference B − A overall and per
-    subgroup with intervals (Newcombe's paired interval), regressions and improvements, and each
-    run's own audit decision.
+    """Runs of the same cases, case by case: is B better than A, or the same within a margin, and
+    which of several runs are statistically tied? (docs/confidence_sequence.md, Comparing runs)
 
-    Returns ``RunsComparison``: ``subgroup_table``, ``decisions_table``, ``changes_table``,
-    ``difference_chart``, ``verdict``; ``to_dict()`` is ``compare --json``.
+    Parameters
+    ----------
+    runs : A (the baseline), B, and any further runs: files (labelled CSVs, Inspect AI logs,
+        lm-eval samples), data frames, bundled names; one long table with a ``run`` column
+        (``run_column``) names each row's run; one folder of Inspect ``.eval`` logs is one run per log.
+    margin : the pre-registered margin δ of B − A (default 0.02). budget : the planned number of
+        paired cases (undecided at the budget is "inconclusive at the budget", before it "continue").
+    confidence : 1 − α of every bound (the anytime-valid sequence, the fixed-n interval, the ranks).
+
+    Returns ``RunsComparison``: ``verdict`` (the decision sentence), ``decision``, ``tie_table``,
+    ``pairs_table``, ``subgroup_table``, ``decisions_table``, ``changes_table``, ``trajectory_chart``,
+    ``ranks_chart``, ``difference_chart``, ``fails(fail_on)``; ``to_dict()`` is ``compare --json``.
     """
     from audit_core import analyses
-    from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
-    if not 0.0 < confidence < 1.0:
+    from audit_core.presets import COMPARE_MARGIN, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, RUN_COLUMN
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0.0 < confidence < 1.0:
         raise InputError(f"confidence: must lie strictly between 0 and 1, got {confidence}")
-    sources = (_run(run_a), _run(run_b))
+    if not runs:
+        raise InputError("runs: give two or more runs, or one table with a run column")
+    runs = _expanded_log_folder(runs)
+    sources = [_run(r) for r in runs]
     if names is None:
-        names = tuple(Path(str(r)).name if isinstance(r, (str, Path)) else s.name
-                      for r, s in zip((run_a, run_b), sources, strict=True))
-    return analyses.compare_runs(sources[0], sources[1], score=score,
+        names = [Path(str(r)).name if isinstance(r, (str, Path)) and not s.bundled else s.name
+                 for r, s in zip(runs, sources, strict=True)] if len(sources) > 1 else None
+    return analyses.compare_runs(sources[0], sources[1] if len(sources) > 1 else None, score=score,
                                  subgroups=_names(subgroup) if subgroup is not None else None, id=id_column,
-                                 params=_params(style, q=q, alpha=alpha, m=m), names=tuple(names),
-                                 confidence=confidence, model_process=model_process or DEFAULT_MODEL_PROCESS,
-                                 auditor_process=auditor_process or DEFAULT_AUDITOR_PROCESS)
+                                 params=_params(style, q=q, alpha=alpha, m=m),
+                                 names=tuple(names) if names is not None else None, confidence=confidence,
+                                 model_process=model_process or DEFAULT_MODEL_PROCESS,
+                                 auditor_process=auditor_process or DEFAULT_AUDITOR_PROCESS,
+                                 margin=COMPARE_MARGIN if margin is None else margin, budget=budget,
+                                 others=tuple(sources[2:]), run_column=run_column or RUN_COLUMN)
+
+
+def _expanded_log_folder(runs: Sequence[Any]) -> tuple[Any, ...]:
+    """One folder holding Inspect ``.eval`` logs is one run per log (sorted by name); anything
+    else is as given (an lm-eval output folder is one run)."""
+    if len(runs) == 1 and isinstance(runs[0], (str, Path)) and Path(runs[0]).is_dir():
+        logs = sorted(Path(runs[0]).glob("*.eval"))
+        if logs:
+            return tuple(str(p) for p in logs)
+    return tuple(runs)
 
 
 COMBINE_METHODS = ("both", "e-bh", "e-bonferroni")

@@ -53,6 +53,20 @@ MULTIPLE_METHODS = (E_BH, E_BONFERRONI)
 MULTIPLE_SIDES = ("model", "auditor")
 MULTIPLE_TIMES = ("end", "stop")
 
+# Comparing runs (audit_core.sequential.compare): the pre-registered margin delta of a paired
+# difference B - A, the decisions it gives, and what makes ``compare --fail-on`` exit 1.
+COMPARE_MARGIN = 0.02
+B_BETTER = "B better"
+A_BETTER = "A better"
+EQUIVALENT = "equivalent within the margin"
+NON_INFERIOR = "non-inferior"
+CONTINUE = "continue"
+INCONCLUSIVE_AT_BUDGET = "inconclusive at the budget"
+COMPARE_DECISIONS = (B_BETTER, A_BETTER, EQUIVALENT, NON_INFERIOR, CONTINUE, INCONCLUSIVE_AT_BUDGET)
+FAIL_ON = ("worse", "not-non-inferior")
+# The column of a long CSV that names each row's run.
+RUN_COLUMN = "run"
+
 # Who a live label is recorded for when no annotator is named.
 DEFAULT_ANNOTATOR = "annotator"
 
@@ -127,5 +141,6 @@ __all__ = [
     "GPQA_STUDY_N_INIT", "GPQA_STUDY_POOLS", "NULL_POOL", "PAPER_ROWS", "SDOH_PAPER_ROWS", "STYLES",
     "MODEL_PROCESSES", "PROCESS_NAMES", "STRATEGY_NAMES", "WEIGHT_SCHEMES", "E_BH", "E_BONFERRONI",
     "MULTIPLE_METHODS", "MULTIPLE_SIDES", "MULTIPLE_TIMES", "FAILURE_FOUND", "AUDIT_PASSED", "INCONCLUSIVE",
-    "DECISIONS", "paper_params", "paper_rows", "style_of",
+    "DECISIONS", "COMPARE_MARGIN", "B_BETTER", "A_BETTER", "EQUIVALENT", "NON_INFERIOR", "CONTINUE",
+    "INCONCLUSIVE_AT_BUDGET", "COMPARE_DECISIONS", "FAIL_ON", "RUN_COLUMN", "paper_params", "paper_rows", "style_of",
 ]

@@ -21,6 +21,7 @@ if str(ROOT) not in sys.path:
 from audit_core.data.generators import (  # noqa: E402
     DEFAULT_SEED,
     GPQA_SETTINGS,
+    compare_runs_frame,
     feature_columns,
     gpqa_style_pool,
     sdoh_style_pool,
@@ -58,6 +59,7 @@ def example_frames(seed: int = DEFAULT_SEED) -> dict[str, pd.DataFrame]:
     frames["recorded_run.csv"] = recorded_run_frame(sdoh)
     sdoh["provenance"] = "synthetic"
     frames["sdoh_style.csv"] = sdoh
+    frames["compare_runs.csv"] = compare_runs_frame(seed)
     return frames
 
 

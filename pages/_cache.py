@@ -166,9 +166,13 @@ def simulate_study(pool: Source, rows: Sequence[tuple[str, str]], replicates: in
 
 
 @st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
-def compare_runs(key_a: str, key_b: str, score: str | None, subgroups: tuple[str, ...] | None, params_key: str,
-                 confidence: float, _a: Source, _b: Source, _params):
-    return analyses.compare_runs(_a, _b, score=score, subgroups=subgroups, params=_params, confidence=confidence)
+def compare_runs(keys: tuple[str, ...], score: str | None, subgroups: tuple[str, ...] | None, params_key: str,
+                 confidence: float, margin: float, budget: int | None, pair: tuple[int, int],
+                 _sources: tuple[Source, ...], _params):
+    """Runs given as one source (a long table with a run column) or two or more."""
+    return analyses.compare_runs(_sources[0], _sources[1] if len(_sources) > 1 else None, score=score,
+                                 subgroups=subgroups, params=_params, confidence=confidence, margin=margin,
+                                 budget=budget, others=_sources[2:], pair=pair)
 
 
 def plan_study(pool: Source, strategy: str, process: str, params, replicates: int, seed: int, progress):

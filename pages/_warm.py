@@ -80,12 +80,11 @@ def warm_measure() -> None:
 
 
 def warm_compare() -> None:
-    """Compare's first view: bundled GPQA large (A) against medium (B), each run's own roles."""
-    if not {"gpqa:large", "gpqa:medium"} <= set(analyses.BUNDLED):
-        return
-    a, b = _uploads.bundled_source("run", "gpqa:large"), _uploads.bundled_source("run", "gpqa:medium")
-    params = analyses.AuditParams.for_style(a.value.style)
-    _cache.compare_runs(a.key, b.key, None, None, repr(params.to_dict()), 0.95, a, b, params)
+    """Compare's first view: the bundled set of four runs, A and B its first two, margin 0.02."""
+    source = _uploads.bundled_source("run", "compare:gpqa")
+    params = analyses.AuditParams.for_style(source.value.style)
+    _cache.compare_runs((source.key,), None, None, repr(params.to_dict()), 0.95, float(analyses.COMPARE_MARGIN),
+                        None, (0, 1), (source,), params)
 
 
 def warm_supports_page() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from audit_core.data.bundled import BUNDLED
+from audit_core.data.bundled import BUNDLED, BUNDLED_RUN_SETS
 from audit_core.data.csvio import COMPACTED, compact_frame, expand_frame, read_bytes, read_csv_frame
 from audit_core.data.files import DATA_DIR_ENV, MAX_FOLLOW_BYTES, FileAccess, file_access, read_file
 from audit_core.data.labels import score_labels
@@ -252,8 +252,8 @@ def run_source(data: SourceData, name: str | None = None, check: bool = True) ->
     ``check``: when a score column is detected, type the file with the detected roles now, so a
     bad file is refused before it replaces a good one.
     """
-    if isinstance(data, str) and data in BUNDLED:
-        dataset = BUNDLED[data]
+    if isinstance(data, str) and (data in BUNDLED or data in BUNDLED_RUN_SETS):
+        dataset = BUNDLED.get(data) or BUNDLED_RUN_SETS[data]
         frame = read_csv_frame(str(dataset.path), name=dataset.path.name)
         roles = ColumnRoles(dataset.score, tuple(dataset.subgroups), dataset.order)
         table = RunTable(frame, roles, detect_columns(frame), dataset.style)

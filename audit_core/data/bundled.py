@@ -94,3 +94,20 @@ BUNDLED: dict[str, BundledDataset] = {
         text="definition", features=(), pool="sdoh",
     ),
 }
+
+# Several runs on the same cases in one long CSV (a ``run`` column names each row's run): the
+# Compare runs page opens on it. Written by ``python data/generate_examples.py``
+# (:func:`audit_core.data.generators.compare_runs_frame`).
+BUNDLED_RUN_SETS: dict[str, BundledDataset] = {
+    "compare:gpqa": BundledDataset(
+        key="compare:gpqa",
+        path=DATA_DIR / "compare_runs.csv",
+        title="Four runs on the same 448 GPQA-style questions (synthetic)",
+        description=("Four made-up models answer the same 448 synthetic GPQA-style questions (long format, one "
+                     "row per question and run): model-b about 0.08 more accurate than the baseline model-a, "
+                     "model-c equally accurate, model-d about 0.06 less; answers correlated across runs; true "
+                     f"per-question accuracy in p_correct. {SYNTHETIC_NOTE}."),
+        style="gpqa", score="correct", subgroups=("domain",), id="question_id", truth="p_correct",
+        features=(),
+    ),
+}

@@ -269,3 +269,42 @@ def sdoh_style_pool(seed: int = DEFAULT_SEED) -> pd.DataFrame:
 def feature_columns(frame: pd.DataFrame) -> tuple[str, ...]:
     """The embedding stand-in columns ``f01`` ... of a generated frame."""
     return tuple(c for c in frame.columns if len(c) == 3 and c[0] == "f" and c[1:].isdigit())
+
+
+# ---------------------------------------------------------------------------------------------
+# Several runs on the same cases (the Compare runs page's bundled example)
+# ---------------------------------------------------------------------------------------------
+
+# Run name -> shift of every question's true accuracy (added, then clipped to [0.02, 0.98]).
+# model-a is the baseline; model-b is better by about 0.08, model-c equal to model-a, model-d
+# worse by about 0.06 (the realised true mean differences are in the file's p_correct column).
+COMPARE_RUN_SHIFTS = {"model-a": 0.0, "model-b": 0.08, "model-c": 0.0, "model-d": -0.06}
+
+
+def compare_runs_frame(seed: int = DEFAULT_SEED) -> pd.DataFrame:
+    """Four runs on the 448 GPQA-style questions, one row per (question, run), long format.
+
+    Each question's true accuracy p_i under the baseline is its (domain, level) cell's accuracy of
+    the Small setting (:data:`GPQA_ACCURACY`) minus a per-question difficulty d_i ~ U(0, 0.3);
+    run r's is clip(p_i + shift_r, 0.02, 0.98) (:data:`COMPARE_RUN_SHIFTS`) and its label is
+    1[u_ir < p_ir], where u_ir is a per-question uniform shared by the runs, or with probability
+    0.15 the run's own: the runs' labels are positively correlated (about 0.55-0.7), as two models'
+    answers to the same questions are.
+    """
+    rng = np.random.default_rng(seed + 32)
+    questions = gpqa_style_questions(seed)[["question_id", "domain", "level"]]
+    base = gpqa_accuracy("small", questions["domain"], questions["level"]) - rng.uniform(0.0, 0.3, len(questions))
+    shared = rng.random(len(questions))
+    frames = []
+    for run, shift in COMPARE_RUN_SHIFTS.items():
+        p = np.clip(base + shift, 0.02, 0.98)
+        own = rng.random(len(questions))
+        u = np.where(rng.random(len(questions)) < 0.15, own, shared)
+        frame = questions.copy()
+        frame.insert(1, "run", run)
+        frame["p_correct"] = np.round(p, 4)
+        frame["correct"] = (u < p).astype(int)
+        frames.append(frame)
+    out = pd.concat(frames, ignore_index=True)
+    out["provenance"] = "synthetic"
+    return out

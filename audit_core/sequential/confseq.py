@@ -522,14 +522,32 @@ def _hedged_mixture(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray
     return low, high
 
 
-def _betting(x: np.ndarray, alpha: float, grid_size: int = 1000) -> tuple[np.ndarray, np.ndarray]:
-    """Per-step hedged-capital intervals on a grid of m (module doc, Waudby-Smith & Ramdas, hedged capital)."""
+def betting_bets(x: np.ndarray, alpha: float) -> np.ndarray:
+    """The hedged betting sequence's predictable bets before truncation (module doc):
+    sqrt(2 log(2/alpha) / (sigma2_{t-1} t log(1 + t))), the PrPl rule."""
     n = len(x)
     t = np.arange(1, n + 1, dtype=float)
     mu_hat = (0.5 + np.cumsum(x)) / (t + 1.0)
     sigma2 = (0.25 + np.cumsum((x - mu_hat) ** 2)) / (t + 1.0)
     sigma2_prev = np.concatenate(([0.25], sigma2[:-1]))
-    bet = np.sqrt(2.0 * math.log(2.0 / alpha) / (sigma2_prev * t * np.log1p(t)))
+    return np.sqrt(2.0 * math.log(2.0 / alpha) / (sigma2_prev * t * np.log1p(t)))
+
+
+def betting_excluded(x: np.ndarray, alpha: float, m: np.ndarray) -> np.ndarray:
+    """For each candidate mean in ``m``: was it outside the hedged betting set C_t at some step
+    (max(K_t^+(m), K_t^-(m)) >= 2/alpha; module doc)? The definition, O(n x len(m))."""
+    bet = betting_bets(x, alpha)[:, None]
+    m = np.asarray(m, dtype=float)[None, :]
+    threshold = math.log(2.0 / alpha)
+    up = np.cumsum(np.log1p(np.minimum(bet, LAMBDA_MAX / m) * (x[:, None] - m)), axis=0)
+    down = np.cumsum(np.log1p(-np.minimum(bet, LAMBDA_MAX / (1.0 - m)) * (x[:, None] - m)), axis=0)
+    return ((up >= threshold) | (down >= threshold)).any(axis=0)
+
+
+def _betting(x: np.ndarray, alpha: float, grid_size: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+    """Per-step hedged-capital intervals on a grid of m (module doc, Waudby-Smith & Ramdas, hedged capital)."""
+    n = len(x)
+    bet = betting_bets(x, alpha)
     step = 1.0 / grid_size
     m = (np.arange(grid_size) + 0.5) * step                      # grid cell centres
     threshold = math.log(2.0 / alpha)                            # max(K+, K-)/2 < 1/alpha

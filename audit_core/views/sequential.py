@@ -181,21 +181,31 @@ def decisions_table(comparison) -> pd.DataFrame:
                           "processes": f"{d.model_process} vs {d.auditor_process}"} for d in comparison.decisions])
 
 
-def comparison_section(comparison, source: str, parameters: dict, chart: dict, verdict: str = "") -> ReportSection:
+def comparison_section(comparison, source: str, parameters: dict, chart: dict, verdict: str = "",
+                       many=None, charts: Sequence[tuple[str, dict]] = ()) -> ReportSection:
+    """The report section of a comparison: the decision sentence, the anytime-valid and fixed-n
+    numbers, the tie groups of all runs; tables and charts as on the page."""
     a, b = comparison.names
     o = comparison.overall
+    many_tables = () if many is None else (ReportTable("Tie groups and rank intervals", many.tie_table()),
+                                           ReportTable("Every pair, simultaneous bounds", pairs_table(many)))
     return ReportSection(
-        key="compare", title=f"Comparison of {b} with {a}", source=source, parameters=parameters,
+        key="compare", title=f"Comparison of {b} with {a}" if many is None or len(many.names) == 2
+        else f"Comparison of {len(many.names)} runs", source=source, parameters=parameters,
         summary=(*((verdict,) if verdict else ()),
+                 *((sequential_summary(comparison),) if comparison.sequence is not None else ()),
+                 *((many_summary(many),) if many is not None and len(many.names) > 2 else ()),
                  f"{comparison.n_common} common cases (only in {a}: {len(comparison.only_a)}, only in {b}: "
                  f"{len(comparison.only_b)}); difference {o.difference:+.3f} [{o.ci_low:+.3f}, {o.ci_high:+.3f}] "
-                 f"({o.interval}); {o.regressions} regressions, {o.improvements} improvements.",
+                 f"({o.interval}, fixed n); {o.regressions} regressions, {o.improvements} improvements.",
                  *comparison.notes),
-        tables=(ReportTable("Each run's audit decision", decisions_table(comparison)),
+        tables=(*many_tables,
+                ReportTable("Each run's audit decision", decisions_table(comparison)),
                 ReportTable("Paired difference per subgroup", comparison.subgroups),
                 ReportTable("Regressions and improvements, case by case", comparison.changes)),
-        charts=(ReportChart("Paired difference overall and per subgroup", chart),),
-        numbers=comparison.to_dict())
+        charts=(*(ReportChart(title, spec) for title, spec in charts),
+                ReportChart("Paired difference overall and per subgroup", chart),),
+        numbers={**comparison.to_dict(), **({"runs": many.to_dict()} if many is not None else {})})
 
 
 # ---------------------------------------------------------------------------- many audits at once
@@ -219,3 +229,118 @@ def combination_section(results: dict, names, own_decisions, level: float, sourc
                  *(f"{m}: {sum(r.rejected)} of {len(table)} rejected ({r.guarantee})" for m, r in results.items())),
         tables=(ReportTable("Audits and rejections", table),),
         numbers={m: r.to_dict() for m, r in results.items()})
+
+
+# ------------------------------------------------------------------- anytime-valid comparison
+
+def difference_trajectory_chart(comparison) -> dict:
+    """The confidence sequence of B − A after every paired case, the running mean, the margin
+    band [−δ, δ] and the zero line (thinned to MAX_TRAJECTORY_POINTS steps, the decision kept)."""
+    import altair as alt
+    seq = comparison.sequence
+    a, b = comparison.names
+    cs = seq.sequence
+    steps = thinned_steps(seq.n, [seq.decided_at or 0, seq.n])
+    d = seq.differences
+    running = np.cumsum(d) / np.arange(1, d.size + 1)
+    frame = pd.DataFrame({"case": steps, "lower": cs.lower[steps - 1], "upper": cs.upper[steps - 1],
+                          "mean": running[steps - 1]})
+    delta = comparison.margin
+    x = alt.X("case:Q", title="paired cases so far", scale=alt.Scale(domain=[1, max(seq.n, 2)]))
+    y_scale = alt.Scale(domain=[-1, 1])
+    band = alt.Chart(pd.DataFrame({"low": [-delta], "high": [delta], "what": [f"margin ±{delta:g}"]})).mark_rect(
+        opacity=0.18, color="#7f7f7f").encode(y=alt.Y("low:Q", scale=y_scale), y2="high:Q",
+                                              tooltip=[alt.Tooltip("what:N", title="band")])
+    area = alt.Chart(frame).mark_area(opacity=0.3, color="#1f4e79").encode(
+        x=x, y=alt.Y("lower:Q", title=f"{b} − {a}", scale=y_scale), y2="upper:Q")
+    long = frame.melt(id_vars="case", value_vars=["lower", "upper", "mean"], var_name="line", value_name="value")
+    names = {"lower": f"{1 - seq.alpha:.0%} lower bound", "upper": f"{1 - seq.alpha:.0%} upper bound",
+             "mean": "running mean difference"}
+    long["line"] = long["line"].map(names)
+    lines = alt.Chart(long).mark_line(strokeWidth=2).encode(
+        x=x, y=alt.Y("value:Q", scale=y_scale),
+        color=alt.Color("line:N", title=None, scale=alt.Scale(domain=list(names.values()),
+                                                              range=["#1f4e79", "#1f4e79", "#d95f02"])),
+        strokeDash=alt.StrokeDash("line:N", title=None, scale=alt.Scale(domain=list(names.values()),
+                                                                        range=[[6, 3], [1, 0], [2, 2]])),
+        tooltip=["case:Q", "line:N", alt.Tooltip("value:Q", format="+.3f")])
+    zero = alt.Chart(pd.DataFrame({"y": [0.0]})).mark_rule(color="#444").encode(y="y:Q")
+    layers = [band, area, lines, zero]
+    if seq.decided_at:
+        mark = pd.DataFrame({"case": [seq.decided_at], "text": [f"{seq.decision} at case {seq.decided_at}"]})
+        layers.append(alt.Chart(mark).mark_rule(strokeDash=[2, 2], color="#2a7f3f").encode(x="case:Q"))
+        layers.append(alt.Chart(mark).mark_text(align="left", dx=4, dy=-8, fontSize=13, color="#2a7f3f").encode(
+            x="case:Q", y=alt.value(12), text="text:N"))
+    chart = alt.layer(*layers).properties(
+        title=alt.TitleParams(f"Anytime-valid difference, {b} − {a}", subtitle=[
+            f"{1 - seq.alpha:.0%} confidence sequence: valid at every case, however you stop",
+            f"grey band = margin ±{delta:g}; bounds above it = {b} better, below = {a} better"]), height=300)
+    return chart_spec(chart)
+
+
+def ranks_chart(many) -> dict:
+    """Each run's rank interval (1 = best) with its mean score, coloured and shaped by tie group."""
+    import altair as alt
+    table = many.tie_table()
+    table["rank_mid"] = (table["rank_low"] + table["rank_high"]) / 2
+    table["tie group"] = table["group"].map(lambda g: f"group {g}")
+    order = list(table["run"])
+    y = alt.Y("run:N", sort=order, title=None)
+    x = alt.X("rank_low:Q", title="rank interval (1 = best), simultaneous over all runs",
+              scale=alt.Scale(domain=[0.5, len(many.names) + 0.5]), axis=alt.Axis(tickMinStep=1))
+    groups = sorted(table["tie group"].unique(), key=lambda g: int(g.split()[1]))
+    shapes = ["circle", "square", "diamond", "triangle-up", "cross", "triangle-down"]
+    colour = alt.Color("tie group:N", scale=alt.Scale(domain=groups), title="tie group")
+    shape = alt.Shape("tie group:N", scale=alt.Scale(domain=groups,
+                                                    range=[shapes[i % len(shapes)] for i in range(len(groups))]),
+                      title="tie group")
+    rules = alt.Chart(table).mark_rule(strokeWidth=6, opacity=0.6).encode(x=x, x2="rank_high:Q", y=y, color=colour)
+    points = alt.Chart(table).mark_point(filled=True, size=140).encode(
+        x="rank_mid:Q", y=y, color=colour, shape=shape,
+        tooltip=["run", "group", alt.Tooltip("mean:Q", format=".3f"), "rank_low", "rank_high",
+                 "indistinguishable_from"])
+    labels = alt.Chart(table).mark_text(align="left", dx=10, fontSize=13).encode(
+        x="rank_high:Q", y=y, text=alt.Text("mean:Q", format=".3f"))
+    chart = (rules + points + labels).properties(
+        title=alt.TitleParams("Ranks with simultaneous intervals", subtitle=[
+            f"{len(many.names)} runs on {many.n} matched cases", f"{many.multiplicity} over {many.family_size} pair(s); "
+            "label = mean score"]), height=max(140, 34 * len(table)))
+    return chart_spec(chart)
+
+
+def pairs_table(many) -> pd.DataFrame:
+    """Every pair's difference, simultaneous bounds and margin decision."""
+    return many.pairs.rename(columns={"a": "run A", "b": "run B", "difference": "B − A", "lower": "lower bound",
+                                      "upper": "upper bound"})
+
+
+def sequential_summary(comparison) -> str:
+    """One line: the sequence's bounds, the decision and where it was reached, the fixed-n tests."""
+    seq, o = comparison.sequence, comparison.overall
+    text = (f"Anytime-valid {1 - seq.alpha:.0%} bounds on B − A after {seq.n} paired cases: "
+            f"[{seq.lower:+.3f}, {seq.upper:+.3f}] ({seq.method} on (d + 1)/2), margin {seq.margin:g}: {seq.decision}"
+            + (f" (from case {seq.decided_at})" if seq.decided_at else "") + ". "
+            f"Fixed-n (valid only at this n, fixed in advance): {o.interval} [{o.ci_low:+.3f}, {o.ci_high:+.3f}]")
+    if comparison.mcnemar is not None:
+        m = comparison.mcnemar
+        text += f"; exact McNemar p = {m.pvalue:.3g} ({m.regressions} regressions, {m.improvements} improvements)"
+    return text + "."
+
+
+def many_summary(many) -> str:
+    groups = ", ".join("{" + ", ".join(many.names[r] for r in g) + "}" for g in many.groups)
+    return (f"{len(many.names)} runs on {many.n} matched cases: tie groups at margin {many.margin:g}, best first: "
+            f"{groups} ({many.multiplicity} over {many.family_size} pair(s), each at level "
+            f"{many.level:.3g}: every claim holds at once with probability ≥ {1 - many.alpha:.0%}).")
+
+
+def subgroup_display_table(comparison) -> pd.DataFrame:
+    """The subgroup rows, the anytime-valid columns first: family-wise bounds and decision, the
+    subgroup's own bounds, then the fixed-n interval and McNemar p."""
+    table = comparison.subgroups
+    columns = ["subgroup", "n", "mean_a", "mean_b", "difference", "decision", "fw_low", "fw_high", "cs_low",
+               "cs_high", "ci_low", "ci_high", "mcnemar_p", "regressions", "improvements", "interval"]
+    names = {"fw_low": "anytime α/G low", "fw_high": "anytime α/G high", "cs_low": "anytime own low",
+             "cs_high": "anytime own high", "ci_low": "fixed n low", "ci_high": "fixed n high",
+             "mcnemar_p": "McNemar p (fixed n)", "interval": "fixed-n interval"}
+    return table[[c for c in columns if c in table.columns]].rename(columns=names)

@@ -371,11 +371,28 @@ def test_compare_page_gives_the_engine_comparison():
     from audit_core import analyses
     at = app("pages/compare.py")
     assert not at.exception and not at.error, [e.value for e in at.error]
-    engine = analyses.compare_runs(analyses.run_source("gpqa:large"), analyses.run_source("gpqa:medium")).comparison
-    assert int(metric(at, "Common cases")) == engine.n_common == 448
-    assert metric(at, "Difference B − A") == f"{engine.overall.difference:+.3f}"
-    assert int(metric(at, "Regressions")) == engine.overall.regressions
-    assert at.session_state["report_sections"]["compare"].numbers["n_common"] == 448
+    view = analyses.compare_runs(analyses.run_source("compare:gpqa"))
+    engine = view.comparison
+    assert view.decision == "B better" and at.success[0].value.startswith("model-b is better than model-a by more")
+    assert int(metric(at, "Paired cases")) == engine.sequence.n == 448
+    assert metric(at, "Difference B − A") == f"{engine.sequence.difference:+.3f}"
+    assert metric(at, "Decision") == engine.sequence.decision
+    section = at.session_state["report_sections"]["compare"]
+    assert section.numbers["sequential"]["lower"] == engine.sequence.lower
+    assert section.numbers["runs"]["groups"] == view.runs.to_dict()["groups"]
+    assert view.verdict.text in section.summary
+    # A and B picked among the runs of the set: model-d against model-b
+    at.selectbox(key="compare_pair_A").set_value("model-b").run()
+    at = at.selectbox(key="compare_pair_B").set_value("model-d").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    other = analyses.compare_runs(analyses.run_source("compare:gpqa"), pair=(1, 3)).comparison.sequence
+    assert metric(at, "Decision") == other.decision and metric(at, "Difference B − A") == f"{other.difference:+.3f}"
+    # separate runs: the bundled GPQA pools, as before
+    at = at.radio(key="compare_mode").set_value("runs").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    pair = analyses.compare_runs(analyses.run_source("gpqa:large"), analyses.run_source("gpqa:medium")).comparison
+    assert int(metric(at, "Paired cases")) == pair.n_common == 448
+    assert metric(at, "Difference B − A") == f"{pair.overall.difference:+.3f}"
 
 
 def test_planner_page_runs_the_planner_and_states_its_error():

@@ -210,7 +210,7 @@ def test_remove_forgets_the_accepted_upload_and_the_same_file_can_come_back():
 
 def test_compare_picks_the_score_and_subgroups_from_the_runs_lists():
     from audit_core import analyses
-    at = app("pages/compare.py")
+    at = app("pages/compare.py").radio(key="compare_mode").set_value("runs").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     score = at.selectbox(key="compare_score")
     columns = list(analyses.run_source("gpqa:large").value.columns)
@@ -222,5 +222,5 @@ def test_compare_picks_the_score_and_subgroups_from_the_runs_lists():
     assert not at.exception and not at.error, [e.value for e in at.error]
     engine = analyses.compare_runs(analyses.run_source("gpqa:large"), analyses.run_source("gpqa:medium"),
                                    subgroups=(subgroup,)).comparison
-    assert int(metric(at, "Common cases")) == engine.n_common
+    assert int(metric(at, "Paired cases")) == engine.n_common
     assert at.query_params["subgroups"] in (subgroup, [subgroup])   # links keep their comma format

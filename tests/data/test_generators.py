@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from audit_core.data.bundled import BUNDLED
+from audit_core.data.bundled import BUNDLED, BUNDLED_RUN_SETS
 from audit_core.data.generators import (
     GPQA_ACCURACY,
     GPQA_LEVELS,
@@ -30,7 +30,7 @@ def _generator_script():
 
 def test_regenerated_files_are_identical_to_the_bundled_ones(tmp_path):
     written = _generator_script().write_examples(tmp_path)
-    assert {p.name for p in written} == {info.path.name for info in BUNDLED.values()}
+    assert {p.name for p in written} == {info.path.name for info in (*BUNDLED.values(), *BUNDLED_RUN_SETS.values())}
     for path in written:
         bundled = ROOT / "data" / path.name
         assert bundled.read_bytes() == path.read_bytes(), f"{path.name} differs from its generator"
