@@ -417,17 +417,48 @@ def _hedged_mixture(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray
         log_b = _cumsum_from(log_ratio, np.log(factor))
         log_ratio, sum_x = log_b[-1], s[-1]
         steps = _NEWTON_STEPS + (_EARLY_STEPS if start < _EARLY else 0)
-        logs = _Logs(s=s, f=f, t=t)
-        f_low, c_low, start_low = _hedged_lower("s", "f", log_b, level, logs)
-        f_high, c_high, start_high = _hedged_lower("f", "s", log_b, level, logs)
-        # smallest m with S log m + (F + k) log(1 - m) >= c is 1 - the largest p with
-        # (F + k) log p + S log(1 - p) >= c: both ends in one Newton call
-        ends = 1.0 - _mixture_upper(np.concatenate((f_low, f_high)), np.concatenate((s, f)),
-                                    np.concatenate((c_low, c_high)), steps)
-        m = len(xs)
-        low[start:start + m] = np.maximum(ends[:m], start_low)
-        high[start:start + m] = 1.0 - np.maximum(ends[m:], start_high)
+        low[start:start + len(xs)], high[start:start + len(xs)] = _hedged_ends(s, f, t, log_b, level, steps)
     return low, high
+
+
+def _hedged_ends(s: np.ndarray, f: np.ndarray, t: np.ndarray, log_b: np.ndarray, level: float, steps: int):
+    """The hedged mixture's interval at each (S_t, F_t) (module doc), log_b = log B(1 + S, 1 + F)."""
+    logs = _Logs(s=s, f=f, t=t)
+    f_low, c_low, start_low = _hedged_lower("s", "f", log_b, level, logs)
+    f_high, c_high, start_high = _hedged_lower("f", "s", log_b, level, logs)
+    # smallest m with S log m + (F + k) log(1 - m) >= c is 1 - the largest p with
+    # (F + k) log p + S log(1 - p) >= c: both ends in one Newton call
+    ends = 1.0 - _mixture_upper(np.concatenate((f_low, f_high)), np.concatenate((s, f)),
+                                np.concatenate((c_low, c_high)), steps)
+    m = len(s)
+    return np.maximum(ends[:m], start_low), 1.0 - np.maximum(ends[m:], start_high)
+
+
+def hedged_mixture_intervals(successes, failures, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """The hedged beta mixture's own interval after S successes and F failures, for arrays of counts.
+
+    These are the per-step sets C_t of the module doc *before* the running intersection:
+    :func:`confidence_sequence` of a 0/1 run is the running intersection of these at the run's
+    (S_t, F_t), t = 1..n, so a streaming reader (``audit_core.inspect``) can look them up by counts
+    and intersect as scores arrive. log B(1 + S, 1 + F) is scipy's ``betaln`` here and a running
+    sum along the run there: the two agree to rounding (~1e-12), not bit for bit
+    (tests/sequential/test_confseq.py). Each count pair with S + F >= 1."""
+    s = np.asarray(successes, dtype=float)
+    f = np.asarray(failures, dtype=float)
+    if s.shape != f.shape or s.ndim != 1 or np.any(s < 0) or np.any(f < 0) or np.any(s + f < 1):
+        raise InputError("successes, failures: expected two 1-D arrays of counts >= 0 of the same length, "
+                         "each pair with at least one score")
+    _check(np.zeros(1), alpha)
+    t = s + f
+    level = math.log(2.0 / alpha) + _LOG_SLACK
+    low, high = np.empty(len(t)), np.empty(len(t))
+    # the Newton steps confidence_sequence takes at step t: more on the blocks that start early
+    early = (np.floor((t - 1.0) / _BLOCK) * _BLOCK) < _EARLY
+    for where, steps in ((early, _NEWTON_STEPS + _EARLY_STEPS), (~early, _NEWTON_STEPS)):
+        if where.any():
+            low[where], high[where] = _hedged_ends(s[where], f[where], t[where],
+                                                   betaln(1.0 + s[where], 1.0 + f[where]), level, steps)
+    return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
 
 
 def _betting(x: np.ndarray, alpha: float, grid_size: int = 1000) -> tuple[np.ndarray, np.ndarray]:
