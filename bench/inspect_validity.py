@@ -20,6 +20,9 @@ alpha. Experiments (alpha = 0.05, q = 0.85, gpqa defaults):
    some subgroup decided on the wrong side of q' (any side is wrong at q' itself).
 6. per subgroup dual test (the same pool, dual only): some subgroup's decision wrong (any decision at
    q, failure found at 0.95, audit passed at 0.6).
+7. negative control, outside the guarantee: every item at q, and a sample's own outcome sets when it
+   completes (``successes-first``: with 8 running, a correct one always completes first; and 32 at once). Error:
+   audit passed. ``--negative`` runs this one alone.
 """
 
 from __future__ import annotations
@@ -39,6 +42,16 @@ Q = 0.85
 def line(label: str, errors: int, runs: int, extra: str = "") -> None:
     low, high = wilson_interval(errors, runs)
     print(f"{label:<64} {errors / runs:7.4f}  [{low:.4f}, {high:.4f}]  alpha 0.05  {extra}", flush=True)
+
+
+def negative(runs: int, rng) -> None:
+    for concurrency in (8, 32):
+        passed = 0
+        for _ in range(runs):
+            record = simulate_run(early_stopping(), np.full(150, Q), rng, order="successes-first",
+                                  concurrency=concurrency)
+            passed += record["decision"] == "audit passed"
+        line(f"7 negative control: at q, successes first, {concurrency} at once: passed", passed, runs)
 
 
 def main(runs: int) -> None:
@@ -98,8 +111,14 @@ def main(runs: int) -> None:
     line("5 precision 0.1, 3 subgroups: some final interval misses", missed, runs)
     line("5 threshold q' = q, 3 subgroups: some subgroup on the wrong side", wrong_side, runs)
     line("6 dual per subgroup (alpha/3 each): some subgroup wrong", dual_wrong, runs)
+    negative(runs, rng)
     print(f"{runs} runs per experiment in {time.perf_counter() - started:.0f} s")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
+    numbers = [a for a in sys.argv[1:] if a.isdigit()]
+    count = int(numbers[0]) if numbers else 2000
+    if "--negative" in sys.argv:
+        negative(count, np.random.default_rng(20261203))
+    else:
+        main(count)

@@ -352,7 +352,7 @@ def _stopped_note(header: dict, record: dict) -> str:
     stop = record.get("stop") if isinstance(record.get("stop"), dict) else None
     if not skipped:
         return f"early stopping ({record.get('parameters', {}).get('score', '?')}): ran to the end, {run} of {total} samples run"
-    note = f"stopped early: {run} of {total} samples run, {skipped} skipped"
+    note = f"{STOPPED_EARLY} {run} of {total} samples run, {skipped} skipped"
     if stop:
         note += f" ({stop.get('reason')} at case {stop.get('at')})"
     if record.get("decision"):
@@ -394,6 +394,8 @@ def _sample_output(sample: dict) -> str:
 
 
 POOL_SCORE_PREFIX = "scorer."
+# The note of a log stopped early (replay's verdict repeats it): "stopped early: X of N samples run, Y skipped ..."
+STOPPED_EARLY = "stopped early:"
 
 
 def inspect_pool_frame(header: dict, samples: list[dict], name: str) -> tuple[pd.DataFrame, list[str]]:

@@ -13,7 +13,9 @@ and which running sample completes next (``complete_sample``) is chosen by ``ord
 The adversary sees the items' probabilities and every past score, never the score of the sample
 it lets complete (drawn when it completes): the completion order depends on past scores, as when
 a slow grader or a retry delays some samples. A sample whose own outcome delays it is a different
-case (docs/inspect.md says what the guarantee then needs). The protocol's coroutines never wait, so
+case, which the guarantee does not cover (docs/inspect.md): ``"successes-first"`` plays it, a
+running sample that will be correct completes before any that will not (wrong answers that take
+longer, or time out), the negative control of the validity simulation. The protocol's coroutines never wait, so
 they are run without an event loop (:func:`run_now`).
 """
 
@@ -25,7 +27,7 @@ import numpy as np
 
 from audit_core.errors import InputError
 
-ORDERS = ("random", "low-after-failure", "high-after-success")
+ORDERS = ("random", "low-after-failure", "high-after-success", "successes-first")
 
 
 def run_now(coroutine):
@@ -81,6 +83,9 @@ def simulate_run(manager, probabilities, rng: np.random.Generator, metadata=None
             pick = min(range(len(running)), key=lambda k: p[running[k][0]])
         elif order == "high-after-success" and last == 1.0:
             pick = max(range(len(running)), key=lambda k: p[running[k][0]])
+        elif order == "successes-first":
+            right = [k for k in range(len(running)) if draws[running[k][0], running[k][1] - 1]]
+            pick = right[0] if right else 0
         else:
             pick = int(rng.integers(len(running)))
         i, e = running.pop(pick)

@@ -75,3 +75,14 @@ def test_per_subgroup_rules_family_wise_adversarial_order():
     check_rate(missed, runs, "some subgroup's final interval misses its accuracy")
     check_rate(wrong_side, runs, "some subgroup decided on the wrong side of q'")
     check_rate(dual_wrong, runs, "some subgroup's dual test wrong")
+
+
+def test_negative_control_outcome_dependent_completion_breaks_it():
+    """Outside the guarantee, so the simulation must see it: every item at q, and with 32 running a
+    sample that will be correct always completes first (wrong answers take longer). The audit is
+    passed far more often than alpha (1.0 in 200 runs; docs/inspect.md): the check above would fail."""
+    runs = 40
+    rng = np.random.default_rng(3103)
+    passed = sum(simulate_run(early_stopping(), np.full(150, Q), rng, order="successes-first", concurrency=32)
+                 ["decision"] == "audit passed" for _ in range(runs))
+    assert passed / runs > ALPHA + 3.0 * math.sqrt(ALPHA * (1.0 - ALPHA) / runs) + 0.5
