@@ -58,6 +58,7 @@ from audit_core.sequential.dual import DualTest, check_roles
 from audit_core.sequential.params import AuditParams
 
 MANAGER_NAME = "audit_core.inspect"
+_LETTERS = {"C": 1.0, "I": 0.0}  # Inspect's CORRECT and INCORRECT, as inspect_value reads them
 SCHEMA_VERSION = 1
 CASES, CLUSTERS = "cases", "clusters"
 EPOCH_TREATMENTS = (CASES, CLUSTERS)
@@ -272,11 +273,10 @@ class AnytimeStopping:
         if value is None:
             return
         self.used += 1
-        self._update(group, value)
+        if self._update(group, value) and all(g.answered_at is not None for g in self.groups.values()):
+            self.stop = {"reason": "every question answered", "at": self.used}
         if self.rules.budget is not None and self.used >= self.rules.budget and self.stop is None:
             self.stop = {"reason": f"budget of {self.rules.budget} cases spent", "at": self.used}
-        if self.stop is None and all(g.answered_at is not None for g in self.groups.values()):
-            self.stop = {"reason": "every question answered", "at": self.used}
 
     def _value(self, values: dict, id, epoch: int) -> float | None:
         raw = values.get(self.scorer)
@@ -288,33 +288,43 @@ class AnytimeStopping:
             raw = raw.get(self.key)
         if raw is None:
             return None
-        number = inspect_value(raw)
+        number = _LETTERS.get(raw) if type(raw) is str else None  # the common case, C or I, without parsing
+        if number is None:
+            number = inspect_value(raw)
         if number is None or not 0.0 <= number <= 1.0:
             raise InputError(f"early stopping: sample {quoted(id)} epoch {epoch}: the value of "
                              f"{quoted(self.score_name)} is {raw!r}, not a score in [0, 1] (C/I/P/N, a boolean "
                              "or a number)")
         return number
 
-    def _update(self, group: _Group, y: float) -> None:
+    def _update(self, group: _Group, y: float) -> bool:
+        """Feed y to the group's rules; True when the group's question is answered with it."""
         rules = self.rules
         group.scores.append(y)
+        changed = False
         if group.dual is not None and not group.dual.stopped:
             group.dual.update(y)
+            changed = group.dual.stop is not None
         if rules.precision is not None or rules.threshold is not None:
             low, high = group.stream.update(y)
             group.interval = (low, high)
             n = len(group.scores)
             if rules.precision is not None and group.precision is None and (high - low) / 2 <= rules.precision:
                 group.precision = n
+                changed = True
             if rules.threshold is not None and group.threshold is None:
                 if low > rules.threshold:
-                    group.threshold = (ABOVE, n)
+                    group.threshold, changed = (ABOVE, n), True
                 elif high < rules.threshold:
-                    group.threshold = (BELOW, n)
+                    group.threshold, changed = (BELOW, n), True
+        if not changed:  # a rule's answer is what can answer the group's question
+            return False
         answers = [a for a in self._answers(group) if a is not None]
         enabled = rules.dual + (rules.precision is not None) + (rules.threshold is not None)
         if enabled and (len(answers) == enabled if rules.stop_when == ALL else answers):
             group.answered_at = self.used
+            return True
+        return False
 
     def _answers(self, group: _Group) -> list:
         """Each enabled rule's answer for the group, None while open."""
