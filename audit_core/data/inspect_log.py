@@ -355,8 +355,11 @@ def _stopped_note(header: dict, record: dict) -> str:
     note = f"{STOPPED_EARLY} {run} of {total} samples run, {skipped} skipped"
     if stop:
         note += f" ({stop.get('reason')} at case {stop.get('at')})"
+    parameters = record.get("parameters") if isinstance(record.get("parameters"), dict) else {}
+    audit = parameters.get("audit_params") if isinstance(parameters.get("audit_params"), dict) else {}
     if record.get("decision"):
-        note += f"; the manager's dual test: {record['decision']}"
+        note += (f"; the manager's dual test ({parameters.get('model_process')} vs {parameters.get('auditor_process')}, "
+                 f"q = {audit.get('q')}, alpha = {audit.get('alpha')}): {record['decision']}")
     usage = (header.get("stats") or {}).get("model_usage") if isinstance(header.get("stats"), dict) else None
     tokens = sum(u.get("total_tokens") or 0 for u in usage.values() if isinstance(u, dict)) if isinstance(usage, dict) else 0
     if tokens and run:

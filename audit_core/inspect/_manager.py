@@ -493,7 +493,13 @@ def early_stopping(score: str | None = None, subgroups: str | Sequence[str] | No
         at the same case.
     """
     if params is None:
-        params = AuditParams.for_style(style, alpha=alpha, q=q)
+        try:
+            params = AuditParams.for_style(style, alpha=alpha, q=q)
+        except InputError as exc:
+            if q is None:
+                raise
+            raise InputError(f"{exc}; with q = {q} give params=AuditParams.{style}(q={q}, grid_mod=..., grid_aud=..., "
+                             "delta=..., delta_aud=...) that fit it") from None
     elif alpha is not None or q is not None:
         raise InputError("early stopping: give either params or alpha / q, not both")
     check_roles(model_process, auditor_process)

@@ -176,6 +176,8 @@ def test_messages():
     keyed.start([1], [{}], 1, ["judge"])
     keyed.complete(1, 1, {"judge": {"accuracy": "C", "style": 0.5}})
     assert keyed.groups["(all)"].scores == [0.5]
+    with pytest.raises(InputError, match=r"with q = 0.95 give params=AuditParams.gpqa\(q=0.95"):
+        early_stopping(q=0.95)
     for bad in ({"precision": 0}, {"threshold": 1.5}, {"budget": 0}, {"epochs": "items"}, {"dual": False},
                 {"stop_when": "most"}, {"params": AuditParams.gpqa(), "alpha": 0.1}):
         with pytest.raises(InputError):
