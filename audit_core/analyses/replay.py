@@ -19,6 +19,7 @@ from audit_core.analyses.display import Displayed
 from audit_core.analyses.sources import ColumnRoles, Source
 from audit_core.data.bundled import BUNDLED
 from audit_core.data.csvio import COMPACTED, compact_frame
+from audit_core.data.inspect_log import STOPPED_EARLY
 from audit_core.data.labels import ACCEPTED_SCORES, ScoreLabels, apply_score_mapping
 from audit_core.data.labels import score_labels as _score_labels
 from audit_core.data.loader import AuditData, load_audit_frame
@@ -314,4 +315,8 @@ def _replayed(source: Source, data: AuditData, params: AuditParams, model_proces
     result = replay(data.scores, params, subgroups=data.subgroup_frame, model_process=model_process,
                     auditor_process=auditor_process, family=declared_family(source, data))
     used = ColumnRoles(data.score, tuple(data.subgroups), data.order)
-    return RunReplay(source=source, roles=used, data=data, result=result, verdict=_verdict(result))
+    verdict = _verdict(result)
+    stopped = next((note for note in data.notes if note.startswith(STOPPED_EARLY)), None)
+    if stopped:  # an Inspect run stopped by audit_core.inspect: said with the decision, on every front end
+        verdict = dataclasses.replace(verdict, text=f"{verdict.text} Evaluation {stopped}.")
+    return RunReplay(source=source, roles=used, data=data, result=result, verdict=verdict)

@@ -19,6 +19,9 @@ Mapping (issue 9):
   ``completed_at``, else ``started_at`` (ISO-8601); log order when a sample has none or two share
   one. ``order="started_at"`` / ``"completed_at"`` / a metadata key choose another.
 * Samples without the chosen score (errors, unscored) are not replayed and are listed in the notes.
+* A log stopped early by ``audit_core.inspect.early_stopping`` (docs/inspect.md) is replayed in the
+  order its manager took the samples (``completion``, written into the log), and the notes say how
+  many samples ran and how many were skipped; skipped samples are not in the log and never scores.
 * Only the chosen score and the metadata chosen as subgroups are used: ids, epochs, targets and
   other scorers never become features.
 """
@@ -49,7 +52,7 @@ from audit_core.errors import InputError, listed, quoted
 VALUE_MEANING = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 ZIP_MAGIC = b"PK\x03\x04"
 _ZSTD_METHOD = 93
-_RESERVED = ("id", "sample_id", "epoch", "annotation_time", "completed_at", "started_at")
+_RESERVED = ("id", "sample_id", "epoch", "annotation_time", "completed_at", "started_at", "completion")
 _LISTED = 8
 
 
@@ -297,6 +300,8 @@ def inspect_frame(header: dict, samples: list[dict], score: str | None, name: st
     epochs = {s.get("epoch", 1) for s in samples}
     several = len(epochs) > 1
     meta = _metadata_columns(samples, taken=(column, "edited"))
+    stopping = early_stopping_record(header)
+    completion = {} if stopping is None else {(str(i), int(e)): k for k, (i, e, *_) in enumerate(stopping["order"])}
     rows, missing = [], []
     for sample in samples:
         value = _sample_value(sample, scorer, key, name)
@@ -309,12 +314,15 @@ def inspect_frame(header: dict, samples: list[dict], score: str | None, name: st
                "sample_id": str(sample.get("id")), "epoch": sample.get("epoch", 1), column: value,
                "annotation_time": edited or sample.get("completed_at") or sample.get("started_at"),
                "completed_at": sample.get("completed_at"), "started_at": sample.get("started_at"),
-               "edited": edited is not None}
+               "edited": edited is not None,
+               "completion": completion.get((str(sample.get("id")), int(sample.get("epoch", 1))))}
         row.update({c: _metadata_text(metadata.get(k)) for c, k in meta.items()})
         rows.append(row)
     task = header["eval"].get("task", "?") if isinstance(header.get("eval"), dict) else "?"
     notes = [(f"Inspect AI log: task {task!r}, status {header.get('status', 'unknown')}, "
               f"score = scorer {column!r} (C = 1, I = 0, P = 0.5, N = 0)")]
+    if stopping is not None:
+        notes.append(_stopped_note(header, stopping))
     if missing:
         notes.append(_unscored_note(missing, column, len(samples)))
     if not rows:
@@ -323,6 +331,40 @@ def inspect_frame(header: dict, samples: list[dict], score: str | None, name: st
         notes.append(f"epochs: {len(epochs)}; each (sample, epoch) is one case with id 'sample#epoch', "
                      "not reduced to one value per sample")
     return pd.DataFrame(rows), column, notes
+
+
+def early_stopping_record(header: dict) -> dict | None:
+    """The record ``audit_core.inspect.early_stopping`` wrote into the log
+    (``results.early_stopping.metadata["audit_core"]``), or None for a log without one."""
+    results = header.get("results") if isinstance(header.get("results"), dict) else {}
+    summary = results.get("early_stopping") if isinstance(results.get("early_stopping"), dict) else {}
+    metadata = summary.get("metadata") if isinstance(summary.get("metadata"), dict) else {}
+    record = metadata.get("audit_core")
+    if not isinstance(record, dict) or not isinstance(record.get("order"), list) or not all(
+            isinstance(entry, list) and len(entry) >= 2 for entry in record["order"]):
+        return None
+    return record
+
+
+def _stopped_note(header: dict, record: dict) -> str:
+    """'stopped early: X of N samples run, Y skipped', why, and the tokens the skipped ones did not cost."""
+    total, run, skipped = record.get("samples"), record.get("run"), record.get("skipped")
+    stop = record.get("stop") if isinstance(record.get("stop"), dict) else None
+    if not skipped:
+        return f"early stopping ({record.get('parameters', {}).get('score', '?')}): ran to the end, {run} of {total} samples run"
+    note = f"{STOPPED_EARLY} {run} of {total} samples run, {skipped} skipped"
+    if stop:
+        note += f" ({stop.get('reason')} at case {stop.get('at')})"
+    parameters = record.get("parameters") if isinstance(record.get("parameters"), dict) else {}
+    audit = parameters.get("audit_params") if isinstance(parameters.get("audit_params"), dict) else {}
+    if record.get("decision"):
+        note += (f"; the manager's dual test ({parameters.get('model_process')} vs {parameters.get('auditor_process')}, "
+                 f"q = {audit.get('q')}, alpha = {audit.get('alpha')}): {record['decision']}")
+    usage = (header.get("stats") or {}).get("model_usage") if isinstance(header.get("stats"), dict) else None
+    tokens = sum(u.get("total_tokens") or 0 for u in usage.values() if isinstance(u, dict)) if isinstance(usage, dict) else 0
+    if tokens and run:
+        note += f"; at this run's {tokens / run:,.0f} tokens a sample, about {tokens / run * skipped:,.0f} tokens not spent"
+    return note
 
 
 def _message_text(content) -> str:
@@ -355,6 +397,8 @@ def _sample_output(sample: dict) -> str:
 
 
 POOL_SCORE_PREFIX = "scorer."
+# The note of a log stopped early (replay's verdict repeats it): "stopped early: X of N samples run, Y skipped ..."
+STOPPED_EARLY = "stopped early:"
 
 
 def inspect_pool_frame(header: dict, samples: list[dict], name: str) -> tuple[pd.DataFrame, list[str]]:
@@ -399,6 +443,9 @@ def _inspect_order(frame: pd.DataFrame, order, notes: list[str]):
     """The order column to pass to the loader (False = log order), per the module's rule."""
     if order is not None:
         return order
+    if frame["completion"].notna().all() and not frame["edited"].any():
+        notes.append("order: the order the early-stopping manager took the samples in (written into the log)")
+        return "completion"
     stamps = frame["annotation_time"]
     if stamps.isna().any() or stamps.duplicated().any():
         notes.append("some samples lack a timestamp or share one: scores replayed in log order")

@@ -499,7 +499,12 @@ def hedged_mixture_counts(successes, failures, alpha: float = 0.05) -> tuple[np.
     outcome (tests, bench/bench_confseq.py); a run's bounds are the running intersection of these."""
     s = np.asarray(successes, dtype=float).ravel()
     f = np.asarray(failures, dtype=float).ravel()
-    return _hedged_ends(s, f, s + f, betaln(1.0 + s, 1.0 + f), float(alpha), _NEWTON_STEPS + _EARLY_STEPS)
+    if s.shape != f.shape or np.any(s < 0) or np.any(f < 0) or np.any(s + f < 1):
+        raise InputError("successes, failures: expected two arrays of counts >= 0 of the same length, "
+                         "each pair with at least one score")
+    _check(np.zeros(1), alpha)
+    low, high = _hedged_ends(s, f, s + f, betaln(1.0 + s, 1.0 + f), float(alpha), _NEWTON_STEPS + _EARLY_STEPS)
+    return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
 
 
 def _hedged_mixture(x: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:

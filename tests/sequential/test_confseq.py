@@ -312,3 +312,22 @@ def test_subnormal_alpha_gives_finite_nested_bounds_without_warnings():
     assert np.isfinite(tiny.lower).all() and np.isfinite(tiny.upper).all()
     assert (0.0 <= tiny.lower).all() and (tiny.upper <= 1.0).all()
     assert (tiny.lower <= wider_than.lower + 1e-12).all() and (tiny.upper >= wider_than.upper - 1e-12).all()
+
+
+def test_hedged_mixture_counts_by_counts_are_the_sequence_before_intersection():
+    """hedged_mixture_counts at a run's (S_t, F_t), intersected as scores arrive, is
+    confidence_sequence of the run to rounding (log B by betaln there, by a running sum here),
+    including steps past the first Newton block boundary; bad counts are refused."""
+    from audit_core.sequential.confseq import hedged_mixture_counts
+
+    rng = np.random.default_rng(31)
+    for n, p, alpha in ((1, 1.0, 0.05), (60, 0.5, 0.01), (600, 0.93, 0.05 / 3), (9000, 0.2, 0.05)):
+        x = (rng.random(n) < p).astype(float)
+        s = np.cumsum(x)
+        low, high = hedged_mixture_counts(s, np.arange(1, n + 1) - s, alpha)
+        sequence = confidence_sequence(x, alpha)
+        assert np.abs(np.maximum.accumulate(low) - sequence.lower).max() < 1e-12
+        assert np.abs(np.minimum.accumulate(high) - sequence.upper).max() < 1e-12
+    for successes, failures in (([0], [0]), ([-1], [3]), ([1, 2], [1])):
+        with pytest.raises(InputError):
+            hedged_mixture_counts(successes, failures)
