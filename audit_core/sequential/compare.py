@@ -30,10 +30,11 @@ sequence [L_t, U_t] for Delta: P(exists t: Delta not in [L_t, U_t]) <= alpha for
 including stopping on the sequence itself (:func:`difference_sequence`). The construction is fixed
 by the number of runs, before any data: **two runs** use the hedged betting sequence
 (Waudby-Smith & Ramdas 2024, hedged capital; O(n x grid)), **three or more** PrPl-EB (their
-Theorem 2; O(n) and vectorised over the pairs). bench/bench_compare.py: on paired 0/1 scores
-betting is 2.4x narrower than PrPl-EB at n = 20, 1.5x at n = 100, 1.1x at n = 500, equal at
-1,000-2,000 and 1.05-1.08x wider at 5,000-10,000 (its grid); on graded differences of small
-variance 2x narrower up to n = 500. For 0/1 scores x takes the three values 0, 1/2, 1, so the 0/1
+Theorem 2; O(n) and vectorised over the pairs). The betting sequence's last ends are refined to 1/64 of its grid
+step against the definition (:func:`_refined_betting_ends`). bench/bench_compare.py: on paired 0/1
+scores betting is 2.4x narrower than PrPl-EB at n = 20, 1.5x at n = 100, 1.1x at n = 500, 1.04x at
+1,000-2,000 and 1.02x wider at 5,000-10,000; on graded differences of small variance 1.2-2.6x
+narrower at every n. For 0/1 scores x takes the three values 0, 1/2, 1, so the 0/1
 constructions do not apply. With a pre-registered margin delta >= 0 each step gives one decision
 (:func:`margin_decision`), the first that holds in this order:
 
