@@ -240,12 +240,9 @@ def generate_testbed(clusters: int, *, seed: int = 0, directions: str | Sequence
                                      GeneratorParams.depth if depth is None else depth,
                                      GeneratorParams.distractors if distractors is None else distractors,
                                      _names(vocabulary))
-    for path, text in ((out, view.jsonl), (inspect, view.inspect_jsonl)):
-        if path is not None:
-            try:
-                Path(path).write_text(text, encoding="utf-8")
-            except OSError as exc:
-                raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    for path, text, what in ((out, view.jsonl, "items file"), (inspect, view.inspect_jsonl, "samples file")):
+        if path is not None:  # whole or not at all, also on Ctrl-C
+            write_file(path, text.encode("utf-8"), what)
     from dataclasses import replace
 
     from audit_core.testbed.tasks import write_files

@@ -88,6 +88,10 @@ def _work(units: list[tuple[int, int]]) -> list[dict]:
     return [_one(w["pool"], w["rows"], w["params"], w["config"], w["seed"], r, j) for r, j in units]
 
 
+# A study's audits: about 16 ms each on a GPQA-style pool, so 10^6 replicates of seven rows would
+# run 31 hours (issue 27 item 8); the limit is checked before the first audit.
+MAX_STUDY_AUDITS = 100_000
+
 SUMMARY_COLUMNS = ("strategy", "process", "auditor_process", "failure_found", "failure_found_low",
                    "failure_found_high", "passed", "passed_low", "passed_high", "inconclusive",
                    "inconclusive_low", "inconclusive_high", "stop_median", "stop_q25", "stop_q75",
@@ -164,6 +168,11 @@ def run_study(pool: Pool, rows=None, replicates: int = 100, params: AuditParams 
         check_row(strategy, process)
     if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 1:
         raise InputError(f"replicates: expected a whole number >= 1, got {replicates!r}")
+    if replicates * len(rows) > MAX_STUDY_AUDITS:
+        raise InputError(f"replicates: {replicates:,} x {len(rows)} row(s) = {replicates * len(rows):,} audits, more "
+                         f"than the limit of {MAX_STUDY_AUDITS:,} audits per study (about 30 min on one worker); "
+                         f"use at most {max(1, MAX_STUDY_AUDITS // len(rows)):,} replicates, or run several "
+                         "studies with different seeds (docs/limits.md)")
     params = params or AuditParams.for_style(pool.style or "gpqa")
     config = config or AuditorConfig()
     if any(s == "informed" for s, _ in rows):

@@ -72,6 +72,33 @@ def emit(payload: Any, as_json: bool, render_text: Callable[[Any], str]) -> None
         sys.stdout.write(render_text(payload).rstrip("\n") + "\n")
 
 
+PROGRESS_EVERY = 10.0  # seconds between progress lines when stderr is not a terminal
+
+
+def stderr_progress(what: str, as_json: bool = False) -> Callable[[int, int], None]:
+    """A ``progress(done, total)`` callback for long work, on stderr: on a terminal (and without
+    ``--json``) one line updated in place; otherwise (a pipe, a log, ``--json``) a line every
+    :data:`PROGRESS_EVERY` seconds, the first after that long, so short work prints nothing."""
+    import time
+    started = time.monotonic()
+    last = [started]
+    live = sys.stderr.isatty() and not as_json
+
+    def progress(done: int, total: int) -> None:
+        if live:
+            sys.stderr.write(f"\r{done}/{total} {what}")
+            if done == total:
+                sys.stderr.write("\n")
+            return
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_EVERY and done < total:
+            last[0] = now
+            sys.stderr.write(f"progress: {done:,} of {total:,} {what} ({done / max(total, 1):.0%}, "
+                             f"{now - started:.0f} s)\n")
+            sys.stderr.flush()
+    return progress
+
+
 def _named_flag(message: str, args: argparse.Namespace | None) -> str:
     """The Python API names its arguments (``replicates: must be at least 1``); the command line
     names the matching flag (``--replicates: ...``)."""
@@ -93,6 +120,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"error: {_named_flag(str(exc), locals().get('args'))}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # Ctrl-C: every output file is written to a temporary name and renamed when whole
+        # (audit_core.data.files.write_file), so nothing half-written is left behind.
+        print("error: interrupted; no output file was left half-written", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # The reader (e.g. `| head`) closed the pipe: not an error of ours. Point stdout at devnull
         # so the interpreter's final flush does not raise again.

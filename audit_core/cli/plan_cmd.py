@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 
 from audit_core import analyses, api
 from audit_core.auditing.backends import BACKENDS
-from audit_core.cli import emit, flag
+from audit_core.cli import emit, flag, stderr_progress
 from audit_core.errors import InputError
 from audit_core.presets import (
     DEFAULT_MODEL_PROCESS,
@@ -69,18 +68,6 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def stderr_progress(args):
-    """A progress callback writing "done/total audits" to a terminal's stderr, else None."""
-    if args.json or not sys.stderr.isatty():
-        return None
-
-    def progress(done: int, total: int) -> None:
-        sys.stderr.write(f"\r{done}/{total} audits")
-        if done == total:
-            sys.stderr.write("\n")
-    return progress
-
-
 def run(args) -> int:
 
     if (args.pool is None) == (args.subgroups is None):
@@ -94,7 +81,7 @@ def run(args) -> int:
                     q=args.q, alpha=args.alpha, m=args.m, budget=args.budget, n_init=args.n_init,
                     budgets=args.budgets, no_failure_accuracy=args.no_failure_accuracy, suspect=args.suspect,
                     replicates=args.replicates, seed=args.seed, jobs=args.jobs, backend=args.backend,
-                    address=args.address, progress=stderr_progress(args))
+                    address=args.address, progress=stderr_progress("audits", args.json))
     emit(view.to_dict(), args.json, render_text)
     return 0
 

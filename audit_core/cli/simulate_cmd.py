@@ -13,10 +13,8 @@ budget 400, 20 initial cases (``AuditParams.gpqa()`` / ``.sdoh()``).
 
 from __future__ import annotations
 
-import sys
-
 from audit_core import analyses, api
-from audit_core.cli import emit, flag
+from audit_core.cli import emit, flag, stderr_progress
 from audit_core.cli.plan_cmd import add_backend_options
 from audit_core.presets import (
     ALL_GPQA_POOLS,
@@ -77,12 +75,7 @@ def _study_payload(pool, args, progress) -> dict:
 
 def run(args) -> int:
     suspects = tuple(args.suspect) if args.suspect else None
-    progress = None
-    if not args.json and sys.stderr.isatty():
-        def progress(done: int, total: int) -> None:
-            sys.stderr.write(f"\r{done}/{total} audits")
-            if done == total:
-                sys.stderr.write("\n")
+    progress = stderr_progress("audits", args.json)
     if args.pool != ALL_GPQA:
         with flag("--pool"):
             pool = analyses.pool_source(args.pool, score=args.score, subgroups=args.subgroup,

@@ -223,7 +223,7 @@ def writable_target(path: str | os.PathLike, what: str = "output file") -> Path:
 
 def write_file(path: str | os.PathLike, data: bytes, what: str = "output file") -> Path:
     """Write ``data`` to ``path`` whole or not at all: into a temporary file beside it, then renamed
-    over it, so a full disk leaves no truncated file (:func:`writable_target` first). Any OS error
+    over it, so a full disk or a Ctrl-C leaves no truncated file (and no temporary one) (:func:`writable_target` first). Any OS error
     (name too long, no permission, no space) is one :class:`InputError` naming the path."""
     target = writable_target(path, what)
     temporary = target.with_name(f".{target.name[:200]}.{os.getpid()}.tmp")
@@ -233,8 +233,10 @@ def write_file(path: str | os.PathLike, data: bytes, what: str = "output file") 
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, target)
-    except OSError as exc:
+    except BaseException as exc:  # also Ctrl-C (KeyboardInterrupt): the temporary file goes too
         with contextlib.suppress(OSError):
             temporary.unlink()
-        raise InputError(f"{what} {_shown(str(target))}: cannot be written ({exc.strerror or exc})") from None
+        if isinstance(exc, OSError):
+            raise InputError(f"{what} {_shown(str(target))}: cannot be written ({exc.strerror or exc})") from None
+        raise
     return target

@@ -311,10 +311,19 @@ def generate_cluster(index: int, seed: int, params: GeneratorParams) -> Cluster:
     return replace(cluster, labels=labels)
 
 
+# One items file: 10,080 items (280 clusters) are 17.9 MB and take about 3 s to generate or check;
+# 100,000 items ran past 90 s with everything held in memory (issue 27 item 8).
+MAX_CLUSTERS = 1_000
+
+
 def generate_clusters(n_clusters: int, seed: int = 0, params: GeneratorParams | None = None) -> tuple[Cluster, ...]:
     """``n_clusters`` seeded clusters, directions assigned in turn from ``params.directions``."""
     if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral) or n_clusters < 1:
         raise InputError(f"number of clusters: need an integer >= 1, got {n_clusters!r}")
+    if n_clusters > MAX_CLUSTERS:
+        raise InputError(f"number of clusters: at most {MAX_CLUSTERS:,} ({MAX_CLUSTERS * 36:,} items, about 65 MB and "
+                         f"15 s) per items file, got {n_clusters:,}; generate several files with different seeds "
+                         "(docs/limits.md)")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise InputError(f"seed: need an integer >= 0, got {seed!r}")
     params = (params or GeneratorParams()).validated()

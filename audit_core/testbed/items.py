@@ -228,6 +228,9 @@ def _theory(raw: Any, where: str, cache: dict[str, Theory] | None) -> Theory:
     return cache[key]
 
 
+MAX_ITEMS = 36_000  # 1,000 clusters of 36 cells (audit_core.testbed.generator.MAX_CLUSTERS)
+
+
 def read_items(path: str | Path) -> tuple[Item, ...]:
     """Items of a JSONL file; InputError for a missing file, bad JSON or a malformed item."""
     name = str(path)
@@ -242,6 +245,10 @@ def read_items(path: str | Path) -> tuple[Item, ...]:
 
 def items_from_text(text: str, name: str = "items") -> tuple[Item, ...]:
     """Items of JSONL text (an uploaded items file); InputError for bad JSON or a malformed item."""
+    lines = text.count("\n") + 1
+    if lines > MAX_ITEMS and sum(1 for line in text.splitlines() if line.strip()) > MAX_ITEMS:
+        raise InputError(f"items file {name!r}: more than the limit of {MAX_ITEMS:,} items per file (what "
+                         "1,000 clusters give); check it in parts (docs/limits.md)")
     items, theories = [], {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

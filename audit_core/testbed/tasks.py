@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from audit_core.data.files import write_file
 from audit_core.testbed.generator import Cluster
 from audit_core.testbed.items import GENERATED, SCORING, Item, inspect_sample
 
@@ -204,6 +205,6 @@ def write_files(files: Mapping[str, str], folder: str | Path) -> list[Path]:
     written = []
     for name, text in files.items():
         path = folder / name
-        path.write_text(text, encoding="utf-8")
+        write_file(path, text.encode("utf-8"), "task file")  # whole or not at all, also on Ctrl-C
         written.append(path)
     return written
