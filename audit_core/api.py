@@ -123,9 +123,11 @@ def _at_least_one(name: str, value: int) -> None:
         raise InputError(f"{name}: must be at least 1, got {value}")
 
 
-def _params(style: str, **overrides):
-    from audit_core.sequential import AuditParams
-    return AuditParams.for_style(style, **{k: v for k, v in overrides.items() if v is not None})
+def _params(style: str | None, own: str | None, **overrides):
+    """The parameters of a call: :func:`audit_core.presets.resolve_style` (the user's style, else
+    the data's own, else the default) with the overrides, as every front end builds them."""
+    from audit_core.presets import audit_params, resolve_style
+    return audit_params(resolve_style(style, own), **overrides)
 
 
 # ------------------------------------------------------------------------------ identifiability
@@ -358,7 +360,7 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
     if file_order and order:
         raise InputError("order: give either an order column or file_order=True, not both")
     source = _run(run, name)
-    params = _params(style or source.value.style, q=q, alpha=alpha, m=m, delta=delta, delta_aud=delta_aud, eta=eta,
+    params = _params(style, source.value.style, q=q, alpha=alpha, m=m, delta=delta, delta_aud=delta_aud, eta=eta,
                      weights=weights, grid_mod=None if grid_mod is None else tuple(grid_mod),
                      grid_aud=None if grid_aud is None else tuple(grid_aud))
     return analyses.replay_run(source, score=score, subgroups=_names(subgroup) if subgroup is not None else None,
@@ -405,14 +407,14 @@ def simulate(pool: Any, *, strategy: str | Sequence[str] | None = None, process:
     """
     from audit_core import analyses
     from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
-    from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, paper_params, paper_rows
+    from audit_core.presets import DEFAULT_MODEL_PROCESS, paper_params, paper_rows, resolve_style
     from audit_core.sequential import MODEL_PROCESSES
     strategies, processes = _choices(strategy, STRATEGY_NAMES, "strategy"), _choices(process, MODEL_PROCESSES, "process")
     _at_least_one("replicates", replicates)
     _at_least_one("jobs", jobs)
     suspects = tuple(_names(suspect) or ()) or None
     source = _pool(pool, score, subgroup, features, suspect)
-    chosen = source.value.style or style or DEFAULT_STYLE
+    chosen = resolve_style(style, source.value.style)
     if paper or (strategies is None and processes is None):
         rows = paper_rows(chosen)
     else:
@@ -463,7 +465,7 @@ def plan(pool: Any = None, *, subgroups: Sequence[int] | None = None, failing: i
     """
     from audit_core import analyses
     from audit_core.auditing import AuditorConfig
-    from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, paper_params
+    from audit_core.presets import DEFAULT_MODEL_PROCESS, paper_params, resolve_style
     if (pool is None) == (subgroups is None):
         raise InputError("plan: give either a pool or assumed subgroup sizes")
     _at_least_one("replicates", replicates)
@@ -473,8 +475,8 @@ def plan(pool: Any = None, *, subgroups: Sequence[int] | None = None, failing: i
         source = _pool(pool, suspect=suspect)
     else:
         source = analyses.assumed_pool_source(list(subgroups), failing_accuracy, base_accuracy, failing, seed=seed,
-                                              style=style or DEFAULT_STYLE)
-    chosen = style or source.value.style or DEFAULT_STYLE
+                                              style=resolve_style(style))
+    chosen = resolve_style(style, source.value.style)
     params = paper_params(chosen, q=q, alpha=alpha, m=m, budget=budget, n_init=n_init)
     return analyses.plan_study(source, strategy, process or DEFAULT_MODEL_PROCESS, params, replicates, seed,
                                budgets, no_failure_accuracy, progress, jobs, AuditorConfig(suspects=suspects),
@@ -483,7 +485,7 @@ def plan(pool: Any = None, *, subgroups: Sequence[int] | None = None, failing: i
 
 def compare(run_a: Any, run_b: Any, *, score: str | None = None, subgroup: str | Sequence[str] | None = None,
             id_column: str | None = None, names: tuple[str, str] | None = None, confidence: float = 0.95,
-            style: str = "gpqa", q: float | None = None, alpha: float | None = None, m: int | None = None,
+            style: str | None = None, q: float | None = None, alpha: float | None = None, m: int | None = None,
             model_process: str | None = None, auditor_process: str | None = None) -> RunsComparison:
     """Two runs of the same cases, case by case: the paired difference B − A overall and per
     subgroup with intervals (Newcombe's paired interval), regressions and improvements, and each
@@ -502,7 +504,8 @@ def compare(run_a: Any, run_b: Any, *, score: str | None = None, subgroup: str |
                       for r, s in zip((run_a, run_b), sources, strict=True))
     return analyses.compare_runs(sources[0], sources[1], score=score,
                                  subgroups=_names(subgroup) if subgroup is not None else None, id=id_column,
-                                 params=_params(style, q=q, alpha=alpha, m=m), names=tuple(names),
+                                 params=_params(style, sources[0].value.style, q=q, alpha=alpha, m=m),
+                                 names=tuple(names),
                                  confidence=confidence, model_process=model_process or DEFAULT_MODEL_PROCESS,
                                  auditor_process=auditor_process or DEFAULT_AUDITOR_PROCESS)
 
@@ -511,7 +514,7 @@ COMBINE_METHODS = ("both", "e-bh", "e-bonferroni")
 
 
 def combine(runs: Sequence[Any], *, level: float = 0.05, side: str = "model", at: str = "end", method: str = "both",
-            score: str | None = None, style: str = "gpqa", q: float | None = None, alpha: float | None = None,
+            score: str | None = None, style: str | None = None, q: float | None = None, alpha: float | None = None,
             m: int | None = None, model_process: str | None = None,
             auditor_process: str | None = None) -> CombinedAudits:
     """Several audits at once: e-BH (false discovery rate at ``level``) and e-Bonferroni (family-wise

@@ -16,7 +16,7 @@ from audit_core.analyses.common import Verdict, plural
 from audit_core.analyses.display import Displayed
 from audit_core.analyses.replay import typed_run
 from audit_core.analyses.sources import Source
-from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
+from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, audit_params
 from audit_core.report.document import ReportSection
 from audit_core.sequential import AuditParams
 from audit_core.sequential.compare import RunComparison
@@ -77,7 +77,7 @@ def compare_runs(source_a: Source, source_b: Source, score: str | None = None,
     names = names or (source_a.name, source_b.name)
     if names[0] == names[1]:
         names = (names[0] + " (A)", names[1] + " (B)")
-    params = params or AuditParams.for_style(source_a.value.style)
+    params = params or audit_params(source_a.value.style)
     result = _compare_runs(runs[0], runs[1], params, names, confidence, model_process, auditor_process)
     notes = tuple(f"{n}: {note}" for n, data in zip(names, runs, strict=True) for note in data.notes)
     result = _with_notes(result, notes)

@@ -35,7 +35,7 @@ from audit_core.auditing.strategies import (
     run_audit,
 )
 from audit_core.errors import InputError
-from audit_core.presets import GPQA_STUDY_N_INIT, GPQA_STUDY_POOLS, paper_params  # noqa: F401 (re-exported)
+from audit_core.presets import GPQA_STUDY_N_INIT, GPQA_STUDY_POOLS, audit_params, paper_params  # noqa: F401 (re-exported)
 from audit_core.sequential import (
     AUDIT_PASSED,
     DEFAULT_MODEL_PROCESS,
@@ -164,7 +164,7 @@ def run_study(pool: Pool, rows=None, replicates: int = 100, params: AuditParams 
         check_row(strategy, process)
     if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 1:
         raise InputError(f"replicates: expected a whole number >= 1, got {replicates!r}")
-    params = params or AuditParams.for_style(pool.style or "gpqa")
+    params = params or audit_params(pool.style)
     config = config or AuditorConfig()
     if any(s == "informed" for s, _ in rows):
         pool.suspect_mask(config.suspects)  # fail early, in the caller's process, on bad suspects

@@ -14,6 +14,7 @@ from audit_core.presets import (
     AUDITOR_PROCESSES,
     DEFAULT_AUDITOR_PROCESS,
     DEFAULT_MODEL_PROCESS,
+    DEFAULT_STYLE,
     MODEL_PROCESSES,
     MULTIPLE_SIDES,
     MULTIPLE_TIMES,
@@ -30,7 +31,8 @@ def register(subparsers) -> None:
     p.add_argument("--side", choices=MULTIPLE_SIDES, default="model",
                    help="model: find failures (default); auditor: certify passes")
     p.add_argument("--at", choices=MULTIPLE_TIMES, default="end", help="e-value after the last case (default) or at the dual stop")
-    p.add_argument("--style", choices=STYLES, default="gpqa", help="parameters for CSV runs (default gpqa)")
+    p.add_argument("--style", choices=STYLES,
+                   help=f"parameters for CSV runs (default: each run's own style, else {DEFAULT_STYLE})")
     p.add_argument("--q", type=float, help="performance threshold q for CSV runs")
     p.add_argument("--alpha", type=float, help="per-audit level alpha for CSV runs")
     p.add_argument("--m", type=int, help="auditor's budget m for CSV runs")

@@ -15,6 +15,7 @@ from audit_core.presets import (
     AUDITOR_PROCESSES,
     DEFAULT_AUDITOR_PROCESS,
     DEFAULT_MODEL_PROCESS,
+    DEFAULT_STYLE,
     MODEL_PROCESSES,
     STYLES,
 )
@@ -33,7 +34,7 @@ def register(subparsers) -> None:
     p.add_argument("--id", dest="id_column", help="case id column of both runs (auto-detected if omitted)")
     p.add_argument("--subgroup", action="append", metavar="COL", help="subgroup column (repeat or comma-separate)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval confidence (default 0.95)")
-    p.add_argument("--style", choices=STYLES, default="gpqa", help="dual-test parameters (default gpqa)")
+    p.add_argument("--style", choices=STYLES, help=f"dual-test parameters (default: run A's own style, else {DEFAULT_STYLE})")
     p.add_argument("--q", type=float, help="performance threshold q")
     p.add_argument("--alpha", type=float, help="level alpha of each run's dual test")
     p.add_argument("--m", type=int, help="auditor's budget m")

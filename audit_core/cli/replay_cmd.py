@@ -6,7 +6,8 @@ from the content. ``--score`` names the CSV column, the Inspect scorer or the lm
 ``--subgroup`` a column, metadata key or doc field; ``--filter`` the lm-eval filter. Scores are
 replayed in the file's order column (CSV; ``--order COL`` to name it, ``--file-order`` to ignore
 it), the samples' timestamps (Inspect) or file order (lm-eval). Parameters default to the
-style's values of docs/e-processes.md, Parameters and defaults (``--style gpqa`` unless given); any can be overridden.
+style's values of docs/e-processes.md, Parameters and defaults (``--style``, else the run's own
+style, else gpqa: :func:`audit_core.presets.resolve_style`); any can be overridden.
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ def register(subparsers) -> None:
     parser.add_argument("--choices", action="store_true",
                         help="list what the file offers (a log's scorers or metrics, its subgroup keys and the "
                              "default ones, lm-eval filters; a CSV's columns and detected roles) and stop")
-    parser.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE, help="default parameters (docs/e-processes.md, Parameters and defaults)")
+    parser.add_argument("--style", choices=STYLES,
+                        help=f"default parameters (docs/e-processes.md, Parameters and defaults; default: the run's "
+                             f"own style, else {DEFAULT_STYLE})")
     parser.add_argument("--q", type=float, help="performance threshold q")
     parser.add_argument("--alpha", type=float, help="level; stop when E >= 1/alpha")
     parser.add_argument("--m", type=int, help="auditor's budget m (its null is tested from step m)")

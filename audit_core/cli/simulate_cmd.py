@@ -47,7 +47,7 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
     p.add_argument("--scenario", choices=("pool", "bank"), default="pool",
                    help="(a) pool without replacement, or (b) fresh draws from a stratum bank")
-    p.add_argument("--style", choices=("gpqa", "sdoh"), help="parameter defaults for a CSV pool (default gpqa)")
+    p.add_argument("--style", choices=("gpqa", "sdoh"), help="parameter defaults (default: the pool's own style, else gpqa)")
     p.add_argument("--q", type=float, help="performance threshold q")
     p.add_argument("--alpha", type=float, help="level alpha (default 0.05)")
     p.add_argument("--m", type=int, help="auditor's budget m (default 40)")
