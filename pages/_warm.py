@@ -84,7 +84,7 @@ def warm_compare() -> None:
     if not {"gpqa:large", "gpqa:medium"} <= set(analyses.BUNDLED):
         return
     a, b = _uploads.bundled_source("run", "gpqa:large"), _uploads.bundled_source("run", "gpqa:medium")
-    params = analyses.AuditParams.for_style(a.value.style)
+    params = analyses.audit_params(analyses.resolve_style(None, a.value.style))  # as the Compare page
     _cache.compare_runs(a.key, b.key, None, None, repr(params.to_dict()), 0.95, a, b, params)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from audit_core.analyses import BUNDLED, AuditParams
+from audit_core.analyses import BUNDLED, audit_params, resolve_style
 from audit_core.errors import InputError
 from pages import _cache, _shared, _uploads
 
@@ -75,7 +75,7 @@ subgroups = tuple(chosen_groups) or None
 _shared.write_link(LINK, shareable=run_a.bundled and run_b.bundled)
 
 try:
-    params = AuditParams.for_style(run_a.value.style)
+    params = audit_params(resolve_style(None, run_a.value.style))  # run A's own style, as the CLI and API
     view = _cache.compare_runs(run_a.key, run_b.key, score, subgroups, repr(params.to_dict()), float(confidence),
                                run_a, run_b, params)
 except InputError as exc:
