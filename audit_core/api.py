@@ -537,6 +537,10 @@ def combine(runs: Sequence[Any], *, level: float = 0.05, side: str = "model", at
     methods = {"both": METHODS, "e-bh": (E_BH,), "e-bonferroni": (E_BONFERRONI,)}
     if method not in methods:
         raise InputError(f"method: expected one of {', '.join(COMBINE_METHODS)}, got {method!r}")
+    from audit_core.presets import MULTIPLE_SIDES, MULTIPLE_TIMES
+    for argument, value, allowed in (("side", side, MULTIPLE_SIDES), ("at", at, MULTIPLE_TIMES)):
+        if value not in allowed:
+            raise InputError(f"{argument}: expected one of {', '.join(allowed)}, got {value!r}")
     if all(isinstance(run, (str, Path)) for run in runs):
         return analyses.combine_files([str(r) for r in runs], level, side, at, methods[method], style=style, q=q,
                                       alpha=alpha, m=m, score=score,

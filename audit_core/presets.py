@@ -43,6 +43,10 @@ AUDIT_PASSED = "audit passed"
 INCONCLUSIVE = "inconclusive"
 DECISIONS = (FAILURE_FOUND, AUDIT_PASSED, INCONCLUSIVE)
 
+# Simulation modes (audit_core.analyses.simulate): compare methods, or the observed Type-I error
+# on the pool with every subgroup below q lifted to q.
+SIMULATION_MODES = ("power", "null")
+
 # Sampling strategies (audit_core.auditing.strategies).
 STRATEGY_NAMES = ("stratified", "pre-learned", "oracle", "informed", "adaptive")
 
@@ -151,5 +155,5 @@ __all__ = [
     "GPQA_STUDY_N_INIT", "GPQA_STUDY_POOLS", "NULL_POOL", "PAPER_ROWS", "SDOH_PAPER_ROWS", "STYLES",
     "MODEL_PROCESSES", "PROCESS_NAMES", "STRATEGY_NAMES", "WEIGHT_SCHEMES", "E_BH", "E_BONFERRONI",
     "MULTIPLE_METHODS", "MULTIPLE_SIDES", "MULTIPLE_TIMES", "FAILURE_FOUND", "AUDIT_PASSED", "INCONCLUSIVE",
-    "DECISIONS", "audit_params", "paper_params", "paper_rows", "resolve_style", "style_of",
+    "DECISIONS", "SIMULATION_MODES", "audit_params", "paper_params", "paper_rows", "resolve_style", "style_of",
 ]

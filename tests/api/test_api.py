@@ -61,11 +61,10 @@ def test_identify_lattice_synthesize_equal_the_cli(capsys):
 
 
 def test_replay_equals_the_cli_for_a_csv_a_bundled_run_and_an_inspect_log(capsys):
-    assert same(audit_core.replay("recorded_run", style="gpqa").to_dict(), cli_json(capsys, "replay", "recorded_run"))
+    assert same(audit_core.replay("recorded_run").to_dict(), cli_json(capsys, "replay", "recorded_run"))
     assert same(audit_core.replay("data/recorded_run.csv", style="sdoh", name="data/recorded_run.csv").to_dict(),
                 cli_json(capsys, "replay", "data/recorded_run.csv", "--style", "sdoh"))
-    assert same(audit_core.replay(INSPECT_LOG, score="match", subgroup="subject", style="gpqa",
-                                  name=INSPECT_LOG).to_dict(),
+    assert same(audit_core.replay(INSPECT_LOG, score="match", subgroup="subject", name=INSPECT_LOG).to_dict(),
                 cli_json(capsys, "replay", INSPECT_LOG, "--score", "match", "--subgroup", "subject"))
 
 
