@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 
 from audit_core import analyses, api
-from audit_core.cli import emit
+from audit_core.cli import ANY_FLAG, FAIL_ON_DECISIONS, add_fail_on, emit, fail_on_status
 from audit_core.errors import InputError
 from audit_core.presets import (
     AUDITOR_PROCESSES,
@@ -77,6 +77,9 @@ def register(subparsers) -> None:
     parser.add_argument("--grid-aud", type=_grid, help="forecaster grid above q, e.g. 0.88,0.91,0.94")
     parser.add_argument("--model-process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS)
     parser.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default=DEFAULT_AUDITOR_PROCESS)
+    add_fail_on(parser, (*FAIL_ON_DECISIONS.values(), ANY_FLAG),
+                "failure / passed / inconclusive: the dual test's decision; any-flag: a subgroup below q, "
+                "family-wise or for that subgroup alone")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.set_defaults(func=run)
 
@@ -146,7 +149,10 @@ def run(args) -> int:
     payload = view.to_dict()
     payload["notes"] = [_with_flags(note) for note in payload["notes"]]
     emit(payload, args.json, render_text)
-    return 0
+    met = {FAIL_ON_DECISIONS[payload["decision"]["decision"]]}
+    if payload["flags"]["family_wise"] or payload["flags"]["per_subgroup"]:
+        met.add(ANY_FLAG)
+    return fail_on_status(args, met)
 
 
 def _choices(source) -> dict:
