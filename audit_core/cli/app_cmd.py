@@ -1,7 +1,7 @@
 """``app`` command: start the dashboard (Streamlit) on this package's ``app.py``.
 
 ``python -m audit_core app [--port N] [--address HOST] [-- STREAMLIT_OPTION ...]`` (or
-``audit-workbench app``) runs ``streamlit run`` on the checkout's ``app.py`` or, for an installed
+``audit-workbench app``) becomes ``python -m streamlit run`` on the checkout's ``app.py`` or, for an installed
 wheel, on its copy inside the package (:mod:`audit_core.project`), so the dashboard starts from any
 folder. Streamlit reads the app's ``.streamlit/config.toml`` beside that ``app.py``; options after
 ``--`` go to ``streamlit run`` unchanged (e.g. ``-- --server.headless true``).
@@ -10,6 +10,8 @@ folder. Streamlit reads the app's ``.streamlit/config.toml`` beside that ``app.p
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 
 def register(subparsers) -> None:
@@ -40,7 +42,10 @@ def streamlit_argv(args) -> list[str]:
 
 
 def run(args) -> int:
-    from streamlit.web import cli as streamlit_cli  # the dashboard's own dependency, loaded only here
-
-    # click's main runs the server until it stops, then exits with Streamlit's status
-    return int(streamlit_cli.main(args=streamlit_argv(args)[1:], prog_name="streamlit") or 0)
+    # This process becomes `python -m streamlit run ...` (the package imports no Streamlit itself):
+    # Ctrl+C and a service manager's SIGTERM then reach the server directly, and its status is ours.
+    argv = [sys.executable, "-m", *streamlit_argv(args)]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, argv)
+    return 0  # not reached

@@ -141,3 +141,13 @@ def test_installed_dashboard_entry_point_starts_and_runs_the_app(installed):
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+def test_app_command_runs_streamlit_on_the_project_app():
+    from audit_core.cli import build_parser
+    from audit_core.cli.app_cmd import streamlit_argv
+
+    args = build_parser().parse_args(["app", "--port", "8600", "--", "--server.headless", "true"])
+    argv = streamlit_argv(args)
+    assert argv[:2] == ["streamlit", "run"] and Path(argv[2]) == ROOT / "app.py"
+    assert argv[3:] == ["--server.headless", "true", "--server.port", "8600"]
