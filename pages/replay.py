@@ -240,6 +240,8 @@ except InputError as exc:
 
 result, dual, overall = view.result, view.result.dual, view.result.overall
 _shared.show_verdict(view.verdict)
+for warning in view.data.warnings:  # rows left out, an unfinished run: read before any number below
+    st.warning(_shared.plain(warning), icon=":material/warning:")
 _shared.show_source(source)
 if view.data.notes:
     with st.expander(f"What the loader detected ({len(view.data.notes)} notes)"):

@@ -73,7 +73,9 @@ class RunReplay(Displayed):
         return {**self.result.to_dict(), "file": self.source.name,
                 "columns": {"score": data.score, "order": data.order, "subgroups": list(data.subgroups),
                             "id": data.id},
-                                "notes": list(data.notes), "verdict": self.verdict.text}  # the page's verdict, word for word
+                "warnings": list(data.warnings), "notes": list(data.notes),
+                "verdict": self.verdict.text}  # the page's verdict, word for word
+
     @cached_property
     def _specs(self) -> tuple[dict, dict, dict]:
         from audit_core.views import sequential as views  # Altair: loaded when a view is first asked for
@@ -109,7 +111,8 @@ class RunReplay(Displayed):
         from audit_core.views import sequential as views
 
         return views.replay_section(self.result, MODEL_PROCESSES, self.source.name, self.source.description,
-                                    self.roles.to_dict(), self.data.notes, self._specs, verdict=self.verdict.text)
+                                    self.roles.to_dict(), self.data.notes, self._specs, verdict=self.verdict.text,
+                                    warnings=self.data.warnings)
 
     def with_views(self) -> RunReplay:
         """This replay with every table, chart and the section built (returns itself)."""

@@ -199,6 +199,7 @@ def render_text(payload: dict) -> str:
         "",
         f"Decision ({decision['model_process']} vs {decision['auditor_process']}): {decision['decision'].upper()}"
         + (f" at step {decision['stop']}" if decision["stop"] else f" after {payload['n']} steps"),
+        *[f"Warning: {w}" for w in payload.get("warnings", [])],
         "",
         *([payload["verdict"], ""] if payload.get("verdict") else []),
         f"{'process':<11}{'final ' + LOG_E:>16}{'max ' + LOG_E:>14}{'stop':>7}  decision",

@@ -15,6 +15,8 @@ Mapping (issue 9):
 * subgroups: ``doc`` fields by bare name (``subject``) or as ``doc.subject``; ``task`` is added as
   the first subgroup when the input spans several tasks; ``group`` (from ``results_*.json``) is
   available as a subgroup.
+* samples without a response (``resps`` and ``filtered_resps`` empty: the model or its provider
+  returned nothing) are not the model's answers: left out of every rate, and the warnings say how many.
 * order: lm-eval records no per-sample time: tasks in file-name order, documents in file order.
 * Only the chosen metric and the doc fields chosen as subgroups are used: doc ids, targets,
   responses and other metrics never become features.
@@ -75,6 +77,24 @@ def parse_samples(text: str, name: str) -> list[dict]:
     if not rows:
         raise InputError(f"{name}: no samples")
     return rows
+
+
+def _empty(value) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip()) or \
+        (isinstance(value, (list, tuple)) and all(_empty(v) for v in value))
+
+
+def has_response(row: dict) -> bool:
+    """Whether a samples line holds the model's response: ``resps`` or ``filtered_resps`` with
+    something in it (a line written without both fields is taken as answered)."""
+    if "resps" not in row and "filtered_resps" not in row:
+        return True
+    return not (_empty(row.get("resps")) and _empty(row.get("filtered_resps")))
+
+
+def unanswered_warning(n: int, total: int) -> str:
+    return (f"{n} of {total} lm-eval sample(s) hold no response (empty resps): no answer of the model, "
+            "so they are left out of every rate")
 
 
 def _metrics_of(row: dict) -> list[str]:
@@ -143,11 +163,17 @@ def _cell(value) -> str:
 
 
 def lmeval_frame(files: list[tuple[str, str]], results: dict | None, score: str | None, filter: str | None,
-                 name: str) -> tuple[pd.DataFrame, str, list[str], list[str]]:
-    """(table in file order, score column, doc-field columns, notes) from (file name, text) pairs."""
+                 name: str) -> tuple[pd.DataFrame, str, list[str], list[str], list[str]]:
+    """(table in file order, score column, doc-field columns, notes, warnings) from (file name, text)
+    pairs; samples without a response are left out (:func:`has_response`)."""
     rows = [(task_of(f), row) for f, text in files for row in parse_samples(text, f)]
     chosen_filter = _choose_filter(rows, filter, name)
     rows = [(task, row) for task, row in rows if str(row.get("filter", "none")) == chosen_filter]
+    answered = [(task, row) for task, row in rows if has_response(row)]
+    warnings = [unanswered_warning(len(rows) - len(answered), len(rows))] if len(answered) < len(rows) else []
+    if not answered:
+        raise InputError(f"{name}: {warnings[0]}; nothing is left to read")
+    rows = answered
     metric = _choose_metric(rows, score, name)
     groups = _top_groups(results)
     doc_keys: list[str] = []
@@ -172,7 +198,7 @@ def lmeval_frame(files: list[tuple[str, str]], results: dict | None, score: str 
     listed = ", ".join(tasks[:6]) + (" ..." if len(tasks) > 6 else "")
     notes = [f"lm-eval samples: {len(tasks)} task(s) ({listed}), score = metric {metric!r}, filter {chosen_filter!r}",
              "lm-eval records no per-sample time: replayed task by task (file-name order), documents in file order"]
-    return pd.DataFrame(records), metric, list(doc_columns), notes
+    return pd.DataFrame(records), metric, list(doc_columns), notes, warnings
 
 
 def _lmeval_subgroups(subgroups, doc_columns: list[str], several_tasks: bool, has_group: bool,
@@ -215,11 +241,11 @@ def lmeval_choices(files: list[tuple[str, str]], results: dict | None
 def load_lmeval(files: list[tuple[str, str]], results: dict | None, name: str, score: str | None = None,
                 subgroups=None, order=None, features=None, filter: str | None = None) -> AuditData:
     """AuditData from lm-eval samples files (see the module docstring for the mapping)."""
-    frame, metric, doc_columns, notes = lmeval_frame(files, results, score, filter, name)
+    frame, metric, doc_columns, notes, warnings = lmeval_frame(files, results, score, filter, name)
     chosen = _lmeval_subgroups(subgroups, doc_columns, frame["task"].nunique() > 1, "group" in frame, notes)
     data = load_audit_frame(frame, name=name, score=metric, subgroups=chosen, order=False if order is None else order,
                             id="id", text=False, features=() if features is None else features)
-    return replace(data, notes=tuple(notes) + data.notes)
+    return replace(data, notes=tuple(notes) + data.notes, warnings=tuple(warnings) + data.warnings)
 
 
 def read_output_dir(directory: Path) -> tuple[list[tuple[str, str]], dict | None, list[str]]:

@@ -77,6 +77,9 @@ class AuditData:
     features: tuple[str, ...]
     notes: tuple[str, ...]
     name: str = "data"
+    # What changes the meaning of every rate, shown before them (not folded in the notes): rows
+    # left out and why (errored samples, missing scores), a run that did not finish.
+    warnings: tuple[str, ...] = ()
 
     @property
     def scores(self) -> np.ndarray:
@@ -101,7 +104,7 @@ class AuditData:
         """Roles, size and notes (not the rows)."""
         return {"name": self.name, "n": self.n, "score": self.score, "subgroups": list(self.subgroups),
                 "order": self.order, "id": self.id, "text": self.text, "features": list(self.features),
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "warnings": list(self.warnings)}
 
     def __repr__(self) -> str:
         return (f"AuditData({self.name!r}, n={self.n}, score={self.score!r}, subgroups={self.subgroups}, "

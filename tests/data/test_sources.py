@@ -50,8 +50,9 @@ def test_inspect_logs_match_inspects_own_reader(log_name, scorer):
     expected_ids = {f"{r['id']}#{r['epoch']}" if log_name == "epochs.eval" else r["id"] for r in rows}
     assert set(data.frame["id"]) == expected_ids and data.frame["id"].is_unique
     unscored = INSPECT_EXPECTED[log_name]["unscored"]
-    assert unscored and any(f"{len(unscored)} of {len(rows) + len(unscored)} sample(s) have no" in n
-                            for n in data.notes)
+    # the fixture's unscored sample errored: left out and said as a warning (issue 29 item 5)
+    assert unscored and any(f"{len(unscored)} of {len(rows) + len(unscored)} sample(s) errored" in n
+                            for n in data.warnings)
     assert data.features == () and data.text is None
 
 
@@ -239,6 +240,6 @@ def test_an_inspect_log_as_a_pool_has_every_output_and_the_scorers_hidden(log_na
     for _, row in frame.iterrows():
         assert float(row["scorer.match"]) == VALUE_MEANING[by_id[row["id"]]["match"]]
         assert row["input"].startswith("Question ") and row["subject"] == by_id[row["id"]]["subject"]
-    assert any("errored sample" in n for n in table.notes)
+    assert any("sample(s) errored" in n for n in table.notes)
     with pytest.raises(InputError, match="cannot be a pool"):
         read_pool_table(next((LMEVAL / "gen").glob("samples_*.jsonl")).read_bytes(), "s.jsonl")
