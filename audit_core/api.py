@@ -318,7 +318,7 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
            delta_aud: float | None = None, eta: float | None = None, weights: str | None = None,
            grid_mod: Sequence[float] | None = None, grid_aud: Sequence[float] | None = None,
            model_process: str | None = None, auditor_process: str | None = None,
-           name: str | None = None) -> RunReplay:
+           name: str | None = None, drop_missing: bool = False) -> RunReplay:
     """Replay a recorded annotation run through the six e-processes and the dual test (paper 001).
 
     The model's null (every subgroup at or above q) is rejected when the model's e-process reaches
@@ -339,6 +339,8 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
         ``alpha``, ``m``, ``delta``, ``delta_aud``, ``eta``, ``weights``, ``grid_mod``, ``grid_aud``
         override them.
     model_process, auditor_process : the pair of the dual test (default SR-LR-UI and AUD-LR-UI).
+    drop_missing : leave out the rows without a score (``warnings`` says how many); without it such
+        rows are refused with one message saying how many.
 
     Returns
     -------
@@ -365,7 +367,7 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
                                order=False if file_order else order, params=params,
                                model_process=model_process or DEFAULT_MODEL_PROCESS,
                                auditor_process=auditor_process or DEFAULT_AUDITOR_PROCESS,
-                               score_mapping=score_mapping, filter=filter)
+                               score_mapping=score_mapping, filter=filter, drop_missing=drop_missing)
 
 
 def _pool(pool: Any, score=None, subgroup=None, features=None, suspect=None) -> Source:

@@ -135,7 +135,7 @@ def measure_log(log_key: str, n_boot: int, seed: int, confidence: float, interva
 @st.cache_resource(show_spinner=False, max_entries=REPLAY_ENTRIES, ttl=TTL)
 def replay_run(run_key: str, score: str, subgroups: tuple[str, ...] | None, order: str | bool | None, params_key: str,
                model_process: str, auditor_process: str, score_mapping: tuple[tuple[str, float], ...],
-               _run: Source, _params):
+               drop_missing: bool, _run: Source, _params):
     # The page names the roles: () = no subgroups (None: a log's reader detects them), False = file order (None: a log's own order).
     # One object for every session replaying the same file with the same choices (the key is the
     # file's content key, so only a session holding those bytes reaches it): a 525,000-row replay is
@@ -145,13 +145,19 @@ def replay_run(run_key: str, score: str, subgroups: tuple[str, ...] | None, orde
     with one_large_job(not _run.bundled and _run.value.rows > LARGE_ROWS):
         return analyses.replay_run(_run, score=score, subgroups=subgroups, order=order, params=_params,
                                    model_process=model_process, auditor_process=auditor_process,
-                                   score_mapping=dict(score_mapping) or None).with_views().without_table()
+                                   score_mapping=dict(score_mapping) or None,
+                                   drop_missing=drop_missing).with_views().without_table()
 
 
 def replay_section(*args):
     """The report section of :func:`replay_run` with these arguments (the Report page's way back
     to a replay the session does not keep)."""
     return replay_run(*args).section
+
+
+@st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
+def missing_score_count(run_key: str, column: str, _run: Source) -> int:
+    return analyses.missing_score_count(_run, column)
 
 
 @st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)

@@ -225,13 +225,21 @@ elif labels is not None and labels.too_many:
     st.caption(f"{_shared.plain(score_col)} has more than {len(labels.labels)} distinct text values: it is not a label column. "
                + ACCEPTED_SCORES)
 
+# Rows without a score: said, and left out only when the user asks (issue 29 item 7).
+n_missing = _cache.missing_score_count(source.key, score_col, source)
+drop_missing = bool(n_missing) and st.checkbox(
+    f"Leave out the {n_missing:,} rows without a score in {_shared.plain(score_col)}",
+    key=_shared.kept(f"drop_missing_{data_key}_{score_col}"),
+    help="Without this the run is refused: a rate over the rows that have a score is only what it says if "
+         "the missing ones are missing for reasons unrelated to the answers. The replay says how many it left out.")
+
 _shared.write_link(link_fields(style), shareable=source.bundled and choice in BUNDLED)
 
 try:
     params = AuditParams.from_thresholds(style, q=q, alpha=alpha, m=m, q_mod=q_mod, q_aud=q_aud, eta=eta)
     replay_args = (source.key, score_col, None if group_cols is None else tuple(group_cols), order_col,
                    repr(params.to_dict()), model_process, auditor_process,
-                   tuple(sorted((score_mapping or {}).items())), source, params)
+                   tuple(sorted((score_mapping or {}).items())), drop_missing, source, params)
     view = _cache.replay_run(*replay_args)
 except InputError as exc:
     _shared.show_input_error(exc, f"{source.name} with these choices",

@@ -268,7 +268,7 @@ def run_source(data: SourceData, name: str | None = None, check: bool = True) ->
         # A file whose detected columns do not load is refused now, while the last good file is
         # still there; without a detectable score column the user picks the columns, and a score
         # column of text labels (pass/fail, correct/incorrect, ratings) is mapped to scores first.
-        load_audit_frame(frame, name=display)
+        load_audit_frame(frame, name=display, drop_missing=True)  # rows without a score: a choice, later
     table = RunTable(frame, ColumnRoles(guess.score, tuple(guess.subgroups), guess.order), guess, DEFAULT_STYLE)
     return Source("run", content_key(raw, display), display, f"file {display}", table)
 

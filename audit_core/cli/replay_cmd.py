@@ -74,6 +74,8 @@ def register(subparsers) -> None:
     parser.add_argument("--grid-aud", type=_grid, help="forecaster grid above q, e.g. 0.88,0.91,0.94")
     parser.add_argument("--model-process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS)
     parser.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default=DEFAULT_AUDITOR_PROCESS)
+    parser.add_argument("--drop-missing", action="store_true",
+                        help="leave out rows without a score (the output says how many); without it they are refused")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.set_defaults(func=run)
 
@@ -137,7 +139,8 @@ def run(args) -> int:
                           alpha=args.alpha, m=args.m, delta=args.delta, delta_aud=args.delta_aud, eta=args.eta,
                           weights=args.weights, grid_mod=args.grid_mod, grid_aud=args.grid_aud,
                           model_process=args.model_process, auditor_process=args.auditor_process,
-                          score_mapping=_score_mapping(args.score_map, run_source, args.score))
+                          score_mapping=_score_mapping(args.score_map, run_source, args.score),
+                          drop_missing=args.drop_missing)
     except InputError as exc:
         raise InputError(_with_flags(_with_q_hint(str(exc), args))) from None
     payload = view.to_dict()
@@ -172,6 +175,7 @@ def render_choices(payload: dict) -> str:
 _FLAG_HINTS = (("choose one as the score", "choose one with --score"),
                ("choose the subgroup columns", "choose them with --subgroup COL"),
                ("choose one filter", "choose one with --filter"),
+               ("leave out the rows without a score", "leave out the rows without a score with --drop-missing"),
                ("that need a mapping to scores", "that need a mapping to scores: give --map builtin or --map LABEL=SCORE,..."))
 
 

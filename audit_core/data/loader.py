@@ -306,14 +306,37 @@ def _as_tuple(value) -> tuple[str, ...] | None:
     return tuple(value)
 
 
+def missing_scores(series: pd.Series) -> np.ndarray:
+    """Rows with no score: an empty (or blank) cell, or a missing value of a typed column."""
+    if pd.api.types.is_bool_dtype(series):
+        return np.zeros(len(series), dtype=bool)
+    if pd.api.types.is_numeric_dtype(series):
+        return series.isna().to_numpy()
+    return (series.isna() | (_as_text(series.fillna("")) == "")).to_numpy()
+
+
+def _rows_with_scores(frame: pd.DataFrame, score: str, missing: np.ndarray, name: str,
+                      drop_missing: bool) -> tuple[pd.DataFrame, str]:
+    """(the rows that have a score, the warning saying how many were left out); without
+    ``drop_missing`` one message saying how many rows have none and what to do."""
+    k, n = int(missing.sum()), len(frame)
+    counted = f"{k:,} of {n:,} rows ({k / n:.1%}) have no score in column {score!r} ({_rows(missing)})"
+    if not drop_missing or k == n:
+        what = "no row is left" if k == n else "leave out the rows without a score, or fill them in"
+        raise InputError(f"{name}: {counted}; {what}")
+    return (frame.loc[~missing].reset_index(drop=True),
+            f"{counted}: left out, so every rate is of the other {n - k:,} rows")
+
+
 def load_audit_frame(frame: pd.DataFrame, name: str = "data", score: str | None = None, subgroups=None,
                      order: str | bool | None = None, id: str | bool | None = None, text: str | bool | None = None,
-                     features=None) -> AuditData:
+                     features=None, drop_missing: bool = False) -> AuditData:
     """Type and check an already-read table (strings from csvio, or typed columns).
 
     ``None`` for a role means auto-detect; ``subgroups=()`` / ``features=()`` mean none,
     ``order=False`` means keep file order even if an order column exists, ``id=False`` /
-    ``text=False`` mean no such column.
+    ``text=False`` mean no such column. Rows without a score are refused with one message saying
+    how many; ``drop_missing`` leaves them out instead, and the warnings say how many.
     """
     if len(frame) == 0:
         raise InputError(f"{name}: the table has no rows")
@@ -322,6 +345,13 @@ def load_audit_frame(frame: pd.DataFrame, name: str = "data", score: str | None 
     cache: dict = {}  # column -> parsed floats (or None), shared by detection and typing
     guess = _detect(frame, cache)
     score = _choose_score(frame, score, guess, name, notes)
+    warnings: list[str] = []
+    missing = missing_scores(frame[score])
+    if missing.any():
+        frame, warning = _rows_with_scores(frame, score, missing, name, drop_missing)
+        warnings.append(warning)
+        cache = {}  # the parsed columns were of every row
+        guess = _detect(frame, cache)
     order = None if order is False else _choose_role(frame, order, guess.order, "order", (score,), name, notes)
     id = _choose_role(frame, id, guess.id, "id", (score, order), name, notes)
     text = _choose_role(frame, text, guess.text, "text", (score, order, id), name, notes)
@@ -336,7 +366,8 @@ def load_audit_frame(frame: pd.DataFrame, name: str = "data", score: str | None 
     if unused:
         notes.append(f"column(s) not used: {', '.join(unused[:10])}{' ...' if len(unused) > 10 else ''}")
     return AuditData(frame=pd.DataFrame(typed, copy=False), score=score, subgroups=chosen_subgroups, order=order,
-                     id=id, text=text, features=chosen_features, notes=tuple(notes), name=name)
+                     id=id, text=text, features=chosen_features, notes=tuple(notes), name=name,
+                     warnings=tuple(warnings))
 
 
 def _choose_score(frame: pd.DataFrame, score: str | None, guess: ColumnGuess, name: str, notes: list[str]) -> str:

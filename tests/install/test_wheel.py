@@ -52,6 +52,8 @@ def _copy_project(target: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in PROJECT_FILES:
         source = ROOT / name
+        if not source.exists():
+            continue
         (target / name).parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():
             shutil.copytree(source, target / name, ignore=ignore)
