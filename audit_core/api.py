@@ -108,12 +108,16 @@ def _policy(policies: Any) -> Source:
     return analyses.policy_source(data, name)
 
 
-def _run(run: Any, name: str | None = None, check: bool = False) -> Source:
+def _run(run: Any, name: str | None = None, check: bool = False, labels: Sequence[str] | None = None) -> Source:
     from audit_core import analyses
     if _is_source(run):
+        if labels is not None:
+            raise InputError("labels: give them with the files (run_source), not with a source already read")
         return run
     if isinstance(run, (list, tuple)):
-        return analyses.run_source([str(p) for p in run], name=name, check=check)
+        return analyses.run_source([str(p) for p in run], name=name, check=check, labels=labels)
+    if labels is not None:
+        raise InputError("labels: several runs need several files; one file is one run")
     data, name = _data(run, name)
     return analyses.run_source(data, name=name, check=check)
 
@@ -276,7 +280,8 @@ def check_testbed(items: str | Path | bytes) -> TestbedCheck:
 # ------------------------------------------------------------------------------ measurement
 
 def measure_log(log: Any = "example", *, policies: Any = None, bootstrap: int = 2000, seed: int = 0,
-                confidence: float = 0.95, name: str | None = None) -> LogMeasurement:
+                confidence: float = 0.95, name: str | None = None,
+                labels: Sequence[str] | None = None) -> LogMeasurement:
     """Estimand-separated rates of a response log (paper 000, section 6): base accuracy,
     target-follow and sham-stay given base-correct, local response, τ_full, readout validity, the
     behavioural composition and the invariance results, with Wilson and cluster-bootstrap intervals.
@@ -287,6 +292,8 @@ def measure_log(log: Any = "example", *, policies: Any = None, bootstrap: int = 
         ``oracle``) or ``"example"``, the bundled synthetic log.
     policies : the policy class whose axes define the cells (default the frozen 36 cells).
     bootstrap, seed : cluster-bootstrap replicates (0: Wilson intervals only) and seed; confidence : interval level.
+    labels : with several evaluation logs (a list, or a folder of Inspect logs), one model name per log
+        (default each log's model; two logs naming the same model get their file names added).
 
     Returns ``LogMeasurement``: ``estimates_table``, ``composition_table``, ``estimates_chart``,
     ``verdict``; ``to_dict()`` is ``measure --json``.
@@ -305,7 +312,8 @@ def measure_log(log: Any = "example", *, policies: Any = None, bootstrap: int = 
         source = log
     else:
         data, name = _data(log, name)
-        source = analyses.response_log_source(None if data == "example" else data, name, policy=layout)
+        source = analyses.response_log_source(None if data == "example" else data, name, policy=layout,
+                                              labels=None if labels is None else list(labels))
     return analyses.measure_log(source, n_boot=bootstrap, seed=seed, confidence=confidence)
 
 
@@ -318,7 +326,7 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
            delta_aud: float | None = None, eta: float | None = None, weights: str | None = None,
            grid_mod: Sequence[float] | None = None, grid_aud: Sequence[float] | None = None,
            model_process: str | None = None, auditor_process: str | None = None,
-           name: str | None = None, drop_missing: bool = False) -> RunReplay:
+           name: str | None = None, drop_missing: bool = False, labels: Sequence[str] | None = None) -> RunReplay:
     """Replay a recorded annotation run through the six e-processes and the dual test (paper 001).
 
     The model's null (every subgroup at or above q) is rejected when the model's e-process reaches
@@ -341,6 +349,8 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
     model_process, auditor_process : the pair of the dual test (default SR-LR-UI and AUD-LR-UI).
     drop_missing : leave out the rows without a score (``warnings`` says how many); without it such
         rows are refused with one message saying how many.
+    labels : with several runs (a list of files, or a folder of Inspect logs), one name per run for
+        the ``run`` column (default the model and task of each log, or the file name).
 
     Returns
     -------
@@ -359,7 +369,7 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
     from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
     if file_order and order:
         raise InputError("order: give either an order column or file_order=True, not both")
-    source = _run(run, name)
+    source = _run(run, name, labels=labels)
     params = _params(style or source.value.style, q=q, alpha=alpha, m=m, delta=delta, delta_aud=delta_aud, eta=eta,
                      weights=weights, grid_mod=None if grid_mod is None else tuple(grid_mod),
                      grid_aud=None if grid_aud is None else tuple(grid_aud))

@@ -207,7 +207,7 @@ def typed_run(source: Source, score: str | None = None, subgroups: Sequence[str]
     table = source.value
     if table.is_log:
         return load_audit_source(table.log, source.name, score=score, subgroups=subgroups, order=order,
-                                 filter=filter)
+                                 filter=filter, labels=table.labels)
     if filter is not None:
         raise InputError(f"{source.name}: a filter applies to lm-eval samples only")
     if source.bundled:  # the bundled dataset's roles; a file's are detected (and noted) by the loader

@@ -74,6 +74,9 @@ def register(subparsers) -> None:
     parser.add_argument("--grid-aud", type=_grid, help="forecaster grid above q, e.g. 0.88,0.91,0.94")
     parser.add_argument("--model-process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS)
     parser.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default=DEFAULT_AUDITOR_PROCESS)
+    parser.add_argument("--label", action="append", metavar="NAME",
+                        help="with several files: the name of each run in the run column, in file order "
+                             "(repeat; default the model and task of each log, or the file name)")
     parser.add_argument("--drop-missing", action="store_true",
                         help="leave out rows without a score (the output says how many); without it they are refused")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
@@ -130,10 +133,11 @@ def run(args) -> int:
         subgroups = []
     source = args.file[0] if len(args.file) == 1 else args.file
     if args.choices:
-        emit(_choices(analyses.run_source(source, check=False)), args.json, render_choices)
+        emit(_choices(analyses.run_source(source, check=False, labels=args.label)), args.json, render_choices)
         return 0
     try:
-        run_source = analyses.run_source(source, name=", ".join(str(f) for f in args.file), check=False)
+        run_source = analyses.run_source(source, name=", ".join(str(f) for f in args.file), check=False,
+                                         labels=args.label)
         view = api.replay(run_source, score=args.score, subgroup=subgroups, order=args.order,
                           file_order=args.file_order, filter=args.filter, style=args.style, q=args.q,
                           alpha=args.alpha, m=args.m, delta=args.delta, delta_aud=args.delta_aud, eta=args.eta,

@@ -268,8 +268,14 @@ def _lmeval_runs(directory: Path) -> list[tuple[str, list, dict | None, list]]:
 def _read_one(item, name: str | None) -> list[_Rows] | bytes:
     """The rows of one evaluation log (a list, one per lm-eval run), or the bytes of a CSV."""
     from audit_core.data.inspect_log import iter_eval_archive, read_json_log
-    from audit_core.data.sources import CSV, INSPECT_EVAL, LMEVAL_SAMPLES, detect_kind
+    from audit_core.data.sources import CSV, INSPECT_EVAL, LMEVAL_SAMPLES, detect_kind, inspect_logs_in
     if isinstance(item, (str, os.PathLike)) and Path(item).is_dir():
+        if not any(p.is_file() for p in Path(item).rglob("samples_*.jsonl")):
+            logs = inspect_logs_in(Path(item))   # an Inspect log dir or eval set: one part per log
+            if not logs:
+                raise InputError(f"{item}: no evaluation log in this folder (no Inspect AI .eval or .json log, "
+                                 "no lm-eval samples_*.jsonl file)")
+            return [part for log in logs for part in _read_one(str(log), None)]
         out = []
         for folder, files, results, notes in _lmeval_runs(Path(item)):
             rows = lmeval_rows(files, results, folder, Path(folder).name)
@@ -366,8 +372,38 @@ def _check_layout(frame: pd.DataFrame, layout: PolicyClass, name: str) -> None:
                          "layout differ; measure the testbed's logs with the frozen 36-cell class")
 
 
-def load_eval_logs(items: list, names: list[str | None], policy_class: PolicyClass | None = None) -> ResponseLog:
-    """One response log from evaluation logs (paths, folders or bytes with their names)."""
+def _relabel(parts: list[_Rows], labels: list[str] | None) -> None:
+    """Each log's model named by the user's label (one per log), else, where two logs name the same
+    model, by the model and the log's file name: two runs of one model are two models here."""
+    if labels is not None:
+        if len(labels) != len(parts):
+            raise InputError(f"labels: {len(labels)} label(s) for {len(parts)} evaluation log(s); give one per log")
+        if len(set(labels)) < len(labels) or not all(str(label).strip() for label in labels):
+            raise InputError("labels: every log needs its own non-empty label")
+    seen = Counter(m for part in parts for m in {r[0] for r in part.rows} | set(part.errored))
+    for i, part in enumerate(parts):
+        models = sorted({r[0] for r in part.rows} | set(part.errored))
+        if labels is not None:
+            label = str(labels[i]).strip()
+            names = {m: label if len(models) == 1 else f"{label} {m}" for m in models}
+        else:
+            names = {m: f"{m} ({Path(part.source).name})" if seen[m] > 1 else m for m in models}
+        if all(k == v for k, v in names.items()):
+            continue
+        part.rows = [(names[r[0]], *r[1:]) for r in part.rows]
+        for counter in (part.text, part.errored, part.letters):
+            renamed = Counter({names.get(k, k): v for k, v in counter.items()})
+            counter.clear()
+            counter.update(renamed)
+        part.text_example = {names.get(k, k): v for k, v in part.text_example.items()}
+        part.notes.append(f"{part.source}: model(s) named " + ", ".join(f"{k!r} -> {v!r}" for k, v in names.items()
+                                                                        if k != v))
+
+
+def load_eval_logs(items: list, names: list[str | None], policy_class: PolicyClass | None = None,
+                   labels: list[str] | None = None) -> ResponseLog:
+    """One response log from evaluation logs (paths, folders or bytes with their names); ``labels``
+    names each log's model (one per log, after folders are opened)."""
     parts: list[_Rows] = []
     for item, name in zip(items, names, strict=True):
         read = _read_one(item, name)
@@ -377,6 +413,7 @@ def load_eval_logs(items: list, names: list[str | None], policy_class: PolicyCla
                              "(mixed layouts: one row per cell vs one sample per item); measure the CSV alone "
                              "or the evaluation logs alone")
         parts += read
+    _relabel(parts, None if labels is None else list(labels))
     _check_testbeds(parts)
     notes = [n for p in parts for n in p.notes] + _answer_notes(parts)
     frame = pd.DataFrame([r for p in parts for r in p.rows], columns=["model", "cluster", "cell", "response", "oracle"])
@@ -390,21 +427,27 @@ def load_eval_logs(items: list, names: list[str | None], policy_class: PolicyCla
     return response_log_from_frame(frame, display, policy_class, notes)
 
 
-def load_response_source(data, name: str | None = None, policy_class: PolicyClass | None = None) -> ResponseLog:
+def load_response_source(data, name: str | None = None, policy_class: PolicyClass | None = None,
+                         labels: list[str] | None = None) -> ResponseLog:
     """Any response log: a CSV (bytes or path), an Inspect AI log, lm-eval samples file(s) or
-    output folder, or a list of such logs (module docstring)."""
+    output folder (or a folder of Inspect logs), or a list of such logs (module docstring);
+    ``(name, bytes)`` pairs are uploaded logs. ``labels``: one model name per log."""
     if isinstance(data, (list, tuple)):
         if not data:
             raise InputError("response log: no file given")
-        if len(data) == 1:
+        if len(data) == 1 and labels is None:
             return load_response_source(data[0], name, policy_class)
-        return load_eval_logs(list(data), [None] * len(data), policy_class)
+        items = [d[1] if isinstance(d, tuple) else d for d in data]
+        shown = [str(d[0]) if isinstance(d, tuple) else None for d in data]
+        return load_eval_logs(items, shown, policy_class, labels)
+    if isinstance(data, tuple):
+        data, name = data[1], data[0]
     if isinstance(data, (str, os.PathLike)) and Path(data).is_dir():
-        return load_eval_logs([data], [name], policy_class)
+        return load_eval_logs([data], [name], policy_class, labels)
     from audit_core.data.sources import CSV, detect_kind
     raw, display = read_bytes(data, name)
     if detect_kind(raw, display)[0] != CSV:
-        return load_eval_logs([raw], [display], policy_class)
+        return load_eval_logs([raw], [display], policy_class, labels)
     return load_response_log(raw, name=display, policy_class=policy_class)
 
 
