@@ -61,10 +61,12 @@ def source(kind: str, key: str, _data: bytes | str | None, name: str | None, pol
     if kind == "policy_class":
         return analyses.policy_source(_data, name, edited_from=edited_from)
     if kind == "response_log":
-        return analyses.response_log_source(_data, name, policy=_policy)
+        return analyses.response_log_source(_data, None if isinstance(_data, list) else name, policy=_policy)
     if kind == "run":
-        with one_large_job(isinstance(_data, bytes) and len(_data) > LARGE_BYTES):
-            return analyses.run_source(_data, name)
+        size = sum(len(d) for _, d in _data) if isinstance(_data, list) else len(_data) if isinstance(_data, bytes) else 0
+        with one_large_job(size > LARGE_BYTES):
+            # several uploaded runs ((name, bytes) pairs) are read with their own names
+            return analyses.run_source(_data, None if isinstance(_data, list) else name)
     if kind == "pool":
         return analyses.pool_source(_data)
     raise ValueError(f"unknown source kind {kind!r}")

@@ -36,7 +36,8 @@ FOLLOW = "follow"
 # Following a file by path is offered only under the server's data folder, or on a server bound to
 # this machine alone (docs/deploy.md); a visitor of a shared server without one cannot name a path.
 ACCESS = analyses.follow_access(st.get_option("server.address"))
-RUN_KEYS = [k for k in BUNDLED] + [UPLOAD] + ([FOLLOW] if ACCESS.allowed else [])
+SEVERAL = "several"
+RUN_KEYS = [k for k in BUNDLED] + [UPLOAD, SEVERAL] + ([FOLLOW] if ACCESS.allowed else [])
 
 _shared.page_header(
     "Replay",
@@ -47,6 +48,7 @@ _shared.page_header(
 
 labels = {k: f"Bundled: {BUNDLED[k].title}" for k in BUNDLED}
 labels[UPLOAD] = "Upload a labelled CSV or evaluation log"
+labels[SEVERAL] = "Upload several runs (CSVs or logs, read as one table with a run column)"
 labels[FOLLOW] = "Follow a file on this machine (re-read on request)"
 
 
@@ -77,6 +79,15 @@ with up_col:
             help="A CSV needs a score column (0/1 or a number in [0, 1]); subgroup and order columns are "
                  "optional. An Inspect log gives one case per sample (scorer values C = 1, I = 0, P = 0.5, N = 0); "
                  "lm-eval samples one case per document.")
+        if source is None:
+            st.caption(f"No accepted upload: showing the bundled {BUNDLED[DEFAULT_RUN].title}.")
+    elif choice == SEVERAL:
+        source = _uploads.upload_source(
+            "run", "Several labelled CSVs or evaluation logs (one run each)",
+            ["csv", "tsv", "txt", "eval", "json", "jsonl"], slot="runs", multiple=True,
+            help="Each file is one run, read with the same columns; the table gets a 'run' column (the model "
+                 "and task of each log, or the file name), the first subgroup. lm-eval samples files alone are "
+                 "one run with a file per task.")
         if source is None:
             st.caption(f"No accepted upload: showing the bundled {BUNDLED[DEFAULT_RUN].title}.")
     elif choice == FOLLOW:

@@ -374,13 +374,24 @@ def _check_layout(frame: pd.DataFrame, layout: PolicyClass, name: str) -> None:
 
 def _relabel(parts: list[_Rows], labels: list[str] | None) -> None:
     """Each log's model named by the user's label (one per log), else, where two logs name the same
-    model, by the model and the log's file name: two runs of one model are two models here."""
+    model and answer the same cells (two runs of it, not two halves of one run such as lm-eval's
+    file per readout), by the model and the log's file name: two runs of one model are two models."""
     if labels is not None:
         if len(labels) != len(parts):
             raise InputError(f"labels: {len(labels)} label(s) for {len(parts)} evaluation log(s); give one per log")
         if len(set(labels)) < len(labels) or not all(str(label).strip() for label in labels):
             raise InputError("labels: every log needs its own non-empty label")
-    seen = Counter(m for part in parts for m in {r[0] for r in part.rows} | set(part.errored))
+    cells: dict[str, list[set]] = {}
+    for part in parts:
+        by_model: dict[str, set] = {}
+        for r in part.rows:
+            by_model.setdefault(r[0], set()).add((r[1], r[2]))
+        for model, answered in by_model.items():
+            cells.setdefault(model, []).append(answered)
+    # a model whose logs overlap in (cluster, cell) was run more than once
+    repeated = {m for m, sets in cells.items() if len(sets) > 1 and
+                any(a & b for i, a in enumerate(sets) for b in sets[i + 1:])}
+    seen = Counter({m: 2 for m in repeated})
     for i, part in enumerate(parts):
         models = sorted({r[0] for r in part.rows} | set(part.errored))
         if labels is not None:
