@@ -47,6 +47,7 @@ from audit_core.data.loader import (
     _as_tuple,
     _normalise,
     load_audit_frame,
+    natural_subgroup,
 )
 from audit_core.errors import InputError, listed, quoted
 
@@ -466,8 +467,11 @@ def _inspect_order(frame: pd.DataFrame, order, notes: list[str]):
 def _inspect_subgroups(frame: pd.DataFrame, subgroups, metadata_columns: list[str], notes: list[str]) -> tuple:
     chosen = _as_tuple(subgroups)
     if chosen is None:
-        chosen = tuple(c for c in metadata_columns if _normalise(c) in SUBGROUP_NAMES)
-        notes.append(f"subgroup(s) auto-detected from metadata: {', '.join(map(repr, chosen))}" if chosen else
+        chosen = natural_subgroup({c: frame[c].tolist() for c in metadata_columns})
+        others = [c for c in metadata_columns if c not in chosen and _normalise(c) in SUBGROUP_NAMES]
+        notes.append((f"subgroup auto-detected from metadata: {chosen[0]!r} (one key"
+                      + (f"; choose {', '.join(map(repr, others))} as well to cross them)" if others else ")"))
+                     if chosen else
                      f"no subgroup metadata detected; the metadata keys are {', '.join(metadata_columns) or 'none'}")
         return chosen
     columns = set(frame.columns)
@@ -478,14 +482,16 @@ def _inspect_subgroups(frame: pd.DataFrame, subgroups, metadata_columns: list[st
 def inspect_choices(header: dict, samples: list[dict]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """(scores, subgroup keys, default subgroups) a reader of this log can be given: every scorer
     (``scorer.key`` for each key of a scorer whose values are dicts), every metadata key, and the
-    keys chosen when none is given (named like a subgroup, see ``SUBGROUP_NAMES``)."""
+    one key chosen when none is given (:func:`~audit_core.data.loader.natural_subgroup`)."""
     scores: list[str] = []
     for scorer in _scorer_names(header, samples):
         value = next((((s.get("scores") or {}).get(scorer) or {}).get("value") for s in samples
                       if (s.get("scores") or {}).get(scorer) is not None), None)
         scores += [f"{scorer}.{k}" for k in value] if isinstance(value, dict) else [scorer]
-    keys = tuple(_metadata_columns(samples))
-    return tuple(scores), keys, tuple(c for c in keys if _normalise(c) in SUBGROUP_NAMES)
+    meta = _metadata_columns(samples)
+    values = {c: [_metadata_text((s.get("metadata") or {}).get(k)) for s in samples if not sample_errored(s)]
+              for c, k in meta.items()}
+    return tuple(scores), tuple(meta), natural_subgroup(values)
 
 
 def load_inspect_log(header: dict, samples: list[dict], name: str, score: str | None = None, subgroups=None,

@@ -34,11 +34,11 @@ import pandas as pd
 
 from audit_core.data import jsonio
 from audit_core.data.loader import (
-    SUBGROUP_NAMES,
     AuditData,
     _as_tuple,
     _normalise,
     load_audit_frame,
+    natural_subgroup,
 )
 from audit_core.errors import InputError, listed, quoted
 
@@ -202,12 +202,19 @@ def lmeval_frame(files: list[tuple[str, str]], results: dict | None, score: str 
 
 
 def _lmeval_subgroups(subgroups, doc_columns: list[str], several_tasks: bool, has_group: bool,
-                      notes: list[str]) -> tuple[str, ...]:
+                      notes: list[str], values_of: dict[str, list] | None = None) -> tuple[str, ...]:
+    """The subgroups: the user's (``task`` first when the input spans several tasks), else one key:
+    ``task`` when there are several, else one doc field (:func:`~audit_core.data.loader.natural_subgroup`)."""
     chosen = _as_tuple(subgroups)
     if chosen is None:
-        chosen = tuple(c for c in doc_columns if _normalise(c) in SUBGROUP_NAMES and _normalise(c) != "task")
-        notes.append(f"subgroup(s) auto-detected from doc fields: {', '.join(map(repr, chosen))}" if chosen else
+        if several_tasks:
+            notes.append("subgroup: 'task' (the input spans several tasks; choose doc fields as well to cross them)")
+            return ("task",)
+        values = {c: v for c, v in (values_of or {}).items() if c in doc_columns and _normalise(c) != "task"}
+        chosen = natural_subgroup(values)
+        notes.append(f"subgroup auto-detected from doc fields: {chosen[0]!r} (one key)" if chosen else
                      f"no subgroup doc field detected; the doc fields are {', '.join(doc_columns) or 'none'}")
+        return chosen
     else:
         known = set(doc_columns) | {"task"} | ({"group"} if has_group else set())
         chosen = tuple(c[len("doc."):] if c.startswith("doc.") and c not in known and c[len("doc."):] in known
@@ -232,7 +239,9 @@ def lmeval_choices(files: list[tuple[str, str]], results: dict | None
     doc_columns = [f"doc.{k}" if k in _RESERVED or k in metrics else str(k) for k in doc_keys]
     several_tasks = len({task for task, _ in rows}) > 1
     has_group = bool(_top_groups(results))
-    default = _lmeval_subgroups(None, doc_columns, several_tasks, has_group, [])
+    values = {c: [_cell((row.get("doc") or {}).get(k)) for _, row in rows]
+              for c, k in zip(doc_columns, doc_keys, strict=True)}
+    default = _lmeval_subgroups(None, doc_columns, several_tasks, has_group, [], values)
     fields = ("task", *(("group",) if has_group else ()), *doc_columns)
     filters = tuple(sorted({str(r.get("filter", "none")) for _, r in rows}))
     return tuple(metrics), fields, default, filters
@@ -242,7 +251,8 @@ def load_lmeval(files: list[tuple[str, str]], results: dict | None, name: str, s
                 subgroups=None, order=None, features=None, filter: str | None = None) -> AuditData:
     """AuditData from lm-eval samples files (see the module docstring for the mapping)."""
     frame, metric, doc_columns, notes, warnings = lmeval_frame(files, results, score, filter, name)
-    chosen = _lmeval_subgroups(subgroups, doc_columns, frame["task"].nunique() > 1, "group" in frame, notes)
+    chosen = _lmeval_subgroups(subgroups, doc_columns, frame["task"].nunique() > 1, "group" in frame, notes,
+                               {c: frame[c].tolist() for c in doc_columns})
     data = load_audit_frame(frame, name=name, score=metric, subgroups=chosen, order=False if order is None else order,
                             id="id", text=False, features=() if features is None else features)
     return replace(data, notes=tuple(notes) + data.notes, warnings=tuple(warnings) + data.warnings)

@@ -37,6 +37,23 @@ TEXT_NAMES = ("text", "question", "prompt", "query", "input", "content", "passag
               "definition", "description")
 SUBGROUP_NAMES = ("subgroup", "group", "category", "domain", "level", "stratum", "strata", "subject",
                   "topic", "section", "difficulty", "task", "cluster")
+# An evaluation log's default subgroup: the first of its keys named like one, in this order, that
+# splits the cases into 2 to MAX_DEFAULT_SUBGROUPS groups; one key, never all of them crossed (a
+# crossing of two keys gave 16 cells of n = 14-20 and a verdict listing all 16). The user crosses more.
+NATURAL_SUBGROUP_ORDER = ("subgroup", "group", "category", "domain", "subject", "topic", "task", "section",
+                          "level", "difficulty", "stratum", "strata", "cluster")
+MAX_DEFAULT_SUBGROUPS = 30
+
+
+def natural_subgroup(values_of: dict[str, list]) -> tuple[str, ...]:
+    """The one default subgroup key of a log (``key -> its values, one per case``), or none."""
+    for wanted in NATURAL_SUBGROUP_ORDER:
+        for key, values in values_of.items():
+            if _normalise(key) == wanted and 2 <= len(set(values)) <= MAX_DEFAULT_SUBGROUPS:
+                return (key,)
+    return ()
+
+
 FEATURE_PATTERN = re.compile(r"^(f|x|feat|feature|emb|embedding|e|z)[_\-]?\d+$", re.IGNORECASE)
 
 _ID_SUFFIX = re.compile(r"(?:^|[_\-\s.])(?:id|Id|ID)$|[a-z](?:Id|ID)$")

@@ -58,7 +58,8 @@ def test_inspect_logs_match_inspects_own_reader(log_name, scorer):
 
 def test_inspect_order_epochs_and_edits():
     run = load_audit_source(INSPECT / "run.eval", score="match")
-    assert run.order == "annotation_time" and run.subgroups == ("subject", "level")
+    assert run.order == "annotation_time" and run.subgroups == ("subject",)   # one key (issue 29 item 12)
+    assert any("choose 'level' as well to cross them" in n for n in run.notes)
     stamps = [np.datetime64(s.replace("+00:00", "")) for s in run.frame["annotation_time"]]
     assert all(a < b for a, b in zip(stamps, stamps[1:], strict=False))
     epochs = load_audit_source(INSPECT / "epochs.eval", score="match")
