@@ -59,3 +59,12 @@ def test_replay_offers_to_leave_out_rows_without_a_score():
     assert not at.exception and not at.error
     assert metric(at, "Cases replayed") == "96"
     assert any("4 of 100 rows" in w.value and "left out" in w.value for w in at.warning)
+
+
+def test_first_page_points_a_log_to_replay():
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    assert not at.exception
+    markdown = " ".join(m.value for m in at.markdown)
+    assert "Inspect AI or lm-eval log" in markdown
+    links = {link.proto.page: link.proto.label for link in at.get("page_link")}
+    assert any(page.endswith("replay-run") or "replay" in page for page in links), links
