@@ -68,3 +68,16 @@ def test_first_page_points_a_log_to_replay():
     assert "Inspect AI or lm-eval log" in markdown
     links = {link.proto.page: link.proto.label for link in at.get("page_link")}
     assert any(page.endswith("replay-run") or "replay" in page for page in links), links
+
+
+def test_after_start_audit_the_form_folds_and_the_case_comes_first(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUDIT_HOME", str(tmp_path))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["live_annotator"] = "Ada"
+    at.switch_page("pages/live_audit.py")
+    at.run()
+    at.selectbox(key="live_new_pool").set_value("gpqa:small")
+    at = [b for b in at.button if b.label == "Start audit"][0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    # the start form is inside the folded expander once the audit is open
+    assert [e.label for e in at.expander][:1] == ["Start or resume another audit (audit 1 is open)"]
