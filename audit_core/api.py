@@ -405,8 +405,9 @@ def simulate(pool: Any, *, strategy: str | Sequence[str] | None = None, process:
     """
     from audit_core import analyses
     from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
-    from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, paper_params, paper_rows
+    from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, paper_rows
     from audit_core.sequential import MODEL_PROCESSES
+    from audit_core.sequential.params import paper_params
     strategies, processes = _choices(strategy, STRATEGY_NAMES, "strategy"), _choices(process, MODEL_PROCESSES, "process")
     _at_least_one("replicates", replicates)
     _at_least_one("jobs", jobs)
@@ -463,7 +464,8 @@ def plan(pool: Any = None, *, subgroups: Sequence[int] | None = None, failing: i
     """
     from audit_core import analyses
     from audit_core.auditing import AuditorConfig
-    from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, paper_params
+    from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE
+    from audit_core.sequential.params import paper_params
     if (pool is None) == (subgroups is None):
         raise InputError("plan: give either a pool or assumed subgroup sizes")
     _at_least_one("replicates", replicates)

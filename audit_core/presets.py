@@ -1,8 +1,8 @@
 """Presets and defaults, in one place for the pages, the command line and the engine.
 
 * Parameter styles: ``gpqa`` and ``sdoh`` (the defaults of each live on
-  :meth:`AuditParams.gpqa` / :meth:`AuditParams.sdoh`); :func:`paper_params` adds what paper 001's
-  studies used on top of them.
+  :meth:`AuditParams.gpqa` / :meth:`AuditParams.sdoh`); what paper 001's studies used on top of
+  them (:data:`GPQA_STUDY_N_INIT`) is applied by :func:`audit_core.sequential.params.paper_params`.
 * The dual test's default pair of processes (:data:`DEFAULT_MODEL_PROCESS`,
   :data:`DEFAULT_AUDITOR_PROCESS`) and each model process's auditor partner (:data:`AUDITOR_FOR`).
 * The paper's seven method rows (:func:`paper_rows`).
@@ -16,13 +16,6 @@ This module imports nothing heavy at module level (tests/architecture/test_impor
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from audit_core.errors import InputError
-
-if TYPE_CHECKING:
-    from audit_core.sequential.params import AuditParams
 
 DEFAULT_STYLE = "gpqa"
 STYLES = ("gpqa", "sdoh")  # parameter styles: AuditParams.gpqa() / AuditParams.sdoh()
@@ -87,32 +80,6 @@ def paper_rows(style: str | None) -> tuple[tuple[str, str], ...]:
     return SDOH_PAPER_ROWS if style == "sdoh" else PAPER_ROWS
 
 
-def paper_params(style: str | None, **overrides) -> AuditParams:
-    """Parameters of the paper's study for a pool style: GPQA q .85, m 40, budget 250, 2 initial
-    cases; SDoH q .83, m 40, budget 400, 20 initial cases (``None`` overrides are ignored).
-
-    A ``q`` other than the style's moves both forecaster grids by the same shift (δ and δ' are
-    kept), dropping grid points that would cross q, unless grids are given explicitly.
-    """
-    from audit_core.sequential.params import AuditParams  # numpy: loaded when parameters are built
-
-    style = style or DEFAULT_STYLE
-    if style == "gpqa" and overrides.get("n_init") is None:
-        overrides["n_init"] = GPQA_STUDY_N_INIT
-    base = AuditParams.for_style(style)
-    q = overrides.get("q")
-    if q is not None and q != base.q:
-        shift = q - base.q
-        if overrides.get("grid_mod") is None:
-            overrides["grid_mod"] = tuple(round(g + shift, 10) for g in base.grid_mod if 0.0 < g + shift < q)
-        if overrides.get("grid_aud") is None:
-            overrides["grid_aud"] = tuple(round(g + shift, 10) for g in base.grid_aud if q < g + shift < 1.0)
-        if not overrides["grid_mod"] or not overrides["grid_aud"]:
-            raise InputError(f"q = {q}: the {style} forecaster grids shifted to this q leave no point on one "
-                             "side of it; choose q further from 0 and 1")
-    return AuditParams.for_style(style, **overrides)
-
-
 def style_of(bundled_key: str | None) -> str:
     """The parameter style of a bundled dataset (the default style for anything else)."""
     from audit_core.data.bundled import BUNDLED  # numpy and pandas (the generators): loaded on use
@@ -127,5 +94,5 @@ __all__ = [
     "GPQA_STUDY_N_INIT", "GPQA_STUDY_POOLS", "NULL_POOL", "PAPER_ROWS", "SDOH_PAPER_ROWS", "STYLES",
     "MODEL_PROCESSES", "PROCESS_NAMES", "STRATEGY_NAMES", "WEIGHT_SCHEMES", "E_BH", "E_BONFERRONI",
     "MULTIPLE_METHODS", "MULTIPLE_SIDES", "MULTIPLE_TIMES", "FAILURE_FOUND", "AUDIT_PASSED", "INCONCLUSIVE",
-    "DECISIONS", "paper_params", "paper_rows", "style_of",
+    "DECISIONS", "paper_rows", "style_of",
 ]

@@ -24,7 +24,7 @@ _EXPORTS = {
     "forecaster": ("EWAForecaster", "ewaf_forecasts"),
     "intervals": ("wilson_interval",),
     "likelihood": ("clip_alternative", "log_likelihood_ratio"),
-    "params": ("AuditParams",),
+    "params": ("AuditParams", "paper_params"),
     "processes": (
         "AUDITOR_PROCESSES", "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "MODEL_PROCESSES", "PROCESS_NAMES",
         "PROCESS_SPECS", "EProcess", "EProcessSet", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "log_evalues", "lr_log_evalues",

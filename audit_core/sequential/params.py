@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from audit_core.errors import InputError
-from audit_core.presets import STYLES, WEIGHT_SCHEMES  # noqa: F401 (re-exported; defined with the other names)
+from audit_core.presets import DEFAULT_STYLE, GPQA_STUDY_N_INIT, STYLES, WEIGHT_SCHEMES  # noqa: F401 (STYLES, WEIGHT_SCHEMES re-exported)
 from audit_core.sequential.checks import CLIP, check_grid
 
 
@@ -163,3 +163,27 @@ class AuditParams:
     def __repr__(self) -> str:
         return (f"AuditParams(q={self.q}, alpha={self.alpha}, m={self.m}, q-delta={self.q_mod}, "
                 f"q+delta'={self.q_aud}, eta={self.eta}, weights={self.weights}, budget={self.budget})")
+
+
+def paper_params(style: str | None, **overrides) -> AuditParams:
+    """Parameters of the paper's study for a pool style: GPQA q .85, m 40, budget 250, 2 initial
+    cases; SDoH q .83, m 40, budget 400, 20 initial cases (``None`` overrides are ignored).
+
+    A ``q`` other than the style's moves both forecaster grids by the same shift (δ and δ' are
+    kept), dropping grid points that would cross q, unless grids are given explicitly.
+    """
+    style = style or DEFAULT_STYLE
+    if style == "gpqa" and overrides.get("n_init") is None:
+        overrides["n_init"] = GPQA_STUDY_N_INIT
+    base = AuditParams.for_style(style)
+    q = overrides.get("q")
+    if q is not None and q != base.q:
+        shift = q - base.q
+        if overrides.get("grid_mod") is None:
+            overrides["grid_mod"] = tuple(round(g + shift, 10) for g in base.grid_mod if 0.0 < g + shift < q)
+        if overrides.get("grid_aud") is None:
+            overrides["grid_aud"] = tuple(round(g + shift, 10) for g in base.grid_aud if q < g + shift < 1.0)
+        if not overrides["grid_mod"] or not overrides["grid_aud"]:
+            raise InputError(f"q = {q}: the {style} forecaster grids shifted to this q leave no point on one "
+                             "side of it; choose q further from 0 and 1")
+    return AuditParams.for_style(style, **overrides)

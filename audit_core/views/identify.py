@@ -12,13 +12,14 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from audit_core.identify import parse_cell_id
 from audit_core.report.document import ReportChart, ReportSection, ReportTable
+from audit_core.views import stored
 from audit_core.views.charts import (
     MAX_CHART_ROWS,
     chart_spec,
@@ -315,3 +316,35 @@ def synthesis_section(result, optima: pd.DataFrame, freq_spec: dict | None, esti
         numbers=result.to_dict())
 
 
+# --------------------------------------------------------------------- the stored first view
+
+def first_view_specs() -> dict[str, dict]:
+    """key -> spec of the charts of the explorer's first view (bundled class, full support, τ_full),
+    built through Altair."""
+    from audit_core.identify import estimand_values, identify, lattice
+    from audit_core.identify.policies import frozen_policy_class
+
+    pc = frozen_policy_class()
+    built = {}
+    _TEMPLATES.clear()   # built here, not copied from this process's templates
+
+    def keep(kind: str, inputs: dict, build: Callable[[], dict]) -> dict:
+        spec = build()
+        built[stored.spec_key(kind, inputs)] = spec
+        return spec
+
+    names = list(pc.component_names)
+    lattice_spec(lattice(pc, estimand="tau_full"), names, "tau_full", support_key(names), store=keep)
+    heatmap_spec(pc, estimand_values(pc, "tau_full"), identify(pc, components=names).cells, store=keep)
+    return built
+
+
+def write_stored_specs() -> None:
+    """Rebuild ``views/bundled_charts.json`` (:mod:`audit_core.views.stored`)."""
+    specs = first_view_specs()
+    stored.STORE.write_text(json.dumps(specs, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {len(specs)} chart specs to {stored.STORE}")
+
+
+if __name__ == "__main__":
+    write_stored_specs()
