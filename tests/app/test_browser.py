@@ -291,7 +291,7 @@ def test_deep_link_as_the_first_request_of_a_fresh_server(browser):
             links = page.locator('[data-testid="stSidebarNav"] a')
             assert [links.nth(i).inner_text().split("\n")[-1].strip() for i in range(links.count())] == [  # after the icon
                 "Protocol explorer", "Minimal supports", "Testbed items", "Measure response logs", "Replay", "Simulate",
-                "Live audit", "Audit planner", "Compare two runs", "Report"]
+                "Live audit", "Audit planner", "Compare runs", "Report"]
             assert page.locator('[data-testid="stSidebar"]').get_by_text("Evaluation Audit Workbench").count() == 1
             # The legacy list (file names such as "shared", "live audit") may flash while the first run
             # starts, but is gone at once: app.py calls st.navigation before its heavy imports (it

@@ -25,10 +25,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(task, model, tmp_path, **options):
+    # in a thread of its own: an xdist worker that ran a Playwright (sync) browser test before keeps an
+    # event loop running in the main thread, and Inspect's eval refuses to start inside one
+    from concurrent.futures import ThreadPoolExecutor
+
     from inspect_ai import eval as inspect_eval
 
-    (log,) = inspect_eval(task, model=model, log_dir=str(tmp_path), display="none", fail_on_error=False,
-                          **{"max_samples": 6, **options})
+    with ThreadPoolExecutor(1) as pool:
+        (log,) = pool.submit(inspect_eval, task, model=model, log_dir=str(tmp_path), display="none",
+                             fail_on_error=False, **{"max_samples": 6, **options}).result()
     assert log.status == "success", log.error
     return log
 
