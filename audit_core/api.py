@@ -17,6 +17,7 @@ synthesize              :func:`synthesize`                          SupportSearc
 testbed generate/check  :func:`generate_testbed`, :func:`check_testbed`  TestbedItems, TestbedCheck
 measure                 :func:`measure_log`                         LogMeasurement
 replay                  :func:`replay`                              RunReplay
+(none)                  :func:`confidence_sequence`                 SubgroupSequences
 simulate                :func:`simulate`                            StudySimulation
 plan                    :func:`plan`                                PlannedAudit
 compare                 :func:`compare`                             RunsComparison
@@ -54,29 +55,125 @@ if TYPE_CHECKING:  # the result types, for readers and type checkers only
         TestbedCheck,
         TestbedItems,
     )
+    from audit_core.analyses.confseq import SubgroupSequences
     from audit_core.analyses.identify import LatticeOverview, SupportExploration
     from audit_core.analyses.live_status import LiveAction
 
 __all__ = [
     "identify_support", "support_lattice", "synthesize", "generate_testbed", "check_testbed", "measure_log",
-    "replay", "simulate", "plan", "compare", "combine", "audit_new", "audit_next", "audit_label", "audit_skip",
+    "replay", "confidence_sequence", "simulate", "plan", "compare", "combine", "audit_new", "audit_next", "audit_label", "audit_skip",
     "audit_undo", "audit_status", "audit_list", "audit_export", "write_report", "WrittenReport",
 ]
 
 DATA_FRAME_NAME = "data frame.csv"  # the name a data frame's results show (give ``name=`` to change it)
 
 
+# ------------------------------------------------------------------------------ argument types
+
+_WHOLE, _REAL, _TEXT = ("int", "int | None"), ("float", "float | None"), ("str", "str | None")
+_WHOLE_LISTS = ("Sequence[int] | None",)
+_REAL_LISTS = ("Sequence[float] | None",)
+
+
+def _type_error(name: str, expected: str, value: Any) -> InputError:
+    return InputError(f"{name}: expected {expected}, got {type(value).__name__} {value!r}"[:200])
+
+
+def _check_argument(name: str, annotation: str, value: Any) -> None:
+    """Refuse a value of the wrong kind for a simple annotation (whole number, real number, text,
+    a list of numbers) with an :class:`InputError` naming the argument; ranges are checked by the
+    call itself."""
+    import math
+    import numbers
+    if value is None:
+        return
+    if annotation in _WHOLE:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise _type_error(name, "a whole number", value)
+        if name == "seed" and value < 0:
+            raise InputError(f"seed: must be 0 or more, got {value}")
+    elif annotation in _REAL:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            raise _type_error(name, "a finite number", value)
+    elif annotation in _TEXT:
+        if not isinstance(value, str):
+            raise _type_error(name, "text", value)
+    elif annotation in _WHOLE_LISTS + _REAL_LISTS:
+        kind = numbers.Integral if annotation in _WHOLE_LISTS else numbers.Real
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable) or any(
+                isinstance(v, bool) or not isinstance(v, kind) for v in value):
+            raise _type_error(name, "a list of whole numbers" if kind is numbers.Integral else "a list of numbers",
+                              value)
+
+
+def _checked(call: Callable) -> Callable:
+    """Check the simple arguments of a public call against its annotations before it runs."""
+    import functools
+    import inspect
+    signature = inspect.signature(call)
+
+    @functools.wraps(call)
+    def checked(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise InputError(f"{call.__name__}: {exc}") from None
+        for name, value in bound.arguments.items():
+            annotation = signature.parameters[name].annotation
+            if isinstance(annotation, str) and name != "case_id":  # a case id may be given as a number
+                _check_argument(name, annotation, value)
+        return call(*args, **kwargs)
+    return checked
+
+
 # ------------------------------------------------------------------------------ inputs
 
-def _names(value: str | Iterable[str] | None) -> list[str] | None:
-    """``"a,b"`` or ``["a", "b"]`` -> ``["a", "b"]``; ``"none"``/``"base"``/``""`` -> ``[]``."""
+def _names(value: str | Iterable[str] | None, what: str = "names") -> list[str] | None:
+    """``"a,b"`` or ``["a", "b"]`` -> ``["a", "b"]``; ``"none"``/``"base"``/``""`` -> ``[]``.
+    Anything else (a number, a mapping) is refused naming the argument ``what``."""
     if value is None:
         return None
     if isinstance(value, str):
         if value.strip().lower() in ("", "none", "base"):
             return []
         value = value.split(",")
-    return [str(v).strip() for v in value if str(v).strip()]
+    if isinstance(value, (Mapping, bytes)) or not isinstance(value, Iterable):
+        raise InputError(f"{what}: expected a name, names separated by commas or a list of names, got "
+                         f"{type(value).__name__} {value!r}"[:200])
+    names = []
+    for v in value:
+        if not isinstance(v, str):
+            raise InputError(f"{what}: expected names (text), got {type(v).__name__} {v!r}"[:200])
+        if v.strip():
+            names.append(v.strip())
+    return names
+
+
+def _cost(cost: Mapping[str, float] | str | None) -> dict[str, float] | None:
+    """``{"generated": 1, "scoring": 3}`` or ``"generated=1,scoring=3"`` (as the command line's
+    ``--cost``) -> a dict of numbers."""
+    if cost is None or (isinstance(cost, str) and not cost.strip()):
+        return None
+    if isinstance(cost, str):
+        pairs = []
+        for part in cost.split(","):
+            key, sep, value = part.partition("=")
+            if not sep or not key.strip():
+                raise InputError(f"cost: expected KEY=NUMBER pairs separated by commas, got {part.strip()!r}")
+            pairs.append((key.strip(), value.strip()))
+    elif isinstance(cost, Mapping):
+        pairs = list(cost.items())
+    else:
+        raise InputError(f"cost: expected a mapping such as {{'scoring': 3}} or 'scoring=3', got {type(cost).__name__}")
+    out: dict[str, float] = {}
+    for key, value in pairs:
+        try:
+            if isinstance(value, bool):
+                raise TypeError
+            out[str(key)] = float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"cost: {key}={value!r} is not a number") from None
+    return out
 
 
 def _data(value: Any, name: str | None) -> tuple[Any, str | None]:
@@ -115,7 +212,15 @@ def _run(run: Any, name: str | None = None, check: bool = False) -> Source:
     if isinstance(run, (list, tuple)):
         return analyses.run_source([str(p) for p in run], name=name, check=check)
     data, name = _data(run, name)
+    if not isinstance(data, (str, bytes)):
+        raise InputError(f"run: expected a file path, a bundled name ({', '.join(_bundled())}), bytes or a data "
+                         f"frame, got {type(run).__name__}")
     return analyses.run_source(data, name=name, check=check)
+
+
+def _bundled() -> tuple[str, ...]:
+    from audit_core.data.bundled import BUNDLED
+    return tuple(BUNDLED)
 
 
 def _at_least_one(name: str, value: int) -> None:
@@ -123,13 +228,16 @@ def _at_least_one(name: str, value: int) -> None:
         raise InputError(f"{name}: must be at least 1, got {value}")
 
 
-def _params(style: str, **overrides):
-    from audit_core.sequential import AuditParams
-    return AuditParams.for_style(style, **{k: v for k, v in overrides.items() if v is not None})
+def _params(style: str | None, own: str | None, **overrides):
+    """The parameters of a call: :func:`audit_core.presets.resolve_style` (the user's style, else
+    the data's own, else the default) with the overrides, as every front end builds them."""
+    from audit_core.presets import audit_params, resolve_style
+    return audit_params(resolve_style(style, own), **overrides)
 
 
 # ------------------------------------------------------------------------------ identifiability
 
+@_checked
 def identify_support(components: str | Sequence[str] | None = None, *, cells: str | Sequence[str] | None = None,
                      estimand: str = "tau_full", policies: Any = None, suggest: bool = True) -> SupportExploration:
     """Is the estimand τ point-identified on a support? (paper 000, Theorem 1)
@@ -161,10 +269,11 @@ def identify_support(components: str | Sequence[str] | None = None, *, cells: st
     False
     """
     from audit_core import analyses
-    return analyses.explore_support(_policy(policies), _names(components), estimand,
-                                    cells=_names(cells) if cells is not None else None, suggest=suggest)
+    return analyses.explore_support(_policy(policies), _names(components, "components"), estimand,
+                                    cells=_names(cells, "cells") if cells is not None else None, suggest=suggest)
 
 
+@_checked
 def support_lattice(policies: Any = None, *, estimand: str = "tau_full") -> LatticeOverview:
     """Every subset of the class's components with its classes and collisions, and the leave-one-out
     witnesses from the full support (paper 000, section 4).
@@ -182,7 +291,8 @@ def support_lattice(policies: Any = None, *, estimand: str = "tau_full") -> Latt
     return analyses.lattice_overview(_policy(policies), estimand)
 
 
-def synthesize(policies: Any = None, *, estimand: str = "tau_full", cost: Mapping[str, float] | None = None,
+@_checked
+def synthesize(policies: Any = None, *, estimand: str = "tau_full", cost: Mapping[str, float] | str | None = None,
                include: str | Sequence[str] = (), exclude: str | Sequence[str] = (), all: bool = False,
                time_limit: float = 10.0) -> SupportSearch:
     """The cheapest sets of cells that identify τ: a weighted minimum hitting set over the pairs of
@@ -191,7 +301,8 @@ def synthesize(policies: Any = None, *, estimand: str = "tau_full", cost: Mappin
 
     Parameters
     ----------
-    cost : cost per axis value or per cell id, e.g. ``{"generated": 1, "scoring": 3}`` (default 1 per cell).
+    cost : cost per axis value or per cell id, e.g. ``{"generated": 1, "scoring": 3}`` or, as the
+        command line's ``--cost``, ``"generated=1,scoring=3"`` (default 1 per cell).
     include, exclude : cells the support must contain / must not contain.
     all : list every optimal support, not only one.
     time_limit : seconds for the whole search.
@@ -208,11 +319,13 @@ def synthesize(policies: Any = None, *, estimand: str = "tau_full", cost: Mappin
     from audit_core import analyses
     if not time_limit > 0:  # also refuses nan
         raise InputError("time_limit: must be a positive number of seconds")
-    return analyses.check_supports(_policy(policies), estimand, cost=dict(cost) if cost else None,
-                                   must_include=_names(include) or (), exclude=_names(exclude) or (),
+    return analyses.check_supports(_policy(policies), estimand, cost=_cost(cost),
+                                   must_include=_names(include, "include") or (),
+                                   exclude=_names(exclude, "exclude") or (),
                                    enumerate_all=all, time_limit=time_limit)
 
 
+@_checked
 def generate_testbed(clusters: int, *, seed: int = 0, directions: str | Sequence[str] | None = None,
                      depth: int | None = None, distractors: int | None = None,
                      vocabulary: str | Sequence[str] | None = None, out: str | Path | None = None,
@@ -236,10 +349,10 @@ def generate_testbed(clusters: int, *, seed: int = 0, directions: str | Sequence
     """
     from audit_core import analyses
     from audit_core.testbed import GeneratorParams
-    view = analyses.generate_testbed(clusters, seed, _names(directions),
+    view = analyses.generate_testbed(clusters, seed, _names(directions, "directions"),
                                      GeneratorParams.depth if depth is None else depth,
                                      GeneratorParams.distractors if distractors is None else distractors,
-                                     _names(vocabulary))
+                                     _names(vocabulary, "vocabulary"))
     for path, text, what in ((out, view.jsonl, "items file"), (inspect, view.inspect_jsonl, "samples file")):
         if path is not None:  # whole or not at all, also on Ctrl-C
             write_file(path, text.encode("utf-8"), what)
@@ -261,9 +374,18 @@ def generate_testbed(clusters: int, *, seed: int = 0, directions: str | Sequence
     return replace(view, task_files=tuple(written)) if written else view
 
 
+@_checked
 def check_testbed(items: str | Path | bytes) -> TestbedCheck:
     """Re-derive every label and every edit's effect of an items file (path, bytes or JSONL text).
-    Returns ``TestbedCheck`` (``report.ok``, ``mismatch_table``, ``verdict``)."""
+    Returns ``TestbedCheck`` (``report.ok``, ``mismatch_table``, ``verdict``); ``to_dict()`` is
+    ``testbed check --json``.
+
+    Example
+    -------
+    >>> import audit_core
+    >>> audit_core.check_testbed(audit_core.generate_testbed(1).jsonl).report.ok
+    True
+    """
     from audit_core import analyses
     if isinstance(items, str) and "\n" not in items:
         items = Path(items)
@@ -272,6 +394,7 @@ def check_testbed(items: str | Path | bytes) -> TestbedCheck:
 
 # ------------------------------------------------------------------------------ measurement
 
+@_checked
 def measure_log(log: Any = "example", *, policies: Any = None, bootstrap: int = 2000, seed: int = 0,
                 confidence: float = 0.95, name: str | None = None) -> LogMeasurement:
     """Estimand-separated rates of a response log (paper 000, section 6): base accuracy,
@@ -308,6 +431,7 @@ def measure_log(log: Any = "example", *, policies: Any = None, bootstrap: int = 
 
 # ------------------------------------------------------------------------------ adaptive audits
 
+@_checked
 def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] | None = None,
            order: str | None = None, file_order: bool = False, filter: str | None = None,
            score_mapping: Mapping[str, float] | None = None, style: str | None = None, q: float | None = None,
@@ -354,15 +478,80 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
     from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
     if file_order and order:
         raise InputError("order: give either an order column or file_order=True, not both")
+    if score_mapping is not None and (not isinstance(score_mapping, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
+            for k, v in score_mapping.items())):
+        raise _type_error("score_mapping", "a mapping of labels to scores, e.g. {'pass': 1, 'fail': 0}", score_mapping)
     source = _run(run, name)
-    params = _params(style or source.value.style, q=q, alpha=alpha, m=m, delta=delta, delta_aud=delta_aud, eta=eta,
+    params = _params(style, source.value.style, q=q, alpha=alpha, m=m, delta=delta, delta_aud=delta_aud, eta=eta,
                      weights=weights, grid_mod=None if grid_mod is None else tuple(grid_mod),
                      grid_aud=None if grid_aud is None else tuple(grid_aud))
-    return analyses.replay_run(source, score=score, subgroups=_names(subgroup) if subgroup is not None else None,
+    return analyses.replay_run(source, score=score, subgroups=_names(subgroup, "subgroup") if subgroup is not None else None,
                                order=False if file_order else order, params=params,
                                model_process=model_process or DEFAULT_MODEL_PROCESS,
                                auditor_process=auditor_process or DEFAULT_AUDITOR_PROCESS,
                                score_mapping=score_mapping, filter=filter)
+
+
+@_checked
+def confidence_sequence(scores: Any, *, score: str | None = None, subgroup: str | Sequence[str] | None = None,
+                        groups: Sequence[Any] | None = None, confidence: float = 0.95, method: str = "auto",
+                        name: str | None = None) -> SubgroupSequences:
+    """Anytime-valid confidence sequences of the mean score, overall and per subgroup: after every
+    score t an interval [L_t, U_t] with P(mean in [L_t, U_t] for all t) ≥ ``confidence`` (Ville's
+    inequality; the hedged beta mixture for 0/1 scores, PrPl-EB for graded ones, Waudby-Smith and
+    Ramdas 2024; docs/confidence_sequence.md).
+
+    Parameters
+    ----------
+    scores : scores in [0, 1] in the order they were collected (a list, array or Series), or a
+        data frame with a ``score`` column (detected when unambiguous, as by :func:`replay`).
+    subgroup : the frame's subgroup column(s) (several are crossed); groups : for scores given
+        directly, one subgroup label per score.
+    confidence : 1 − α of every interval (each subgroup's on its own); method : ``"auto"`` or one
+        of :data:`audit_core.sequential.confseq.METHODS`.
+
+    Returns ``SubgroupSequences``: ``table`` (``group, n, mean, cs_low, cs_high, method,
+    empty_from``), ``sequences`` (every group's bounds after every score), ``trajectory_chart``,
+    ``verdict``; ``to_dict()``, ``to_frame()``.
+
+    Example
+    -------
+    >>> import audit_core
+    >>> cs = audit_core.confidence_sequence([1, 1, 0, 1] * 50, groups=["a", "b"] * 100)
+    >>> cs.to_frame()[["group", "n", "mean"]].values.tolist()
+    [['(all)', 200, 0.75], ['a', 100, 0.5], ['b', 100, 1.0]]
+    >>> bool(cs.to_frame()["cs_low"].iloc[0] < 0.75 < cs.to_frame()["cs_high"].iloc[0])
+    True
+    """
+    import pandas as pd
+
+    from audit_core.analyses.confseq import subgroup_sequences
+    if isinstance(scores, pd.DataFrame):
+        if groups is not None:
+            raise InputError("groups: give subgroup columns of the frame with subgroup=, not groups=")
+        from audit_core.data.loader import detect_columns
+        column = score or detect_columns(scores).score
+        if column is None or column not in scores.columns:
+            raise InputError(f"score: {'column ' + repr(column) + ' not found; ' if column else ''}name the score "
+                             f"column (the frame has {', '.join(map(str, scores.columns[:10]))})")
+        columns = _names(subgroup, "subgroup") or []
+        missing = [c for c in columns if c not in scores.columns]
+        if missing:
+            raise InputError(f"subgroup: column {missing[0]!r} not found")
+        return subgroup_sequences(scores[column].to_numpy(), scores[columns] if columns else None, confidence,
+                                  method, name or str(column))
+    if score is not None or subgroup is not None:
+        raise InputError("score, subgroup: name columns of a data frame; for scores given directly use groups=")
+    if isinstance(scores, (str, bytes, Mapping)) or not isinstance(scores, Iterable):
+        raise _type_error("scores", "a list of scores in [0, 1] or a data frame", scores)
+    scores = list(scores) if not hasattr(scores, "__array__") else scores
+    frame = None
+    if groups is not None:
+        if isinstance(groups, (str, bytes)) or not isinstance(groups, Iterable):
+            raise _type_error("groups", "one subgroup label per score", groups)
+        frame = pd.DataFrame({"group": list(groups)})
+    return subgroup_sequences(scores, frame, confidence, method, name or "scores")
 
 
 def _pool(pool: Any, score=None, subgroup=None, features=None, suspect=None) -> Source:
@@ -370,12 +559,16 @@ def _pool(pool: Any, score=None, subgroup=None, features=None, suspect=None) -> 
     if _is_source(pool):
         return pool
     data, _ = _data(pool, None)
+    if not isinstance(data, (str, bytes)):
+        raise InputError(f"pool: expected a bundled key ({', '.join(_bundled()[:5])}) or a file path, got "
+                         f"{type(pool).__name__}")
     if isinstance(data, bytes):
         raise InputError("pool: give a bundled key (gpqa:large, ..., sdoh) or a file path")
-    return analyses.pool_source(data, score=score, subgroups=_names(subgroup) if subgroup is not None else None,
-                                features=_names(features), suspects=tuple(_names(suspect) or ()) or None)
+    return analyses.pool_source(data, score=score, subgroups=_names(subgroup, "subgroup") if subgroup is not None else None,
+                                features=_names(features, "features"), suspects=tuple(_names(suspect, "suspect") or ()) or None)
 
 
+@_checked
 def simulate(pool: Any, *, strategy: str | Sequence[str] | None = None, process: str | Sequence[str] | None = None,
              paper: bool = False, replicates: int = 20, seed: int = 0, mode: str = "power",
              style: str | None = None, q: float | None = None, alpha: float | None = None, m: int | None = None,
@@ -399,17 +592,24 @@ def simulate(pool: Any, *, strategy: str | Sequence[str] | None = None, process:
 
     Returns ``StudySimulation``: ``summary_table``, ``outcome_chart``, ``stop_chart``, ``verdict``;
     ``to_dict()`` is ``simulate --json``.
+
+    Example
+    -------
+    >>> import audit_core
+    >>> study = audit_core.simulate("gpqa:large", strategy="adaptive", process="SR-LR-UI", replicates=2, jobs=1)
+    >>> study.summary_table[["method", "failure_found"]].values.tolist()
+    [['adaptive · SR-LR-UI', 1.0]]
     """
     from audit_core import analyses
     from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
-    from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, paper_params, paper_rows
+    from audit_core.presets import DEFAULT_MODEL_PROCESS, paper_params, paper_rows, resolve_style
     from audit_core.sequential import MODEL_PROCESSES
     strategies, processes = _choices(strategy, STRATEGY_NAMES, "strategy"), _choices(process, MODEL_PROCESSES, "process")
     _at_least_one("replicates", replicates)
     _at_least_one("jobs", jobs)
-    suspects = tuple(_names(suspect) or ()) or None
+    suspects = tuple(_names(suspect, "suspect") or ()) or None
     source = _pool(pool, score, subgroup, features, suspect)
-    chosen = source.value.style or style or DEFAULT_STYLE
+    chosen = resolve_style(style, source.value.style)
     if paper or (strategies is None and processes is None):
         rows = paper_rows(chosen)
     else:
@@ -421,7 +621,7 @@ def simulate(pool: Any, *, strategy: str | Sequence[str] | None = None, process:
 
 
 def _choices(value: str | Sequence[str] | None, allowed: Sequence[str], what: str) -> list[str] | None:
-    names = _names(value)
+    names = _names(value, what)
     if names is None:
         return None
     for name in names:
@@ -432,6 +632,7 @@ def _choices(value: str | Sequence[str] | None, allowed: Sequence[str], what: st
     return names
 
 
+@_checked
 def plan(pool: Any = None, *, subgroups: Sequence[int] | None = None, failing: int = 1,
          failing_accuracy: float = 0.6, base_accuracy: float = 0.92, strategy: str = "adaptive",
          process: str | None = None, style: str | None = None, q: float | None = None, alpha: float | None = None,
@@ -460,28 +661,29 @@ def plan(pool: Any = None, *, subgroups: Sequence[int] | None = None, failing: i
     """
     from audit_core import analyses
     from audit_core.auditing import AuditorConfig
-    from audit_core.presets import DEFAULT_MODEL_PROCESS, DEFAULT_STYLE, paper_params
+    from audit_core.presets import DEFAULT_MODEL_PROCESS, paper_params, resolve_style
     if (pool is None) == (subgroups is None):
         raise InputError("plan: give either a pool or assumed subgroup sizes")
     _at_least_one("replicates", replicates)
     _at_least_one("jobs", jobs)
-    suspects = tuple(_names(suspect) or ()) or None
+    suspects = tuple(_names(suspect, "suspect") or ()) or None
     if pool is not None:
         source = _pool(pool, suspect=suspect)
     else:
         source = analyses.assumed_pool_source(list(subgroups), failing_accuracy, base_accuracy, failing, seed=seed,
-                                              style=style or DEFAULT_STYLE)
-    chosen = style or source.value.style or DEFAULT_STYLE
+                                              style=resolve_style(style))
+    chosen = resolve_style(style, source.value.style)
     params = paper_params(chosen, q=q, alpha=alpha, m=m, budget=budget, n_init=n_init)
     return analyses.plan_study(source, strategy, process or DEFAULT_MODEL_PROCESS, params, replicates, seed,
                                budgets, no_failure_accuracy, progress, jobs, AuditorConfig(suspects=suspects),
                                "dask" if address else backend, address)
 
 
+@_checked
 def compare(*runs: Any, score: str | None = None, subgroup: str | Sequence[str] | None = None,
             id_column: str | None = None, names: Sequence[str] | None = None, confidence: float = 0.95,
             margin: float | None = None, budget: int | None = None, run_column: str | None = None,
-            style: str = "gpqa", q: float | None = None, alpha: float | None = None, m: int | None = None,
+            style: str | None = None, q: float | None = None, alpha: float | None = None, m: int | None = None,
             model_process: str | None = None, auditor_process: str | None = None) -> RunsComparison:
     """Runs of the same cases, case by case: is B better than A, or the same within a margin, and
     which of several runs are statistically tied? (docs/confidence_sequence.md, Comparing runs)
@@ -494,6 +696,8 @@ def compare(*runs: Any, score: str | None = None, subgroup: str | Sequence[str] 
     margin : the pre-registered margin δ of B − A (default 0.02). budget : the planned number of
         paired cases (undecided at the budget is "inconclusive at the budget", before it "continue").
     confidence : 1 − α of every bound (the anytime-valid sequence, the fixed-n interval, the ranks).
+    style : (and ``q``, ``alpha``, ``m``) the dual test run on each run alone: by default run A's
+        own style (:func:`audit_core.presets.resolve_style`).
 
     Returns ``RunsComparison``: ``verdict`` (the decision sentence), ``decision``, ``tie_table``,
     ``pairs_table``, ``subgroup_table``, ``decisions_table``, ``changes_table``, ``trajectory_chart``,
@@ -507,12 +711,15 @@ def compare(*runs: Any, score: str | None = None, subgroup: str | Sequence[str] 
         raise InputError("runs: give two or more runs, or one table with a run column")
     runs = _expanded_log_folder(runs)
     sources = [_run(r) for r in runs]
+    if names is not None and (isinstance(names, str) or not isinstance(names, Sequence)
+                              or not all(isinstance(n, str) for n in names)):
+        raise _type_error("names", "a list of labels, one per run", names)
     if names is None:
         names = [Path(str(r)).name if isinstance(r, (str, Path)) and not s.bundled else s.name
                  for r, s in zip(runs, sources, strict=True)] if len(sources) > 1 else None
     return analyses.compare_runs(sources[0], sources[1] if len(sources) > 1 else None, score=score,
-                                 subgroups=_names(subgroup) if subgroup is not None else None, id=id_column,
-                                 params=_params(style, q=q, alpha=alpha, m=m),
+                                 subgroups=_names(subgroup, "subgroup") if subgroup is not None else None,
+                                 id=id_column, params=_params(style, sources[0].value.style, q=q, alpha=alpha, m=m),
                                  names=tuple(names) if names is not None else None, confidence=confidence,
                                  model_process=model_process or DEFAULT_MODEL_PROCESS,
                                  auditor_process=auditor_process or DEFAULT_AUDITOR_PROCESS,
@@ -533,8 +740,9 @@ def _expanded_log_folder(runs: Sequence[Any]) -> tuple[Any, ...]:
 COMBINE_METHODS = ("both", "e-bh", "e-bonferroni")
 
 
+@_checked
 def combine(runs: Sequence[Any], *, level: float = 0.05, side: str = "model", at: str = "end", method: str = "both",
-            score: str | None = None, style: str = "gpqa", q: float | None = None, alpha: float | None = None,
+            score: str | None = None, style: str | None = None, q: float | None = None, alpha: float | None = None,
             m: int | None = None, model_process: str | None = None,
             auditor_process: str | None = None) -> CombinedAudits:
     """Several audits at once: e-BH (false discovery rate at ``level``) and e-Bonferroni (family-wise
@@ -542,14 +750,21 @@ def combine(runs: Sequence[Any], *, level: float = 0.05, side: str = "model", at
 
     Parameters
     ----------
-    runs : files (``replay --json`` documents as ``.json``, labelled CSVs or logs, replayed here with
-        ``style``'s parameters overridden by ``q``/``alpha``/``m``; every file is read and checked
-        for a run given twice before any replay), or results of :func:`replay` and their ``to_dict()``.
+    runs : files (``replay --json`` documents as ``.json``, labelled CSVs, logs or bundled runs,
+        replayed here with the parameters of ``style``, else of each run's own style, overridden by
+        ``q``/``alpha``/``m``; every file is read and checked for a run given twice before any
+        replay), or results of :func:`replay` and their ``to_dict()``.
     side : ``"model"`` (a rejection is a failure mode found) or ``"auditor"`` (an audit passed).
     at : the e-value after the last case (``"end"``) or at the dual stop (``"stop"``).
     method : ``"both"``, ``"e-bh"`` or ``"e-bonferroni"``.
 
     Returns ``CombinedAudits`` (``table``, ``results``, ``verdict``); ``to_dict()`` is ``combine --json``.
+
+    Example
+    -------
+    >>> import audit_core
+    >>> audit_core.combine(["gpqa:large", "gpqa:none"]).to_dict()["methods"]["e-BH"]["n_rejected"]
+    1
     """
     from audit_core import analyses
     from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
@@ -557,6 +772,13 @@ def combine(runs: Sequence[Any], *, level: float = 0.05, side: str = "model", at
     methods = {"both": METHODS, "e-bh": (E_BH,), "e-bonferroni": (E_BONFERRONI,)}
     if method not in methods:
         raise InputError(f"method: expected one of {', '.join(COMBINE_METHODS)}, got {method!r}")
+    from audit_core.presets import MULTIPLE_SIDES, MULTIPLE_TIMES
+    for argument, value, allowed in (("side", side, MULTIPLE_SIDES), ("at", at, MULTIPLE_TIMES)):
+        if value not in allowed:
+            raise InputError(f"{argument}: expected one of {', '.join(allowed)}, got {value!r}")
+    if isinstance(runs, (str, bytes, Mapping)) or not isinstance(runs, Iterable):
+        raise _type_error("runs", "a list of runs", runs)
+    runs = list(runs)
     if all(isinstance(run, (str, Path)) for run in runs):
         return analyses.combine_files([str(r) for r in runs], level, side, at, methods[method], style=style, q=q,
                                       alpha=alpha, m=m, score=score,
@@ -594,6 +816,7 @@ def _annotator(annotator: Any) -> Any:
     return live.declared(annotator) if isinstance(annotator, str) else annotator
 
 
+@_checked
 def audit_new(pool: Any, *, strategy: str = "adaptive", process: str = "SR-LR-UI", seed: int = 0,
               db: str | Path | None = None, style: str | None = None, score: str | None = None,
               subgroup: str | Sequence[str] | None = None, features: str | Sequence[str] | None = None,
@@ -617,8 +840,8 @@ def audit_new(pool: Any, *, strategy: str = "adaptive", process: str = "SR-LR-UI
     """
     from audit_core.analyses import live
     from audit_core.auditing import AuditorConfig
-    suspects = _names(suspect)
-    roles = {"score": score, "subgroups": _names(subgroup) or None, "features": _names(features) or None,
+    suspects = _names(suspect, "suspect")
+    roles = {"score": score, "subgroups": _names(subgroup, "subgroup") or None, "features": _names(features, "features") or None,
              "id": id, "text": text, "suspects": suspects or None}
     data, name = _data(pool, None)
     content = None
@@ -629,17 +852,27 @@ def audit_new(pool: Any, *, strategy: str = "adaptive", process: str = "SR-LR-UI
                                  truth=truth_column, q=q, alpha=alpha, m=m, budget=budget, n_init=n_init)
 
 
+@_checked
 def audit_next(audit: int, *, batch: int = 1, annotator: Any = None, db: str | Path | None = None) -> LiveAction:
     """The annotator's pending cases, else ``batch`` new ones chosen by the audit's strategy.
 
     Returns a ``LiveAction`` whose ``cases`` are the claimed cases (``case_id``, subgroup, text,
     why it was chosen) and ``status`` where the audit stands; ``to_dict()`` is ``audit next --json``.
+
+    Example
+    -------
+    >>> import audit_core, tempfile, pathlib
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "audits.sqlite"
+    >>> audit = audit_core.audit_new("sdoh", seed=7, db=db).audit["audit_id"]
+    >>> len(audit_core.audit_next(audit, batch=2, annotator="ana", db=db).cases)
+    2
     """
     from audit_core.analyses import live
     _at_least_one("batch", batch)
     return live.claim_cases(audit, _annotator(annotator), batch=batch, db=db)
 
 
+@_checked
 def audit_label(audit: int, case_id: str, score: float, *, annotator: Any = None,
                 db: str | Path | None = None) -> LiveAction:
     """Record a label of a claimed case (1 correct, 0 incorrect, or a graded score in [0, 1]); both
@@ -647,52 +880,117 @@ def audit_label(audit: int, case_id: str, score: float, *, annotator: Any = None
 
     Returns a ``LiveAction`` (``record`` the label, ``status`` after it, ``upcoming`` the next case);
     ``to_dict()`` is ``audit label --json``.
+
+    Example
+    -------
+    >>> import audit_core, tempfile, pathlib
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "audits.sqlite"
+    >>> audit = audit_core.audit_new("sdoh", seed=7, db=db).audit["audit_id"]
+    >>> case = audit_core.audit_next(audit, annotator="ana", db=db).cases[0].case_id
+    >>> audit_core.audit_label(audit, case, 0, annotator="ana", db=db).status.n
+    1
     """
     from audit_core.analyses import live
     return live.record_label(audit, str(case_id), score, _annotator(annotator), db=db)
 
 
+@_checked
 def audit_skip(audit: int, case_id: str, reason: str, *, annotator: Any = None,
                db: str | Path | None = None) -> LiveAction:
     """Skip a proposed case with a reason: no label, nothing learned by the strategy, nothing counted
     by the e-processes (the guarantee covers the pool only if skips do not depend on the answer).
 
     Returns a ``LiveAction``; ``to_dict()`` is ``audit skip --json``.
+
+    Example
+    -------
+    >>> import audit_core, tempfile, pathlib
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "audits.sqlite"
+    >>> audit = audit_core.audit_new("sdoh", seed=7, db=db).audit["audit_id"]
+    >>> case = audit_core.audit_next(audit, annotator="ana", db=db).cases[0].case_id
+    >>> skipped = audit_core.audit_skip(audit, case, "unreadable", annotator="ana", db=db)
+    >>> skipped.status.n, skipped.status.n_skipped
+    (0, 1)
     """
     from audit_core.analyses import live
     return live.skip_case(audit, str(case_id), reason, _annotator(annotator), db=db)
 
 
+@_checked
 def audit_undo(audit: int, *, annotator: Any = None, db: str | Path | None = None) -> LiveAction:
     """Undo the last label or skip (only before the next case is proposed); the case is pending again.
 
     Returns a ``LiveAction`` whose ``record`` is what was undone; ``to_dict()`` is ``audit undo --json``.
+
+    Example
+    -------
+    >>> import audit_core, tempfile, pathlib
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "audits.sqlite"
+    >>> audit = audit_core.audit_new("sdoh", seed=7, db=db).audit["audit_id"]
+    >>> case = audit_core.audit_next(audit, annotator="ana", db=db).cases[0].case_id
+    >>> _ = audit_core.audit_label(audit, case, 1, annotator="ana", db=db)
+    >>> audit_core.audit_undo(audit, annotator="ana", db=db).status.n
+    0
     """
     from audit_core.analyses import live
     return live.undo_last_label(audit, _annotator(annotator), db=db)
 
 
+@_checked
 def audit_status(audit: int, *, db: str | Path | None = None, verify: bool = False) -> LiveAction:
     """Where the audit stands: ``status`` has n, log E of both processes, the decision and its step.
 
     Read from the event log alone (no pool, no pandas: fast); ``verify=True`` replays the log through
     the strategy instead, checking every recorded proposal (as every label and ``next`` does).
     Returns a ``LiveAction``; ``{**status.to_dict(), "audit": audit}`` is ``audit status --json``.
+
+    Example
+    -------
+    >>> import audit_core, tempfile, pathlib
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "audits.sqlite"
+    >>> audit = audit_core.audit_new("sdoh", seed=7, db=db).audit["audit_id"]
+    >>> status = audit_core.audit_status(audit, db=db).status
+    >>> status.decision, status.n
+    ('inconclusive', 0)
     """
     from audit_core import analyses
     return analyses.live_audit_status(audit, db=db, verify=verify)
 
 
+@_checked
 def audit_list(*, db: str | Path | None = None) -> pd.DataFrame:
     """The audits of the workspace ``db``: returns a data frame with one row per audit (id, pool,
-    strategy, process, seed, labels, skipped, created)."""
+    strategy, process, seed, labels, skipped, created); ``audit list --json`` lists the same rows.
+
+    Example
+    -------
+    >>> import audit_core, tempfile, pathlib
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "audits.sqlite"
+    >>> audit = audit_core.audit_new("sdoh", seed=7, db=db).audit["audit_id"]
+    >>> audit_core.audit_list(db=db)["audit_id"].tolist()
+    [1]
+    """
     from audit_core.analyses import live
     return live.live_audit_list(db)
 
 
+@_checked
 def audit_export(audit: int, out: str | Path, *, db: str | Path | None = None):
     """Write the labelled cases of audit ``audit`` to ``out`` as a recorded-run CSV (what
-    :func:`replay` reads); returns the export's summary (path, number of cases)."""
+    :func:`replay` reads); returns the export's summary (path, number of cases).
+
+    Example
+    -------
+    >>> import audit_core, tempfile, pathlib
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "audits.sqlite"
+    >>> audit = audit_core.audit_new("sdoh", seed=7, db=db).audit["audit_id"]
+    >>> case = audit_core.audit_next(audit, annotator="ana", db=db).cases[0].case_id
+    >>> _ = audit_core.audit_label(audit, case, 1, annotator="ana", db=db)
+    >>> out = db.parent / "run.csv"
+    >>> _ = audit_core.audit_export(audit, out, db=db)
+    >>> audit_core.replay(out).result.n
+    1
+    """
     from audit_core.analyses import live
     return live.export_live_file(audit, out, db=db)
 
@@ -737,6 +1035,7 @@ def report_target(out: str | Path, format: str | None = None) -> tuple[Path, str
     return writable_target(out, "out:"), fmt
 
 
+@_checked
 def write_report(out: str | Path, *results: Any, title: str = "Evaluation audit report",
                  format: str | None = None) -> WrittenReport:
     """Write the report sections of ``results`` (any results of this module, in order) to ``out``:

@@ -43,6 +43,10 @@ AUDIT_PASSED = "audit passed"
 INCONCLUSIVE = "inconclusive"
 DECISIONS = (FAILURE_FOUND, AUDIT_PASSED, INCONCLUSIVE)
 
+# Simulation modes (audit_core.analyses.simulate): compare methods, or the observed Type-I error
+# on the pool with every subgroup below q lifted to q.
+SIMULATION_MODES = ("power", "null")
+
 # Sampling strategies (audit_core.auditing.strategies).
 STRATEGY_NAMES = ("stratified", "pre-learned", "oracle", "informed", "adaptive")
 
@@ -101,30 +105,54 @@ def paper_rows(style: str | None) -> tuple[tuple[str, str], ...]:
     return SDOH_PAPER_ROWS if style == "sdoh" else PAPER_ROWS
 
 
-def paper_params(style: str | None, **overrides) -> AuditParams:
-    """Parameters of the paper's study for a pool style: GPQA q .85, m 40, budget 250, 2 initial
-    cases; SDoH q .83, m 40, budget 400, 20 initial cases (``None`` overrides are ignored).
+def resolve_style(chosen: str | None, own: str | None = None) -> str:
+    """The parameter style of an analysis, chosen in this one place for every command, call, page
+    and report: the user's ``chosen`` style, else the data's ``own`` (a bundled run's or pool's,
+    :data:`audit_core.data.bundled.BUNDLED`), else :data:`DEFAULT_STYLE` (docs/e-processes.md,
+    Parameters and defaults)."""
+    style = chosen or own or DEFAULT_STYLE
+    if style not in STYLES:
+        raise InputError(f"style: expected one of {', '.join(STYLES)}, got {style!r}")
+    return style
 
-    A ``q`` other than the style's moves both forecaster grids by the same shift (δ and δ' are
-    kept), dropping grid points that would cross q, unless grids are given explicitly.
+
+def audit_params(style: str | None, **overrides) -> AuditParams:
+    """The style's :class:`~audit_core.sequential.params.AuditParams` with ``overrides`` (``None``
+    values are ignored): the one place every front end builds its parameters.
+
+    A ``q`` other than the style's moves both forecaster grids by the same shift q − q_style (δ and
+    δ′ are kept), dropping grid points that would cross q, unless grids are given explicitly; a q
+    that leaves a grid empty is refused (docs/e-processes.md, Parameters and defaults).
     """
     from audit_core.sequential.params import AuditParams  # numpy: loaded when parameters are built
 
-    style = style or DEFAULT_STYLE
-    if style == "gpqa" and overrides.get("n_init") is None:
-        overrides["n_init"] = GPQA_STUDY_N_INIT
+    style = resolve_style(style)
+    overrides = {k: v for k, v in overrides.items() if v is not None}
     base = AuditParams.for_style(style)
     q = overrides.get("q")
-    if q is not None and q != base.q:
+    if isinstance(q, (int, float)) and not isinstance(q, bool) and 0.0 < q < 1.0 and q != base.q:
         shift = q - base.q
-        if overrides.get("grid_mod") is None:
+        if "grid_mod" not in overrides:
             overrides["grid_mod"] = tuple(round(g + shift, 10) for g in base.grid_mod if 0.0 < g + shift < q)
-        if overrides.get("grid_aud") is None:
+        if "grid_aud" not in overrides:
             overrides["grid_aud"] = tuple(round(g + shift, 10) for g in base.grid_aud if q < g + shift < 1.0)
         if not overrides["grid_mod"] or not overrides["grid_aud"]:
             raise InputError(f"q = {q}: the {style} forecaster grids shifted to this q leave no point on one "
                              "side of it; choose q further from 0 and 1")
     return AuditParams.for_style(style, **overrides)
+
+
+def paper_params(style: str | None, **overrides) -> AuditParams:
+    """Parameters of the paper's study for a pool style: GPQA q .85, m 40, budget 250, 2 initial
+    cases; SDoH q .83, m 40, budget 400, 20 initial cases (``None`` overrides are ignored).
+
+    :func:`audit_params` with the GPQA study's 2 initial cases: a ``q`` other than the style's moves
+    both forecaster grids by the same shift.
+    """
+    style = resolve_style(style)
+    if style == "gpqa" and overrides.get("n_init") is None:
+        overrides["n_init"] = GPQA_STUDY_N_INIT
+    return audit_params(style, **overrides)
 
 
 def style_of(bundled_key: str | None) -> str:
@@ -142,5 +170,6 @@ __all__ = [
     "MODEL_PROCESSES", "PROCESS_NAMES", "STRATEGY_NAMES", "WEIGHT_SCHEMES", "E_BH", "E_BONFERRONI",
     "MULTIPLE_METHODS", "MULTIPLE_SIDES", "MULTIPLE_TIMES", "FAILURE_FOUND", "AUDIT_PASSED", "INCONCLUSIVE",
     "DECISIONS", "COMPARE_MARGIN", "B_BETTER", "A_BETTER", "EQUIVALENT", "NON_INFERIOR", "CONTINUE",
-    "INCONCLUSIVE_AT_BUDGET", "COMPARE_DECISIONS", "FAIL_ON", "RUN_COLUMN", "paper_params", "paper_rows", "style_of",
+    "INCONCLUSIVE_AT_BUDGET", "COMPARE_DECISIONS", "FAIL_ON", "RUN_COLUMN", "SIMULATION_MODES", "audit_params", "paper_params",
+    "paper_rows", "resolve_style", "style_of",
 ]

@@ -82,7 +82,7 @@ def warm_measure() -> None:
 def warm_compare() -> None:
     """Compare's first view: the bundled set of four runs, A and B its first two, margin 0.02."""
     source = _uploads.bundled_source("run", "compare:gpqa")
-    params = analyses.AuditParams.for_style(source.value.style)
+    params = analyses.audit_params(analyses.resolve_style(None, source.value.style))  # as the Compare page
     _cache.compare_runs((source.key,), None, None, repr(params.to_dict()), 0.95, float(analyses.COMPARE_MARGIN),
                         None, (0, 1), (source,), params)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from audit_core.analyses import BUNDLED, COMPARE_MARGIN, AuditParams
+from audit_core.analyses import BUNDLED, COMPARE_MARGIN, audit_params, resolve_style
 from audit_core.errors import InputError
 from pages import _cache, _shared, _uploads
 
@@ -111,7 +111,7 @@ subgroups = tuple(chosen_groups) or None
 
 
 def compare(pair: tuple[int, int]):
-    params = AuditParams.for_style(sources[0].value.style)
+    params = audit_params(resolve_style(None, sources[0].value.style))  # run A's own style, as the CLI and API
     return _cache.compare_runs(tuple(s.key for s in sources), score, subgroups, repr(params.to_dict()),
                                float(confidence), float(margin), int(budget) or None, pair, tuple(sources), params)
 

@@ -18,6 +18,7 @@ from audit_core.analyses import (
     STRATEGY_NAMES,
     assumed_pool_source,
     paper_params,
+    resolve_style,
 )
 from audit_core.errors import InputError
 from pages import _cache, _shared, _uploads
@@ -63,7 +64,7 @@ with st.form("plan"):
     else:
         st.caption(f"Subgroups, sizes and accuracies: those of {_shared.plain(BUNDLED[pool_key].title)}.")
     p1, p2, p3, p4, p5 = st.columns(5)
-    style = BUNDLED[pool_key].style if pool_key in BUNDLED else "gpqa"
+    style = resolve_style(None, BUNDLED[pool_key].style if pool_key in BUNDLED else None)  # as the CLI and API
     defaults = paper_params(style)
     q = p1.number_input("q", 0.5, 0.99, float(defaults.q), 0.01, key=_shared.kept(f"plan_q_{style}"))
     alpha = p2.number_input("α", 0.001, 0.5, defaults.alpha, 0.005, format="%.3f", key=_shared.kept("plan_alpha"))

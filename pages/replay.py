@@ -62,6 +62,46 @@ def reread(path: str) -> None:
     st.session_state["replay_follow_error"] = None
     _uploads.accept_upload("follow", _uploads.Upload(Path(path).name, data, source.key))
     st.session_state["replay_follow_read"] = (path, dt.datetime.now().strftime("%H:%M:%S"), len(data))
+
+
+def _in_range(value: float) -> float:
+    """A threshold inside the widgets' range [0.01, 0.99]."""
+    return min(max(round(value, 10), 0.01), 0.99)
+
+
+def follow_q(style: str, d: AuditParams) -> None:
+    """q − δ and q + δ′ follow a new q (δ and δ′ kept), as the forecaster grids do
+    (:func:`audit_core.analyses.audit_params`), unless they were set anew at the same time (a link
+    carrying all three). Runs before their widgets, so it may set their values."""
+    keys = [_uploads.replay_parameter_key(name, style) for name in ("q", "q_mod", "q_aud")]
+    seen = st.session_state.get(f"replay_thresholds_{style}")
+    q = st.session_state.get(keys[0], d.q)
+    if seen is None or q == seen[0]:
+        return
+    for key, before in zip(keys[1:], seen[1:], strict=True):
+        if st.session_state.get(key, before) == before:
+            st.session_state[key] = _in_range(before + q - seen[0])
+
+
+def threshold_problem(q: float, q_mod: float, q_aud: float) -> str:
+    """What is wrong with the three thresholds, in the page's words ('' when nothing is)."""
+    if not q_mod < q:
+        return f"q − δ = {q_mod:g} must lie below q = {q:g}: lower q − δ (or raise q)"
+    if not q_aud > q:
+        return f"q + δ′ = {q_aud:g} must lie above q = {q:g}: raise q + δ′ (or lower q)"
+    return ""
+
+
+def in_page_terms(message: str, q: float, d: AuditParams) -> str:
+    """An engine message about the parameters, in the words of the widgets above."""
+    if "forecaster grids" in message:
+        # The grids move with q: the lowest model point stays above 0, the lowest auditor point below 1.
+        low, high = d.q - min(d.grid_mod), 1.0 - (min(d.grid_aud) - d.q)
+        return (f"q = {q:g} leaves no forecaster grid point on one side of it (the grids move with q, "
+                f"docs/e-processes.md); choose q between {low:.2f} and {high:.2f}")
+    return message.replace("parameter eta", "η").replace("parameter alpha", "α").replace("parameter m", "m")
+
+
 _shared.link_settings([_shared.LinkField("dataset", "replay_source", options=tuple(BUNDLED))])
 if st.session_state.get("replay_source") not in RUN_KEYS:
     st.session_state["replay_source"] = DEFAULT_RUN
@@ -178,19 +218,22 @@ with st.expander("Columns and parameters", expanded=not source.bundled or bool(t
                      index=list(STYLES).index(table.style), horizontal=True,
                      format_func={"gpqa": "GPQA-style", "sdoh": "SDoH-style"}.get)
     d = AuditParams.for_style(style)
+    follow_q(style, d)
     p1, p2, p3, p4, p5, p6 = st.columns(6)
     q = p1.number_input("q (threshold)", 0.01, 0.99, d.q, 0.01, key=_shared.kept(_uploads.replay_parameter_key("q", style)),
-                        help="A subgroup with accuracy below q is a failure mode.")
+                        help="A subgroup with accuracy below q is a failure mode. Changing q moves q − δ, q + δ′ "
+                             "and the forecaster grids with it (docs/e-processes.md, Parameters and defaults).")
     alpha = p2.number_input("α", 0.001, 0.5, d.alpha, 0.005, format="%.3f", key=_shared.kept(_uploads.replay_parameter_key("alpha", style)),
                             help="Level: a test stops when its e-value reaches 1/α.")
     m = int(p3.number_input("m", 1, 1000, d.m, 1, key=_shared.kept(_uploads.replay_parameter_key("m", style)),
                             help="The auditor's test starts at step m."))
-    q_mod = p4.number_input("q − δ", 0.01, 0.99, d.q_mod, 0.01, key=_shared.kept(_uploads.replay_parameter_key("q_mod", style)),
+    q_mod = p4.number_input("q − δ", 0.01, 0.99, _in_range(q - d.delta), 0.01, key=_shared.kept(_uploads.replay_parameter_key("q_mod", style)),
                             help="Alternative of LR / SR-LR (model's null).")
-    q_aud = p5.number_input("q + δ′", 0.01, 0.99, d.q_aud, 0.01, key=_shared.kept(_uploads.replay_parameter_key("q_aud", style)),
+    q_aud = p5.number_input("q + δ′", 0.01, 0.99, _in_range(q + d.delta_aud), 0.01, key=_shared.kept(_uploads.replay_parameter_key("q_aud", style)),
                             help="Alternative of AUD-LR (auditor's null).")
     eta = p6.number_input("η", 0.01, 2.0, d.eta, 0.05, key=_shared.kept(_uploads.replay_parameter_key("eta", style)),
                           help="Learning rate of the forecaster used by the -UI processes.")
+    st.session_state[f"replay_thresholds_{style}"] = (q, q_mod, q_aud)
     r1, r2 = st.columns(2)
     model_process = r1.selectbox("Model process of the dual test", MODEL_PROCESSES,
                                  index=MODEL_PROCESSES.index(DEFAULT_MODEL_PROCESS),
@@ -228,16 +271,32 @@ elif labels is not None and labels.too_many:
 
 _shared.write_link(link_fields(style), shareable=source.bundled and choice in BUNDLED)
 
+LAST_GOOD = f"replay_last_good_{data_key}"  # the arguments of the last replay shown for this data
 try:
-    params = AuditParams.from_thresholds(style, q=q, alpha=alpha, m=m, q_mod=q_mod, q_aud=q_aud, eta=eta)
+    problem = threshold_problem(q, q_mod, q_aud)
+    if problem:
+        raise InputError(problem)
+    try:
+        params = AuditParams.from_thresholds(style, q=q, alpha=alpha, m=m, q_mod=q_mod, q_aud=q_aud, eta=eta)
+    except InputError as exc:  # the engine names its fields; the page names its widgets
+        raise InputError(in_page_terms(str(exc), q, d)) from None
     replay_args = (source.key, score_col, None if group_cols is None else tuple(group_cols), order_col,
                    repr(params.to_dict()), model_process, auditor_process,
                    tuple(sorted((score_mapping or {}).items())), source, params)
     view = _cache.replay_run(*replay_args)
+    st.session_state[LAST_GOOD] = replay_args
 except InputError as exc:
+    last = st.session_state.get(LAST_GOOD)
     _shared.show_input_error(exc, f"{source.name} with these choices",
+                             "The last good result stays below (its parameters are in its caption)." if last else
                              "Choose other columns or parameters above; nothing below belongs to them.")
-    _shared.stop_page()
+    if last is None:
+        _shared.stop_page()
+    replay_args = last
+    view = _cache.replay_run(*replay_args)
+    shown = replay_args[-1]
+    st.caption(f"Showing the last good result: q = {shown.q:g}, q − δ = {shown.q_mod:g}, q + δ′ = {shown.q_aud:g}, "
+               f"α = {shown.alpha:g}, m = {shown.m}, η = {shown.eta:g}.")
 
 result, dual, overall = view.result, view.result.dual, view.result.overall
 _shared.show_verdict(view.verdict)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from audit_core.analyses import BUNDLED, BUNDLED_POOLS, NULL_POOL, paper_params, paper_rows
+from audit_core.analyses import BUNDLED, BUNDLED_POOLS, NULL_POOL, paper_params, paper_rows, resolve_style
 from audit_core.errors import InputError
 from audit_core.views.auditing import row_label
 from pages import _cache, _shared, _uploads
@@ -45,7 +45,7 @@ with top2:
     else:
         pool_key = st.selectbox("Pool", BUNDLED_POOLS, format_func=lambda k: BUNDLED[k].title,
                                 key=_shared.kept("sim_pool"))
-style = BUNDLED[pool_key].style
+style = resolve_style(None, BUNDLED[pool_key].style)  # the pool's own style, as the CLI and API
 rows_available = paper_rows(style)
 defaults = paper_params(style)
 # Budget and q default to the pool's style, so their widgets are kept per style.

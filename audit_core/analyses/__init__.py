@@ -46,7 +46,8 @@ _EXPORTS = {
     "audit_core.identify.estimands": ("ESTIMANDS", "available_estimands", "estimand_unavailable"),
     "audit_core.presets": (
         "AUDITOR_PROCESSES", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN",
-        "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES", "paper_params", "paper_rows", "COMPARE_MARGIN",
+        "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES", "audit_params", "paper_params", "paper_rows", "COMPARE_MARGIN",
+        "resolve_style",
     ),
     "audit_core.sequential.params": ("AuditParams",),
 }
@@ -57,7 +58,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = [
     "ACCEPTED_SCORES", "AUDITOR_PROCESSES", "AuditParams", "BUNDLED", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS",
     "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN", "ESTIMANDS", "available_estimands", "estimand_unavailable", "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES",
-    "paper_params", "paper_rows", "COMPARE_MARGIN",
+    "audit_params", "paper_params", "paper_rows", "COMPARE_MARGIN", "resolve_style",
     "CombinedAudits", "LogMeasurement", "PlannedAudit", "RunReplay", "RunsComparison", "assumed_pool_source",
     "combine_audits", "combine_files", "compare_runs", "plan_study", "typed_run", "TestbedCheck", "TestbedItems", "check_testbed",
     "generate_testbed", "ALL_DIRECTIONS", "BEHAVIOURS", "BehaviourRule", "add_policy", "class_file",

@@ -23,12 +23,13 @@ from audit_core.analyses.display import Displayed
 from audit_core.analyses.replay import typed_run
 from audit_core.analyses.sources import run_source
 from audit_core.data import jsonio
+from audit_core.data.bundled import BUNDLED
 from audit_core.data.csvio import decode_utf8
 from audit_core.data.files import read_file
 from audit_core.errors import InputError
-from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_STYLE
+from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, audit_params, resolve_style
 from audit_core.report.document import ReportSection
-from audit_core.sequential import AuditParams, replay
+from audit_core.sequential import replay
 from audit_core.sequential.multiple import METHODS, MultipleTestResult, audit_e_value, combine
 from audit_core.views import sequential as views
 
@@ -110,12 +111,13 @@ def _run_document(raw: bytes, name: str) -> Any:
 
 
 def combine_files(paths: Sequence[str], level: float = 0.05, side: str = "model", at: str = "end",
-                  methods: Sequence[str] = METHODS, *, style: str = DEFAULT_STYLE, q: float | None = None,
+                  methods: Sequence[str] = METHODS, *, style: str | None = None, q: float | None = None,
                   alpha: float | None = None, m: int | None = None, score: str | None = None,
                   model_process: str = DEFAULT_MODEL_PROCESS,
                   auditor_process: str = DEFAULT_AUDITOR_PROCESS) -> CombinedAudits:
     """:func:`combine_audits` over files: ``replay --json`` documents (``.json``) and labelled runs
-    (CSV or logs, replayed with ``style``'s parameters, overridden by ``q``/``alpha``/``m``).
+    (CSV, logs or bundled runs, each replayed with the parameters of ``style``, else of its own
+    style (:func:`audit_core.presets.resolve_style`), overridden by ``q``/``alpha``/``m``).
 
     Every file is read and checked for repeats first; a labelled run is replayed without building
     its charts (only its e-value trajectories are combined), so 300 runs take seconds."""
@@ -124,17 +126,16 @@ def combine_files(paths: Sequence[str], level: float = 0.05, side: str = "model"
     if not 0.0 < level < 1.0:
         raise InputError(f"level: must lie strictly between 0 and 1, got {level}")
     # An lm-eval output folder is read as a folder; every file is read once, here.
-    raws = [(str(path), b"" if Path(path).is_dir() else read_file(path)) for path in paths]
+    raws = [(str(path), b"" if str(path) in BUNDLED or Path(path).is_dir() else read_file(path)) for path in paths]
     _repeated([(name, raw or str(Path(name).resolve()).encode()) for name, raw in raws])
-    params = None
     runs = []
     for name, raw in raws:
         if Path(name).suffix.lower() == ".json":
             runs.append((name, _run_document(raw, name)))
             continue
-        if params is None:
-            params = AuditParams.for_style(style, q=q, alpha=alpha, m=m)
-        data = typed_run(run_source(raw or name, name, check=False), score=score, subgroups=())
+        source = run_source(raw or name, name, check=False)
+        params = audit_params(resolve_style(style, source.value.style), q=q, alpha=alpha, m=m)
+        data = typed_run(source, score=score, subgroups=())
         result = replay(data.scores, params, subgroups=data.subgroup_frame, model_process=model_process,
                         auditor_process=auditor_process)
         runs.append((name, result.to_dict()))

@@ -35,6 +35,7 @@ from audit_core.presets import (
     INCONCLUSIVE_AT_BUDGET,
     NON_INFERIOR,
     RUN_COLUMN,
+    audit_params,
 )
 from audit_core.report.document import ReportSection
 from audit_core.sequential import AuditParams
@@ -185,7 +186,7 @@ def compare_runs(source_a: Source, source_b: Source | None = None, score: str | 
     first, second = pair
     if not (0 <= first < len(runs) and 0 <= second < len(runs)) or first == second:
         raise InputError(f"runs A and B: choose two different runs of the {len(runs)}")
-    params = params or AuditParams.for_style(source_a.value.style)
+    params = params or audit_params(source_a.value.style)
     names_ab = (run_names[first], run_names[second])
     result = _compare_runs(runs[first], runs[second], params, names_ab, confidence, model_process, auditor_process,
                            margin, budget)

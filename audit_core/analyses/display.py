@@ -63,11 +63,15 @@ class Displayed:
         return {n: v.copy() for n, v in members if isinstance(v, pd.DataFrame)}
 
     def to_frame(self) -> pd.DataFrame:
-        """The key table as a pandas DataFrame (a copy)."""
+        """The key table as a pandas DataFrame (a copy) with stable snake_case column ids, as the
+        JSON names its fields (``"stop (case)"`` → ``stop_case``, ``"q − δ"`` → ``q_minus_delta``);
+        the readable labels are the display's (:attr:`tables`, the rich display)."""
         import pandas as pd
 
         table = getattr(self, self._key_table, None)
-        return table.copy() if isinstance(table, pd.DataFrame) else pd.DataFrame()
+        if not isinstance(table, pd.DataFrame):
+            return pd.DataFrame()
+        return table.rename(columns=column_id)
 
     @property
     def charts(self) -> dict[str, dict]:
@@ -95,14 +99,17 @@ class Displayed:
         parts = [f'<div class="audit-result" style="max-width:100%">'
                  f'<p style="color:#555;margin:0 0 .3rem 0">{escape_html(type(self).__name__)}'
                  f'{escape_html(_source_note(self))}</p>']
-        if verdict is not None:
-            colour = _TONE_COLOURS.get(verdict.tone, "#333")
+        # A measurement's second verdict says whether τ is identified on the support its log covers.
+        for shown in (verdict, getattr(self, "support_verdict", None)):
+            if shown is None:
+                continue
+            colour = _TONE_COLOURS.get(shown.tone, "#333")
             parts.append(f'<p style="border-left:4px solid {colour};padding:.3rem .6rem;margin:.2rem 0;'
-                         f'font-weight:600">{_TONE_WORDS.get(verdict.tone, "")} {escape_html(verdict.text)}</p>')
-            if verdict.caveat:
-                parts.append(f'<p style="color:#444;margin:.2rem 0 .6rem 0">{escape_html(verdict.caveat)}</p>')
-        table = self.to_frame()
-        if len(table.columns):
+                         f'font-weight:600">{_TONE_WORDS.get(shown.tone, "")} {escape_html(shown.text)}</p>')
+            if shown.caveat:
+                parts.append(f'<p style="color:#444;margin:.2rem 0 .6rem 0">{escape_html(shown.caveat)}</p>')
+        table = getattr(self, self._key_table, None)   # readable labels for people
+        if table is not None and len(table.columns):
             parts.append(table_html(table, max_rows=MAX_ROWS_SHOWN))
         spec = self.charts.get(self._key_chart)
         if spec is not None:
@@ -121,6 +128,21 @@ class Displayed:
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(repr(self))
+
+
+_SYMBOLS = (("q − δ′", "q_minus_delta_aud"), ("q + δ′", "q_plus_delta_aud"), ("δ′", "delta_aud"), ("−", " minus "),
+            ("+", " plus "), ("%", " pct "), ("α", "alpha"), ("τ", "tau"), ("δ", "delta"), ("η", "eta"),
+            ("≥", " at least "), ("≤", " at most "), ("·", " "), ("/", " per "), ("#", " number "))
+
+
+def column_id(label: Any) -> str:
+    """A display column's stable snake_case id: lower case, symbols spelled out, every other run of
+    non-alphanumerics one underscore (``"95% CI low"`` → ``95_pct_ci_low``; ``"ci_low"`` unchanged)."""
+    import re
+    text = str(label)
+    for symbol, word in _SYMBOLS:
+        text = text.replace(symbol, word)
+    return re.sub(r"[^0-9a-z]+", "_", text.lower()).strip("_") or "column"
 
 
 def _source_note(result: Any) -> str:

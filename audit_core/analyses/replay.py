@@ -25,7 +25,7 @@ from audit_core.data.labels import score_labels as _score_labels
 from audit_core.data.loader import AuditData, load_audit_frame
 from audit_core.data.sources import load_audit_source
 from audit_core.errors import InputError
-from audit_core.presets import BUNDLED_POOLS, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
+from audit_core.presets import BUNDLED_POOLS, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, audit_params
 from audit_core.report import format as fmt
 from audit_core.report.document import ReportSection
 from audit_core.sequential import (
@@ -280,10 +280,10 @@ def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str
     ``subgroups`` metadata keys or doc fields; ``filter`` picks an lm-eval filter.
     ``score_mapping`` maps text labels of the score column (e.g.
     correct/incorrect) to scores in [0, 1] before the column is read.
-    ``params`` default to the run's style.
+    ``params`` default to the run's style (:func:`audit_core.presets.resolve_style`).
     """
     data = typed_run(source, score, subgroups, order, score_mapping=score_mapping, filter=filter)
-    return _replayed(source, data, params if params is not None else AuditParams.for_style(source.value.style),
+    return _replayed(source, data, params if params is not None else audit_params(source.value.style),
                      model_process, auditor_process)
 
 

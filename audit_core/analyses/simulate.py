@@ -9,7 +9,7 @@ model's null, shown with its interval next to α.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -17,12 +17,13 @@ from audit_core.analyses.common import Verdict
 from audit_core.analyses.display import Displayed
 from audit_core.analyses.sources import Source
 from audit_core.auditing import AuditorConfig, Study, run_study, sampling_frequency_vs_accuracy
-from audit_core.presets import DEFAULT_MODEL_PROCESS
+from audit_core.errors import InputError
+from audit_core.presets import DEFAULT_MODEL_PROCESS, SIMULATION_MODES
 from audit_core.report.document import ReportChart, ReportSection, ReportTable
 from audit_core.sequential import AuditParams
 from audit_core.views import auditing as views
 
-MODES = ("power", "null")
+MODES = SIMULATION_MODES
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class StudySimulation(Displayed):
     Attributes
     ----------
     study : the engine's :class:`~audit_core.auditing.Study`.
+    lifted_subgroups : null mode: the subgroups that were below q, lifted to q before the audits.
     summary_table : one row per method; type_one_table : observed Type-I error per row (null mode).
     sampling : sampling frequency vs accuracy of an adaptive row (None without one, or with fewer
         than three subgroups).
@@ -53,6 +55,7 @@ class StudySimulation(Displayed):
     replicates: int
     seed: int
     study: Study = field(repr=False)
+    lifted_subgroups: tuple[str, ...] = field(repr=False)
     summary_table: pd.DataFrame = field(repr=False)
     type_one_table: pd.DataFrame | None = field(repr=False)
     sampling: SamplingFrequency | None = field(repr=False)
@@ -70,6 +73,9 @@ class StudySimulation(Displayed):
         one ``timing`` key (total seconds, seconds per audit per row in row order) so that everything
         else is identical across runs with the same seed, and the sampling frequency of an adaptive row."""
         payload = self.study.to_dict()
+        payload["mode"] = self.mode
+        if self.mode == "null":
+            payload["lifted_subgroups"] = list(self.lifted_subgroups)
         per_row = [row.pop("seconds_per_audit", None) for row in payload["rows"]]
         payload["timing"] = {"seconds": payload.pop("seconds"), "seconds_per_audit": per_row}
         if self.sampling is not None:
@@ -90,7 +96,8 @@ def _sampling(study: Study, pool) -> SamplingFrequency | None:
     return SamplingFrequency(process, table, float(rho))
 
 
-def _verdict(mode: str, summary: pd.DataFrame, type_one: pd.DataFrame | None, alpha: float) -> Verdict:
+def _verdict(mode: str, summary: pd.DataFrame, type_one: pd.DataFrame | None, alpha: float,
+             lifted: tuple[str, ...] = ()) -> Verdict:
     if mode == "null" and type_one is not None:
         worst = type_one.sort_values("observed Type-I error", kind="stable").iloc[-1]
         above = type_one[type_one["observed Type-I error"] > alpha]
@@ -99,7 +106,9 @@ def _verdict(mode: str, summary: pd.DataFrame, type_one: pd.DataFrame | None, al
                              f"(95% CI {worst['95% CI low']:.3f}–{worst['95% CI high']:.3f}, {worst['method']}) "
                              f"against α = {alpha:g}.",
                        "Anytime validity promises a rate of at most α; with few replicates a row can exceed it by "
-                       "chance, so read the interval.")
+                       "chance, so read the interval."
+                       + (f" {len(lifted)} subgroup(s) below q were lifted to q first, so the model's null holds."
+                          if lifted else ""))
     best = summary.sort_values(["failure_found", "stop_median"], ascending=[False, True], kind="stable").iloc[0]
     return Verdict("neutral", f"Most powerful row: {best['method']}, failure mode found in "
                               f"{best['failure_found']:.0%} of replicates (median stop {best['stop_median']:g}).")
@@ -111,9 +120,18 @@ def simulate_study(pool: Source, rows: Sequence[tuple[str, str]], replicates: in
                    address: str | None = None) -> StudySimulation:
     """``run_study`` of the rows on the pool, with tables, charts, report section and verdict.
 
+    ``mode="null"``: every subgroup below q is first lifted to q (:meth:`Pool.lifted_to
+    <audit_core.auditing.pool.Pool.lifted_to>`), so the model's null holds and every "failure mode
+    found" is a Type-I error; ``lifted_subgroups`` names them.
     ``backend``: "local" (a process pool on this machine) or "dask" (a LocalCluster, or the
     cluster at ``address``); the results are the same whatever the backend.
     """
+    if mode not in MODES:
+        raise InputError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
+    lifted: tuple[str, ...] = ()
+    if mode == "null":  # the model's null made true: every subgroup below q lifted to q
+        lifted_pool, lifted = pool.value.lifted_to(params.q)
+        pool = replace(pool, value=lifted_pool)
     kwargs = {"backend": backend, "address": address}
     if n_jobs is not None:
         kwargs["n_jobs"] = n_jobs
@@ -129,7 +147,7 @@ def simulate_study(pool: Source, rows: Sequence[tuple[str, str]], replicates: in
     if sampling is not None:
         frequency_chart = views.sampling_frequency_spec(sampling.table, sampling.spearman_rho, sampling.process)
         charts.append(ReportChart(f"Sampling frequency vs accuracy (adaptive · {sampling.process})", frequency_chart))
-    verdict = _verdict(mode, summary, type_one, params.alpha)
+    verdict = _verdict(mode, summary, type_one, params.alpha, lifted)
     title = ("Simulation study" if mode == "power" else "Null validity (Type-I error)") + f" on {pool.name}"
     section = views.study_section(
         study, title, source=pool.description,
@@ -138,6 +156,7 @@ def simulate_study(pool: Source, rows: Sequence[tuple[str, str]], replicates: in
         extra_tables=(ReportTable("Observed Type-I error per row", type_one),) if type_one is not None else (),
         verdict=verdict.text)
     return StudySimulation(source=pool, mode=mode, params=params, replicates=replicates, seed=seed, study=study,
+                           lifted_subgroups=lifted,
                            summary_table=summary, type_one_table=type_one, sampling=sampling,
                            outcome_chart=outcome_chart, stop_chart=stop_chart, frequency_chart=frequency_chart,
                            section=section, verdict=verdict)

@@ -35,6 +35,7 @@ from scipy.stats import binom
 from audit_core.auditing.pool import Pool, build_pool
 from audit_core.auditing.study import Progress, run_study
 from audit_core.errors import InputError
+from audit_core.presets import audit_params
 from audit_core.sequential import AUDIT_PASSED, FAILURE_FOUND, INCONCLUSIVE, AuditParams, wilson_interval
 
 SCENARIOS = ("failure", "no failure")
@@ -195,7 +196,7 @@ def plan_audit(pool: Pool, strategy: str = "adaptive", process: str = "SR-LR-UI"
     """Simulate the audit in both scenarios and summarise (module doc). The two scenarios use the
     same seeds; ``progress(done, total)`` counts audits over both."""
     check_plan_size(pool.n, replicates)
-    params = params or AuditParams.for_style(pool.style or "gpqa")
+    params = params or audit_params(pool.style)
     for field in ("budget", "m"):
         # The curves and the budget table hold one row per label: 10^11 labels asked for 745 GiB.
         if getattr(params, field) > MAX_PLAN_CASES:

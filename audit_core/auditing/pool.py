@@ -9,7 +9,7 @@ oracle and informed-prior strategies, by scenario (b)'s bank and by the summarie
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -83,6 +83,29 @@ class Pool:
         acc = self.stratum_accuracy()
         below = np.flatnonzero(acc < q - 1e-9)  # a stratum exactly at q is not a failure
         return below if below.size else np.array([int(np.argmin(acc))])
+
+    def lifted_to(self, q: float) -> tuple[Pool, tuple[str, ...]]:
+        """The pool with every subgroup (stratum) whose mean accuracy μ is below q lifted to q, and
+        the names of the lifted subgroups: the model's null made true, for null-validity studies.
+
+        Each case of a lifted stratum keeps its share of the errors: p' = 1 − (1 − p)(1 − q)/(1 − μ),
+        so the stratum's mean is exactly q and a stratum of equal accuracies becomes q everywhere.
+        ``truth`` is lifted when known (labels are then drawn from it), else the recorded scores
+        (0 becomes the fractional score 1 − (1 − q)/(1 − μ)). Strata at or above q are unchanged.
+        """
+        acc = self.stratum_accuracy()
+        below = np.flatnonzero((acc < q - 1e-9) & (self.stratum_sizes() > 0))
+        if not below.size:
+            return self, ()
+        factor = np.ones(len(self.stratum_names))
+        factor[below] = (1.0 - q) / (1.0 - acc[below])
+        values = self.truth if self.truth is not None else self.labels
+        lifted = np.clip(1.0 - (1.0 - values) * factor[self.strata], 0.0, 1.0)
+        changes = {"truth": lifted} if self.truth is not None else {"labels": lifted}
+        names = tuple(self.stratum_names[i] for i in below)
+        note = f"null mode: {len(names)} subgroup(s) below q = {q:g} lifted to q ({', '.join(names[:5])}" + (
+            ", ...)" if len(names) > 5 else ")")
+        return replace(self, **changes, notes=(*self.notes, note)), names
 
     def to_dict(self) -> dict:
         return {"name": self.name, "n": self.n, "n_features": int(self.features.shape[1]),

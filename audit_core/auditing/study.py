@@ -35,7 +35,7 @@ from audit_core.auditing.strategies import (
     run_audit,
 )
 from audit_core.errors import InputError
-from audit_core.presets import GPQA_STUDY_N_INIT, GPQA_STUDY_POOLS, paper_params  # noqa: F401 (re-exported)
+from audit_core.presets import GPQA_STUDY_N_INIT, GPQA_STUDY_POOLS, audit_params, paper_params  # noqa: F401 (re-exported)
 from audit_core.sequential import (
     AUDIT_PASSED,
     DEFAULT_MODEL_PROCESS,
@@ -173,7 +173,7 @@ def run_study(pool: Pool, rows=None, replicates: int = 100, params: AuditParams 
                          f"than the limit of {MAX_STUDY_AUDITS:,} audits per study (about 30 min on one worker); "
                          f"use at most {max(1, MAX_STUDY_AUDITS // len(rows)):,} replicates, or run several "
                          "studies with different seeds (docs/limits.md)")
-    params = params or AuditParams.for_style(pool.style or "gpqa")
+    params = params or audit_params(pool.style)
     config = config or AuditorConfig()
     if any(s == "informed" for s, _ in rows):
         pool.suspect_mask(config.suspects)  # fail early, in the caller's process, on bad suspects

@@ -2,7 +2,8 @@
 
 Each command lives in its own module that defines ``register(subparsers)``; the parser built there
 sets ``func`` to a callable ``(args) -> int``. Exit status: 0 success, 1 ``identify`` found τ not
-identified, 2 bad input (one line on stderr naming the problem).
+identified or a ``--fail-on`` condition was met (``replay``, ``audit status``, ``combine``), 2 bad
+input (one line on stderr naming the problem).
 """
 
 from __future__ import annotations
@@ -61,6 +62,34 @@ def flag(name: str):
         yield
     except InputError as exc:
         raise InputError(f"{name}: {exc}") from None
+
+
+# --fail-on: the outcomes a pipeline can stop on (docs/cli.md, Exit status). The dual test's
+# decisions, and for replay a subgroup flagged below q.
+FAIL_ON_DECISIONS = {"failure mode found": "failure", "audit passed": "passed", "inconclusive": "inconclusive"}
+ANY_FLAG = "any-flag"
+
+
+def add_fail_on(parser: argparse.ArgumentParser, conditions: Sequence[str], meaning: str) -> None:
+    """``--fail-on COND[,COND]``: exit 1 when one of the conditions is met (the output is unchanged)."""
+    def parse(text: str) -> tuple[str, ...]:
+        names = tuple(c.strip() for c in text.split(",") if c.strip())
+        bad = [c for c in names if c not in conditions]
+        if bad or not names:
+            raise argparse.ArgumentTypeError(f"expected one or more of {', '.join(conditions)}, got {text!r}")
+        return names
+    parser.add_argument("--fail-on", type=parse, metavar="COND[,COND]", default=(),
+                        help=f"exit 1 when one of {', '.join(conditions)} holds ({meaning}); the output is the "
+                             "same (repeatable as a comma-separated list)")
+
+
+def fail_on_status(args: argparse.Namespace, met: set[str]) -> int:
+    """1 when a ``--fail-on`` condition holds (named on stderr), else 0."""
+    hit = [c for c in getattr(args, "fail_on", ()) if c in met]
+    if hit:
+        print(f"exit 1: --fail-on {','.join(hit)}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def emit(payload: Any, as_json: bool, render_text: Callable[[Any], str]) -> None:

@@ -31,7 +31,7 @@ import os
 from typing import TYPE_CHECKING
 
 from audit_core import api
-from audit_core.cli import emit
+from audit_core.cli import FAIL_ON_DECISIONS, add_fail_on, emit, fail_on_status
 from audit_core.errors import InputError
 from audit_core.presets import MODEL_PROCESSES, STRATEGY_NAMES, STYLES
 
@@ -121,6 +121,7 @@ def register(subparsers) -> None:
                         help="replay the log through the strategy, checking every proposal (slower; the "
                              "status is the same)")
     _common(status)
+    add_fail_on(status, tuple(FAIL_ON_DECISIONS.values()), "the dual test's decision so far")
     status.set_defaults(func=run_status)
     listing = commands.add_parser("list", help="the audits of the workspace")
     _common(listing, audit=False)
@@ -227,8 +228,9 @@ def run_undo(args) -> int:
 
 def run_status(args) -> int:
     action = api.audit_status(args.audit, db=args.db, verify=args.verify)
-    emit({**action.status.to_dict(), "audit": action.audit}, args.json, lambda p: "\n".join(_status_lines(p)))
-    return 0
+    payload = {**action.status.to_dict(), "audit": action.audit}
+    emit(payload, args.json, lambda p: "\n".join(_status_lines(p)))
+    return fail_on_status(args, {FAIL_ON_DECISIONS[payload["decision"]]})
 
 
 def run_list(args) -> int:

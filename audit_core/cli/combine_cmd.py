@@ -9,11 +9,12 @@ passed"), after the run's last case (``--at end``) or at the dual test's stop (`
 from __future__ import annotations
 
 from audit_core import api
-from audit_core.cli import emit
+from audit_core.cli import add_fail_on, emit, fail_on_status
 from audit_core.presets import (
     AUDITOR_PROCESSES,
     DEFAULT_AUDITOR_PROCESS,
     DEFAULT_MODEL_PROCESS,
+    DEFAULT_STYLE,
     MODEL_PROCESSES,
     MULTIPLE_SIDES,
     MULTIPLE_TIMES,
@@ -30,13 +31,17 @@ def register(subparsers) -> None:
     p.add_argument("--side", choices=MULTIPLE_SIDES, default="model",
                    help="model: find failures (default); auditor: certify passes")
     p.add_argument("--at", choices=MULTIPLE_TIMES, default="end", help="e-value after the last case (default) or at the dual stop")
-    p.add_argument("--style", choices=STYLES, default="gpqa", help="parameters for CSV runs (default gpqa)")
+    p.add_argument("--style", choices=STYLES,
+                   help=f"parameters for CSV runs (default: each run's own style, else {DEFAULT_STYLE})")
     p.add_argument("--q", type=float, help="performance threshold q for CSV runs")
     p.add_argument("--alpha", type=float, help="per-audit level alpha for CSV runs")
     p.add_argument("--m", type=int, help="auditor's budget m for CSV runs")
     p.add_argument("--score", help="score column of CSV runs (auto-detected if omitted)")
     p.add_argument("--model-process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS)
     p.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default=DEFAULT_AUDITOR_PROCESS)
+    add_fail_on(p, ("failure", "passed", "inconclusive"),
+                "failure: an audit rejected with --side model; passed: one rejected with --side auditor; "
+                "inconclusive: an audit no method rejected")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run)
 
@@ -45,8 +50,13 @@ def run(args) -> int:
     view = api.combine(args.runs, level=args.level, side=args.side, at=args.at, method=args.method, score=args.score,
                        style=args.style, q=args.q, alpha=args.alpha, m=args.m, model_process=args.model_process,
                        auditor_process=args.auditor_process)
-    emit(view.to_dict(), args.json, render_text)
-    return 0
+    payload = view.to_dict()
+    emit(payload, args.json, render_text)
+    rejected = [any(run[m] for m in payload["methods"]) for run in payload["runs"]]
+    met = {"failure" if payload["side"] == "model" else "passed"} if any(rejected) else set()
+    if not all(rejected):
+        met.add("inconclusive")
+    return fail_on_status(args, met)
 
 
 def render_text(payload: dict) -> str:

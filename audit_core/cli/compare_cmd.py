@@ -17,6 +17,7 @@ from audit_core.presets import (
     DEFAULT_AUDITOR_PROCESS,
     DEFAULT_MODEL_PROCESS,
     FAIL_ON,
+    DEFAULT_STYLE,
     MODEL_PROCESSES,
     RUN_COLUMN,
     STYLES,
@@ -43,8 +44,8 @@ def register(subparsers) -> None:
     p.add_argument("--score", help="score column of every run (auto-detected if omitted)")
     p.add_argument("--id", dest="id_column", help="case id column of every run (auto-detected if omitted)")
     p.add_argument("--subgroup", action="append", metavar="COL", help="subgroup column (repeat or comma-separate)")
-    p.add_argument("--confidence", type=float, default=0.95, help="confidence of every bound (default 0.95)")
-    p.add_argument("--style", choices=STYLES, default="gpqa", help="dual-test parameters (default gpqa)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval confidence (default 0.95)")
+    p.add_argument("--style", choices=STYLES, help=f"dual-test parameters (default: run A's own style, else {DEFAULT_STYLE})")
     p.add_argument("--q", type=float, help="performance threshold q")
     p.add_argument("--alpha", type=float, help="level alpha of each run's dual test")
     p.add_argument("--m", type=int, help="auditor's budget m")

@@ -6,7 +6,8 @@ from the content. ``--score`` names the CSV column, the Inspect scorer or the lm
 ``--subgroup`` a column, metadata key or doc field; ``--filter`` the lm-eval filter. Scores are
 replayed in the file's order column (CSV; ``--order COL`` to name it, ``--file-order`` to ignore
 it), the samples' timestamps (Inspect) or file order (lm-eval). Parameters default to the
-style's values of docs/e-processes.md, Parameters and defaults (``--style gpqa`` unless given); any can be overridden.
+style's values of docs/e-processes.md, Parameters and defaults (``--style``, else the run's own
+style, else gpqa: :func:`audit_core.presets.resolve_style`); any can be overridden.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import argparse
 
 from audit_core import analyses, api
-from audit_core.cli import emit
+from audit_core.cli import ANY_FLAG, FAIL_ON_DECISIONS, add_fail_on, emit, fail_on_status
 from audit_core.errors import InputError
 from audit_core.presets import (
     AUDITOR_PROCESSES,
@@ -62,7 +63,9 @@ def register(subparsers) -> None:
     parser.add_argument("--choices", action="store_true",
                         help="list what the file offers (a log's scorers or metrics, its subgroup keys and the "
                              "default ones, lm-eval filters; a CSV's columns and detected roles) and stop")
-    parser.add_argument("--style", choices=STYLES, default=DEFAULT_STYLE, help="default parameters (docs/e-processes.md, Parameters and defaults)")
+    parser.add_argument("--style", choices=STYLES,
+                        help=f"default parameters (docs/e-processes.md, Parameters and defaults; default: the run's "
+                             f"own style, else {DEFAULT_STYLE})")
     parser.add_argument("--q", type=float, help="performance threshold q")
     parser.add_argument("--alpha", type=float, help="level; stop when E >= 1/alpha")
     parser.add_argument("--m", type=int, help="auditor's budget m (its null is tested from step m)")
@@ -74,6 +77,9 @@ def register(subparsers) -> None:
     parser.add_argument("--grid-aud", type=_grid, help="forecaster grid above q, e.g. 0.88,0.91,0.94")
     parser.add_argument("--model-process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS)
     parser.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default=DEFAULT_AUDITOR_PROCESS)
+    add_fail_on(parser, (*FAIL_ON_DECISIONS.values(), ANY_FLAG),
+                "failure / passed / inconclusive: the dual test's decision; any-flag: a subgroup below q, "
+                "family-wise or for that subgroup alone")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.set_defaults(func=run)
 
@@ -143,7 +149,10 @@ def run(args) -> int:
     payload = view.to_dict()
     payload["notes"] = [_with_flags(note) for note in payload["notes"]]
     emit(payload, args.json, render_text)
-    return 0
+    met = {FAIL_ON_DECISIONS[payload["decision"]["decision"]]}
+    if payload["flags"]["family_wise"] or payload["flags"]["per_subgroup"]:
+        met.add(ANY_FLAG)
+    return fail_on_status(args, met)
 
 
 def _choices(source) -> dict:

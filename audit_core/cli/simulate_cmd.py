@@ -20,6 +20,7 @@ from audit_core.presets import (
     ALL_GPQA_POOLS,
     GPQA_STUDY_POOLS,
     MODEL_PROCESSES,
+    SIMULATION_MODES,
     STRATEGY_NAMES,
 )
 
@@ -40,12 +41,15 @@ def register(subparsers) -> None:
     p.add_argument("--strategy", metavar="NAME[,NAME]", help=f"one or more of {', '.join(STRATEGY_NAMES)}")
     p.add_argument("--process", metavar="NAME[,NAME]", help=f"one or more of {', '.join(MODEL_PROCESSES)}")
     p.add_argument("--paper", action="store_true", help="run the paper's seven (strategy, process) rows")
+    p.add_argument("--mode", choices=SIMULATION_MODES, default="power",
+                   help="power (default), or null: every subgroup below q lifted to q first, so each 'failure "
+                        "mode found' is a Type-I error")
     p.add_argument("--replicates", type=int, default=20, help="replicates per row (default 20)")
     p.add_argument("--budget", type=int, help="annotations per audit (default: the style's, 250 or 400)")
     p.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
     p.add_argument("--scenario", choices=("pool", "bank"), default="pool",
                    help="(a) pool without replacement, or (b) fresh draws from a stratum bank")
-    p.add_argument("--style", choices=("gpqa", "sdoh"), help="parameter defaults for a CSV pool (default gpqa)")
+    p.add_argument("--style", choices=("gpqa", "sdoh"), help="parameter defaults (default: the pool's own style, else gpqa)")
     p.add_argument("--q", type=float, help="performance threshold q")
     p.add_argument("--alpha", type=float, help="level alpha (default 0.05)")
     p.add_argument("--m", type=int, help="auditor's budget m (default 40)")
@@ -67,7 +71,7 @@ def register(subparsers) -> None:
 
 def _study_payload(pool, args, progress) -> dict:
     return api.simulate(pool, strategy=args.strategy, process=args.process, paper=args.paper,
-                        replicates=args.replicates, seed=args.seed, style=args.style, q=args.q, alpha=args.alpha,
+                        replicates=args.replicates, seed=args.seed, mode=args.mode, style=args.style, q=args.q, alpha=args.alpha,
                         m=args.m, budget=args.budget, n_init=args.n_init, scenario=args.scenario,
                         suspect=args.suspect, jobs=args.jobs, backend=args.backend, address=args.address,
                         progress=progress).to_dict()

@@ -55,7 +55,7 @@ from audit_core.live.pool import (
 )
 from audit_core.live.records import LabelRecord, LiveProposal, LiveStatus, SkipRecord, _finite  # noqa: F401 (re-exported)
 from audit_core.live.roles import Identity, as_identity, require, require_undo
-from audit_core.presets import DEFAULT_ANNOTATOR, paper_params  # noqa: F401 (DEFAULT_ANNOTATOR re-exported)
+from audit_core.presets import DEFAULT_ANNOTATOR, paper_params, resolve_style  # noqa: F401 (DEFAULT_ANNOTATOR re-exported)
 from audit_core.sequential import AuditParams, DualTest
 
 LIVE_STRATEGIES = tuple(s for s in STRATEGY_NAMES if s != "oracle")  # the oracle needs the truth
@@ -135,7 +135,7 @@ class LiveAudit:
         name, data, base_roles = pool_source(pool, content)
         given = {**base_roles, **{k: v for k, v in (roles or {}).items() if v is not None}}
         resolved = resolve_roles(data, name, given, truth)
-        resolved["style"] = style or resolved.get("style") or "gpqa"
+        resolved["style"] = resolve_style(style, resolved.get("style"))
         config = config or AuditorConfig(suspects=tuple(resolved["suspects"]) or None)
         if config.scenario != "pool" or config.prediction_alternative:
             raise InputError("live audits: only scenario 'pool' without the prediction alternative (its "

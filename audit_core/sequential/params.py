@@ -151,9 +151,11 @@ class AuditParams:
                         eta: float) -> AuditParams:
         """:meth:`for_style` from the three thresholds a person sets, q − δ (``q_mod``), q and q + δ'
         (``q_aud``): δ = q − q_mod and δ' = q_aud − q, rounded to 10 decimals so thresholds 0.80 and
-        0.83 give δ = 0.03 and not 0.029999999999999916."""
-        return cls.for_style(style, q=q, alpha=alpha, m=m, delta=round(q - q_mod, 10),
-                             delta_aud=round(q_aud - q, 10), eta=eta)
+        0.83 give δ = 0.03 and not 0.029999999999999916. The forecaster grids follow q as
+        :func:`audit_core.presets.audit_params` moves them."""
+        from audit_core.presets import audit_params  # the one resolver (presets imports this module lazily)
+        return audit_params(style, q=q, alpha=alpha, m=m, delta=round(q - q_mod, 10),
+                            delta_aud=round(q_aud - q, 10), eta=eta)
 
     def replace(self, **changes: Any) -> AuditParams:
         """A validated copy with some fields changed."""

@@ -344,3 +344,16 @@ def subgroup_display_table(comparison) -> pd.DataFrame:
              "cs_high": "anytime own high", "ci_low": "fixed n low", "ci_high": "fixed n high",
              "mcnemar_p": "McNemar p (fixed n)", "interval": "fixed-n interval"}
     return table[[c for c in columns if c in table.columns]].rename(columns=names)
+def confidence_sequence_chart(frame: pd.DataFrame, confidence: float) -> dict:
+    """The anytime-valid interval after every score, one band per group (``frame``: group, t,
+    mean, low, high; thinned to :data:`MAX_TRAJECTORY_POINTS` steps per group)."""
+    import altair as alt
+    x = alt.X("t:Q", title="scores seen")
+    band = alt.Chart(frame).mark_area(opacity=0.25).encode(
+        x=x, y=alt.Y("low:Q", title=f"mean score, {confidence:.0%} anytime-valid interval",
+                     scale=alt.Scale(domain=[0, 1])), y2="high:Q", color=alt.Color("group:N", title=None))
+    line = alt.Chart(frame).mark_line().encode(
+        x=x, y="mean:Q", color="group:N",
+        tooltip=["group", "t", alt.Tooltip("mean:Q", format=".3f"), alt.Tooltip("low:Q", format=".3f"),
+                 alt.Tooltip("high:Q", format=".3f")])
+    return chart_spec((band + line).properties(title="Confidence sequence of the mean score", height=260))

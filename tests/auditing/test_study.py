@@ -94,11 +94,19 @@ def test_bad_rows_and_replicates(pools):
 
 @pytest.mark.slow
 def test_none_setting_no_row_reports_a_failure_beyond_alpha(pools):
-    """Model's null true: failure found <= alpha + 3 SE; the adaptive rows mostly pass the audit."""
-    replicates = 40
+    """Model's null true (seeded, 7 rows x 40 audits). Each row: failure found <= alpha + 3 SE (a
+    gross excess in one row). All 280 audits together: at most 20 false rejections, which a true
+    rate of alpha = 0.05 in every row passes with probability 0.956 and the named alternative 2 alpha
+    = 0.10 (on average over the rows) fails with probability 0.937 (binomial tails, asserted); the
+    adaptive rows mostly pass the audit."""
+    from scipy.stats import binom
+    replicates, alpha, limit = 40, 0.05, 20
+    audits = replicates * len(PAPER_ROWS)
+    assert binom.cdf(limit, audits, alpha) > 0.95 and binom.sf(limit, audits, 2 * alpha) > 0.93
     study = run_study(pools["gpqa:none"], PAPER_ROWS, replicates, GPQA, seed=11, n_jobs=2)
-    bound = 0.05 + 3 * math.sqrt(0.05 * 0.95 / replicates)
+    bound = alpha + 3 * math.sqrt(alpha * (1 - alpha) / replicates)
     assert (study.summary["failure_found"] <= bound).all()
+    assert round(float(study.summary["failure_found"].sum()) * replicates) <= limit
     adaptive = study.summary[study.summary["strategy"] == "adaptive"]
     assert (adaptive["passed"] >= 0.8).all()
 

@@ -82,7 +82,9 @@ def test_text_summary(capsys, run_csv):
 @pytest.mark.parametrize("argv_tail,content,pattern", [
     (["--score", "nope"], None, "score column 'nope' not found"),
     (["--q", "1.5"], None, "parameter q"),
-    (["--q", "0.95"], None, "give --grid-mod and --grid-aud"),
+    (["--q", "0.95"], None, "give --delta and --delta-aud"),
+    (["--q", "0.99", "--delta-aud", "0.005"], None, "leave no point on one side of it; choose q further from "
+                                                    "0 and 1; with --q 0.99 give --grid-mod and --grid-aud"),
     (["--order", "order", "--file-order"], None, "not both"),
     ([], "id,correct\n1,1\n2,7\n", "'correct', data row 2: score 7 is outside"),
     ([], "id,correct,order\n1,1,1\n2,0,1\n", "the same value at data rows 1, 2"),

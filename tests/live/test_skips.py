@@ -163,10 +163,15 @@ def _check(rate: float, runs: int, alpha: float) -> str:
 
 
 def test_skips_that_ignore_the_label_keep_the_level_and_skips_that_read_it_do_not():
-    alpha, runs = AuditParams.gpqa().alpha, 200
+    """Seeded, 200 audits with blind skips: at most 15 false rejections, which a true rate of
+    alpha = 0.05 passes with probability 0.956 and the named alternative 2 alpha = 0.10 fails with
+    probability 0.857 (binomial tails, asserted). Label-reading skips must be caught (below)."""
+    from scipy.stats import binom
+    alpha, runs, limit = AuditParams.gpqa().alpha, 200, 15
+    assert binom.cdf(limit, runs, alpha) > 0.95 and binom.sf(limit, runs, 2 * alpha) > 0.85
     bound = alpha + 3.0 * math.sqrt(alpha * (1 - alpha) / runs)
     blind = _failure_rate(lambda y, rng: rng.random() < 0.3, runs, seed=11)
-    assert blind <= bound, _check(blind, runs, alpha)
+    assert round(blind * runs) <= limit, _check(blind, runs, alpha)
     # An annotator who skips half the cases the model got right: the labelled cases are worse than
     # q (0.85 becomes 0.74), so "failure mode found" is reached far more often than alpha.
     biased = _failure_rate(lambda y, rng: y == 1.0 and rng.random() < 0.5, 100, seed=12)

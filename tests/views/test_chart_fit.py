@@ -66,4 +66,13 @@ def test_heat_maps_render_offline():
     from audit_core.views.charts import chart_spec
     freq = pd.DataFrame({"x": ["a", "b"], "y": ["u", "u"], "count": [4, 1], "share": [0.4, 0.1],
                          "label": ["4", "1"], "constraint": ["required", ""]})
-    assert "<svg" in chart_svg(chart_spec(frequency_heatmap(freq, "x", "y")))
+    svg = chart_svg(chart_spec(frequency_heatmap(freq, "x", "y")))
+    # Drawn, not only run: each cell's fill from the count scale (the busier cell darker), and each
+    # label in the literal ink chosen for its cell (white on the dark one, black on the light one).
+    import re
+    fills = {x: tuple(int(v) for v in re.search(rf'aria-label="x: {x}; y: u; optima[^"]*"[^>]*fill="rgb\(([^)]*)\)"',
+                                                svg).group(1).split(","))
+             for x in ("a", "b")}
+    assert sum(fills["a"]) < sum(fills["b"])
+    assert re.search(r'aria-label="x: a; y: u; ink: white; label: 4"[^>]*fill="white">4</text>', svg)
+    assert re.search(r'aria-label="x: b; y: u; ink: black; label: 1"[^>]*fill="black">1</text>', svg)

@@ -3,6 +3,10 @@
 The pages build charts without checking them against the Vega-Lite JSON schema (a third of a
 chart's build time; audit_core/views/charts.py: VALIDATE_SPECS), so the check happens here: each
 use case below runs with validation on, and Altair raises on any spec that breaks the schema.
+The stored specs (``bundled_charts.json``) and the explorer's cached templates would skip Altair
+altogether, so the fixture turns both off and counts the validating builds: a test whose charts
+were never built through Altair fails instead of passing unchecked. The stored specs themselves are
+validated against the Vega-Lite schema directly.
 """
 
 from __future__ import annotations
@@ -16,7 +20,44 @@ from audit_core.views import charts
 
 @pytest.fixture
 def validating(monkeypatch):
+    from audit_core.views import identify, stored
     monkeypatch.setattr(charts, "VALIDATE_SPECS", True)
+    monkeypatch.setattr(stored, "_store", lambda: {})   # build every chart, none from the store
+    monkeypatch.setattr(identify, "_TEMPLATES", type(identify._TEMPLATES)())  # and no cached template
+    builds = []
+
+    def counting(to_dict):
+        def counted(self, *args, **kwargs):
+            builds.append(kwargs.get("validate", args[0] if args else True))
+            return to_dict(self, *args, **kwargs)
+        return counted
+
+    for cls in (alt.TopLevelMixin, alt.Chart, alt.LayerChart, alt.VConcatChart, alt.HConcatChart, alt.ConcatChart,
+                alt.FacetChart, alt.RepeatChart):
+        if "to_dict" in vars(cls):
+            monkeypatch.setattr(cls, "to_dict", counting(vars(cls)["to_dict"]))
+    return builds
+
+
+@pytest.fixture
+def checked(validating):
+    """Validation on, and at least one chart of the test built through Altair with it."""
+    yield validating
+    assert True in validating, "no chart was built through Altair with the schema check on"
+
+
+def test_the_stored_specs_are_valid_vega_lite():
+    import json
+
+    from altair.utils.schemapi import validate_jsonschema
+    from altair.vegalite.v5.schema.core import load_schema
+
+    from audit_core.views import stored
+    specs = json.loads(stored.STORE.read_text(encoding="utf-8"))
+    assert len(specs) >= 2
+    schema = load_schema()
+    for spec in specs.values():
+        validate_jsonschema(spec, schema)
 
 
 def _specs(*specs):
@@ -32,24 +73,24 @@ def test_validation_is_off_in_the_pages_and_catches_a_broken_spec(validating):
         charts.chart_spec(alt.Chart({"values": [{"x": 1}]}).mark_point(size="big").encode(x="x:Q"))
 
 
-def test_explorer_charts(validating):
+def test_explorer_charts(checked):
     policy = analyses.policy_source(None)
     view = analyses.explore_support(policy, ("target",), "tau_full")
     _specs(view.lattice_chart, view.heatmap_chart)
 
 
-def test_replay_charts(validating):
+def test_replay_charts(checked):
     view = analyses.replay_run(analyses.run_source(analyses.DEFAULT_RUN)).with_views()
     _specs(view.trajectory_chart, view.subgroup_chart, view.frequency_chart)
 
 
-def test_measure_charts(validating):
+def test_measure_charts(checked):
     view = analyses.measure_log(analyses.response_log_source(None), n_boot=50)
     assert view.section.charts
     _specs(*(c.spec for c in view.section.charts))
 
 
-def test_simulation_charts(validating):
+def test_simulation_charts(checked):
     pool = analyses.pool_source("gpqa:small")
     view = analyses.simulate_study(pool, (("adaptive", "SR-LR-UI"),), 2, analyses.paper_params("gpqa"), n_jobs=1)
     assert view.section.charts
