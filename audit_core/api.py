@@ -205,12 +205,16 @@ def _policy(policies: Any) -> Source:
     return analyses.policy_source(data, name)
 
 
-def _run(run: Any, name: str | None = None, check: bool = False) -> Source:
+def _run(run: Any, name: str | None = None, check: bool = False, labels: Sequence[str] | None = None) -> Source:
     from audit_core import analyses
     if _is_source(run):
+        if labels is not None:
+            raise InputError("labels: give them with the files (run_source), not with a source already read")
         return run
     if isinstance(run, (list, tuple)):
-        return analyses.run_source([str(p) for p in run], name=name, check=check)
+        return analyses.run_source([str(p) for p in run], name=name, check=check, labels=labels)
+    if labels is not None:
+        raise InputError("labels: several runs need several files; one file is one run")
     data, name = _data(run, name)
     if not isinstance(data, (str, bytes)):
         raise InputError(f"run: expected a file path, a bundled name ({', '.join(_bundled())}), bytes or a data "
@@ -396,7 +400,8 @@ def check_testbed(items: str | Path | bytes) -> TestbedCheck:
 
 @_checked
 def measure_log(log: Any = "example", *, policies: Any = None, bootstrap: int = 2000, seed: int = 0,
-                confidence: float = 0.95, name: str | None = None) -> LogMeasurement:
+                confidence: float = 0.95, name: str | None = None,
+                labels: Sequence[str] | None = None) -> LogMeasurement:
     """Estimand-separated rates of a response log (paper 000, section 6): base accuracy,
     target-follow and sham-stay given base-correct, local response, τ_full, readout validity, the
     behavioural composition and the invariance results, with Wilson and cluster-bootstrap intervals.
@@ -407,6 +412,8 @@ def measure_log(log: Any = "example", *, policies: Any = None, bootstrap: int = 
         ``oracle``) or ``"example"``, the bundled synthetic log.
     policies : the policy class whose axes define the cells (default the frozen 36 cells).
     bootstrap, seed : cluster-bootstrap replicates (0: Wilson intervals only) and seed; confidence : interval level.
+    labels : with several evaluation logs (a list, or a folder of Inspect logs), one model name per log
+        (default each log's model; two logs naming the same model get their file names added).
 
     Returns ``LogMeasurement``: ``estimates_table``, ``composition_table``, ``estimates_chart``,
     ``verdict``; ``to_dict()`` is ``measure --json``.
@@ -425,7 +432,8 @@ def measure_log(log: Any = "example", *, policies: Any = None, bootstrap: int = 
         source = log
     else:
         data, name = _data(log, name)
-        source = analyses.response_log_source(None if data == "example" else data, name, policy=layout)
+        source = analyses.response_log_source(None if data == "example" else data, name, policy=layout,
+                                              labels=None if labels is None else list(labels))
     return analyses.measure_log(source, n_boot=bootstrap, seed=seed, confidence=confidence)
 
 
@@ -439,7 +447,7 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
            delta_aud: float | None = None, eta: float | None = None, weights: str | None = None,
            grid_mod: Sequence[float] | None = None, grid_aud: Sequence[float] | None = None,
            model_process: str | None = None, auditor_process: str | None = None,
-           name: str | None = None) -> RunReplay:
+           name: str | None = None, drop_missing: bool = False, labels: Sequence[str] | None = None) -> RunReplay:
     """Replay a recorded annotation run through the six e-processes and the dual test (paper 001).
 
     The model's null (every subgroup at or above q) is rejected when the model's e-process reaches
@@ -460,6 +468,10 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
         ``alpha``, ``m``, ``delta``, ``delta_aud``, ``eta``, ``weights``, ``grid_mod``, ``grid_aud``
         override them.
     model_process, auditor_process : the pair of the dual test (default SR-LR-UI and AUD-LR-UI).
+    drop_missing : leave out the rows without a score (``warnings`` says how many); without it such
+        rows are refused with one message saying how many.
+    labels : with several runs (a list of files, or a folder of Inspect logs), one name per run for
+        the ``run`` column (default the model and task of each log, or the file name).
 
     Returns
     -------
@@ -482,7 +494,7 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
             isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
             for k, v in score_mapping.items())):
         raise _type_error("score_mapping", "a mapping of labels to scores, e.g. {'pass': 1, 'fail': 0}", score_mapping)
-    source = _run(run, name)
+    source = _run(run, name, labels=labels)
     params = _params(style, source.value.style, q=q, alpha=alpha, m=m, delta=delta, delta_aud=delta_aud, eta=eta,
                      weights=weights, grid_mod=None if grid_mod is None else tuple(grid_mod),
                      grid_aud=None if grid_aud is None else tuple(grid_aud))
@@ -490,7 +502,7 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
                                order=False if file_order else order, params=params,
                                model_process=model_process or DEFAULT_MODEL_PROCESS,
                                auditor_process=auditor_process or DEFAULT_AUDITOR_PROCESS,
-                               score_mapping=score_mapping, filter=filter)
+                               score_mapping=score_mapping, filter=filter, drop_missing=drop_missing)
 
 
 @_checked
@@ -873,7 +885,7 @@ def audit_next(audit: int, *, batch: int = 1, annotator: Any = None, db: str | P
 
 
 @_checked
-def audit_label(audit: int, case_id: str, score: float, *, annotator: Any = None,
+def audit_label(audit: int, case_id: str, score: float | str, *, annotator: Any = None,
                 db: str | Path | None = None) -> LiveAction:
     """Record a label of a claimed case (1 correct, 0 incorrect, or a graded score in [0, 1]); both
     e-processes update at once and the label is in the database before this returns.

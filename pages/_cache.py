@@ -61,10 +61,12 @@ def source(kind: str, key: str, _data: bytes | str | None, name: str | None, pol
     if kind == "policy_class":
         return analyses.policy_source(_data, name, edited_from=edited_from)
     if kind == "response_log":
-        return analyses.response_log_source(_data, name, policy=_policy)
+        return analyses.response_log_source(_data, None if isinstance(_data, list) else name, policy=_policy)
     if kind == "run":
-        with one_large_job(isinstance(_data, bytes) and len(_data) > LARGE_BYTES):
-            return analyses.run_source(_data, name)
+        size = sum(len(d) for _, d in _data) if isinstance(_data, list) else len(_data) if isinstance(_data, bytes) else 0
+        with one_large_job(size > LARGE_BYTES):
+            # several uploaded runs ((name, bytes) pairs) are read with their own names
+            return analyses.run_source(_data, None if isinstance(_data, list) else name)
     if kind == "pool":
         return analyses.pool_source(_data)
     raise ValueError(f"unknown source kind {kind!r}")
@@ -135,7 +137,7 @@ def measure_log(log_key: str, n_boot: int, seed: int, confidence: float, interva
 @st.cache_resource(show_spinner=False, max_entries=REPLAY_ENTRIES, ttl=TTL)
 def replay_run(run_key: str, score: str, subgroups: tuple[str, ...] | None, order: str | bool | None, params_key: str,
                model_process: str, auditor_process: str, score_mapping: tuple[tuple[str, float], ...],
-               _run: Source, _params):
+               drop_missing: bool, _run: Source, _params):
     # The page names the roles: () = no subgroups (None: a log's reader detects them), False = file order (None: a log's own order).
     # One object for every session replaying the same file with the same choices (the key is the
     # file's content key, so only a session holding those bytes reaches it): a 525,000-row replay is
@@ -145,13 +147,19 @@ def replay_run(run_key: str, score: str, subgroups: tuple[str, ...] | None, orde
     with one_large_job(not _run.bundled and _run.value.rows > LARGE_ROWS):
         return analyses.replay_run(_run, score=score, subgroups=subgroups, order=order, params=_params,
                                    model_process=model_process, auditor_process=auditor_process,
-                                   score_mapping=dict(score_mapping) or None).with_views().without_table()
+                                   score_mapping=dict(score_mapping) or None,
+                                   drop_missing=drop_missing).with_views().without_table()
 
 
 def replay_section(*args):
     """The report section of :func:`replay_run` with these arguments (the Report page's way back
     to a replay the session does not keep)."""
     return replay_run(*args).section
+
+
+@st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
+def missing_score_count(run_key: str, column: str, _run: Source) -> int:
+    return analyses.missing_score_count(_run, column)
 
 
 @st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)

@@ -33,9 +33,20 @@ class Upload:
     data: bytes
     key: str
     edited_from: str | None = None
+    parts: tuple[tuple[str, bytes], ...] = ()  # several files read together (several runs): (name, bytes)
 
     def __repr__(self) -> str:
-        return f"Upload({self.name!r}, {len(self.data)} bytes, key={self.key[:12]!r})"
+        size = sum(len(d) for _, d in self.parts) if self.parts else len(self.data)
+        return f"Upload({self.name!r}, {size} bytes, key={self.key[:12]!r})"
+
+
+class _Files:
+    """Several uploaded files as one candidate (name, bytes of each)."""
+
+    def __init__(self, files) -> None:
+        self.parts = tuple((f.name, f.getvalue()) for f in files)
+        self.name = ", ".join(name for name, _ in self.parts)
+        self.key = "+".join(content_key(data, name) for name, data in self.parts)
 
 
 def accepted_upload(slot: str) -> Upload | None:
@@ -58,26 +69,30 @@ def forget_upload(slot: str) -> None:
 
 
 def upload_source(kind: str, label: str, types: list[str], help: str | None = None,
-                  policy: Source | None = None, slot: str | None = None) -> Source | None:
+                  policy: Source | None = None, slot: str | None = None, multiple: bool = False) -> Source | None:
     """File uploader whose last good file outlives the widget and the page.
 
     A new file replaces the accepted one only when the engine loads it; otherwise one error says
     so and the accepted file (if any) stays active, whatever files came before. ``slot`` names
     where it is kept (default: the kind; two slots of one kind let a page hold two files).
+    ``multiple``: the uploader takes several files, read together as several runs (one source).
     Returns the accepted upload's source.
     """
     slot = slot or kind
     widget_key = UPLOAD_WIDGETS.get(slot, f"{slot}_upload__widget")
-    file = st.file_uploader(label, type=types, key=widget_key, help=help)
+    file = st.file_uploader(label, type=types, key=widget_key, help=help, accept_multiple_files=multiple)
+    if multiple:
+        file = _Files(file) if file else None
     accepted = accepted_upload(slot)
     if file is None:   # the widget was emptied: the file removed with the button may be chosen again
         st.session_state.get(DISMISSED_KEY, {}).pop(slot, None)
     else:
-        data = file.getvalue()
-        key = content_key(data, file.name)
+        several = isinstance(file, _Files)
+        data = b"" if several else file.getvalue()
+        key = file.key if several else content_key(data, file.name)
         dismissed = st.session_state.get(DISMISSED_KEY, {}).get(slot)
         if (accepted is None or accepted.key != key) and key != dismissed:
-            candidate = Upload(file.name, data, key)
+            candidate = Upload(file.name, data, key, parts=file.parts if several else ())
             try:
                 load_upload(kind, candidate, policy)
             except InputError as exc:
@@ -97,7 +112,8 @@ def upload_source(kind: str, label: str, types: list[str], help: str | None = No
 
 def load_upload(kind: str, upload: Upload, policy: Source | None = None) -> Source:
     policy_key = policy.key if policy is not None else ""
-    return _cache.source(kind, upload.key if not policy_key else f"{upload.key}+{policy_key}", upload.data,
+    data = list(upload.parts) if upload.parts else upload.data   # several files: (name, bytes) pairs
+    return _cache.source(kind, upload.key if not policy_key else f"{upload.key}+{policy_key}", data,
                          upload.name, policy_key, policy, upload.edited_from)
 
 

@@ -69,7 +69,7 @@ def warm_replay() -> None:
     params = analyses.AuditParams.from_thresholds(table.style, q=d.q, alpha=d.alpha, m=d.m, q_mod=d.q_mod,
                                                   q_aud=d.q_aud, eta=d.eta)
     _cache.replay_run(source.key, score, groups, order, repr(params.to_dict()), analyses.DEFAULT_MODEL_PROCESS,
-                      analyses.DEFAULT_AUDITOR_PROCESS, (), source, params)
+                      analyses.DEFAULT_AUDITOR_PROCESS, (), False, source, params)   # as the page: no row left out
 
 
 def warm_measure() -> None:

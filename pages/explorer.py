@@ -217,6 +217,12 @@ _shared.page_header(
     "Pick the support components a protocol observes. Two policies are equivalent on a support when "
     "they answer every observed cell alike; a collision is an equivalent pair with different τ. "
     "τ is identified exactly when there is no collision (paper 000, Theorem 1).")
+# A newcomer with results in hand: where their file goes, in their words (issue 29 item 14).
+start, replay_link, measure_link = st.columns([2.2, 1.3, 1.5], vertical_alignment="center")
+start.markdown("**Have results already?** An Inspect AI or lm-eval log, or a CSV of scored answers:")
+replay_link.page_link("pages/replay.py", label="Replay it: is any subgroup below your bar?", icon=":material/replay:")
+measure_link.page_link("pages/measure.py", label="Measure testbed logs: what did the model learn?",
+                       icon=":material/analytics:")
 
 class_from_link()
 policy = policy_class_source()

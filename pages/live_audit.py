@@ -80,6 +80,10 @@ def _start_form(who: live.Identity | None) -> None:
                 st.session_state.pop(LAST_LABEL_KEY, None)
             except InputError as exc:
                 _error(exc)
+            else:
+                # Draw the page again with the audit open: the start form folds away and the case
+                # and its label buttons come first (this run already drew the form open).
+                st.rerun()
 
 
 def from_url() -> None:
@@ -136,6 +140,7 @@ def _choose(who: live.Identity | None) -> int | None:
             if st.button("Resume", key="live_resume", icon=":material/history:"):
                 st.session_state[AUDIT_KEY] = int(picked)
                 st.session_state.pop(LAST_LABEL_KEY, None)
+                st.rerun()   # as after Start: the case first
     return st.session_state.get(AUDIT_KEY)
 
 

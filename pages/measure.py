@@ -12,7 +12,7 @@ import streamlit as st
 from audit_core.analyses.measure import INTERVALS
 from pages import _cache, _shared, _uploads
 
-BUNDLED, UPLOAD = "bundled", "upload"
+BUNDLED, UPLOAD, SEVERAL = "bundled", "upload", "several"
 
 _shared.page_header(
     "Measure response logs",
@@ -21,7 +21,7 @@ _shared.page_header(
     "base answer; local response needs all three; full-support response (τ_full) needs every one of "
     "the 36 cells. A high base accuracy says nothing about the other estimands (paper 000).")
 
-LINK = [_shared.LinkField("source", "measure_source", options=(BUNDLED, UPLOAD)),
+LINK = [_shared.LinkField("source", "measure_source", options=(BUNDLED, UPLOAD, SEVERAL)),
         _shared.LinkField("bootstrap", "measure_boot", "int", low=0, high=20000),
         _shared.LinkField("seed", "measure_seed", "int", low=0),
         _shared.LinkField("confidence", "measure_confidence", "float", low=0.8, high=0.99),
@@ -30,8 +30,9 @@ _shared.link_settings(LINK)
 
 src_col, up_col = st.columns([1.2, 2])
 with src_col:
-    choice = st.radio("Response log", [BUNDLED, UPLOAD], key=_shared.kept("measure_source"),
-                      format_func={BUNDLED: "Bundled SYNTHETIC example", UPLOAD: "Upload a log"}.get)
+    choice = st.radio("Response log", [BUNDLED, UPLOAD, SEVERAL], key=_shared.kept("measure_source"),
+                      format_func={BUNDLED: "Bundled SYNTHETIC example", UPLOAD: "Upload a log",
+                                   SEVERAL: "Upload several evaluation logs"}.get)
 with up_col:
     source = None
     if choice == UPLOAD:
@@ -45,6 +46,14 @@ with up_col:
                  "chosen letter are read from it.")
         if source is None:
             st.info("No valid log uploaded yet: showing the bundled synthetic example.")
+    elif choice == SEVERAL:
+        source = _uploads.upload_source(
+            "response_log", "Evaluation logs of the testbed's task (Inspect AI, lm-eval), measured together",
+            ["eval", "json", "jsonl", "zip"], slot="response_logs", multiple=True,
+            help="One model per log (each Inspect epoch its own); two logs naming the same model are told "
+                 "apart by their file names.")
+        if source is None:
+            st.info("No valid logs uploaded yet: showing the bundled synthetic example.")
     else:
         st.caption("SYNTHETIC data, no real model was run: two made-up models x 24 clusters x 36 cells; each "
                    "model-cluster unit answers as one of the seven frozen policies (drawn with model-specific "

@@ -37,7 +37,8 @@ FOLLOW = "follow"
 # this machine alone and reached here without a proxy (docs/deploy.md); a visitor of a shared
 # server without one cannot name a path.
 ACCESS = analyses.follow_access(st.get_option("server.address"), _shared.request_headers())
-RUN_KEYS = [k for k in BUNDLED] + [UPLOAD] + ([FOLLOW] if ACCESS.allowed else [])
+SEVERAL = "several"
+RUN_KEYS = [k for k in BUNDLED] + [UPLOAD, SEVERAL] + ([FOLLOW] if ACCESS.allowed else [])
 
 _shared.page_header(
     "Replay",
@@ -48,6 +49,7 @@ _shared.page_header(
 
 labels = {k: f"Bundled: {BUNDLED[k].title}" for k in BUNDLED}
 labels[UPLOAD] = "Upload a labelled CSV or evaluation log"
+labels[SEVERAL] = "Upload several runs (CSVs or logs, read as one table with a run column)"
 labels[FOLLOW] = "Follow a file on this machine (re-read on request)"
 
 
@@ -118,6 +120,15 @@ with up_col:
             help="A CSV needs a score column (0/1 or a number in [0, 1]); subgroup and order columns are "
                  "optional. An Inspect log gives one case per sample (scorer values C = 1, I = 0, P = 0.5, N = 0); "
                  "lm-eval samples one case per document.")
+        if source is None:
+            st.caption(f"No accepted upload: showing the bundled {BUNDLED[DEFAULT_RUN].title}.")
+    elif choice == SEVERAL:
+        source = _uploads.upload_source(
+            "run", "Several labelled CSVs or evaluation logs (one run each)",
+            ["csv", "tsv", "txt", "eval", "json", "jsonl"], slot="runs", multiple=True,
+            help="Each file is one run, read with the same columns; the table gets a 'run' column (the model "
+                 "and task of each log, or the file name), the first subgroup. lm-eval samples files alone are "
+                 "one run with a file per task.")
         if source is None:
             st.caption(f"No accepted upload: showing the bundled {BUNDLED[DEFAULT_RUN].title}.")
     elif choice == FOLLOW:
@@ -269,6 +280,14 @@ elif labels is not None and labels.too_many:
     st.caption(f"{_shared.plain(score_col)} has more than {len(labels.labels)} distinct text values: it is not a label column. "
                + ACCEPTED_SCORES)
 
+# Rows without a score: said, and left out only when the user asks (issue 29 item 7).
+n_missing = _cache.missing_score_count(source.key, score_col, source)
+drop_missing = bool(n_missing) and st.checkbox(
+    f"Leave out the {n_missing:,} rows without a score in {_shared.plain(score_col)}",
+    key=_shared.kept(f"drop_missing_{data_key}_{score_col}"),
+    help="Without this the run is refused: a rate over the rows that have a score is only what it says if "
+         "the missing ones are missing for reasons unrelated to the answers. The replay says how many it left out.")
+
 _shared.write_link(link_fields(style), shareable=source.bundled and choice in BUNDLED)
 
 LAST_GOOD = f"replay_last_good_{data_key}"  # the arguments of the last replay shown for this data
@@ -282,7 +301,7 @@ try:
         raise InputError(in_page_terms(str(exc), q, d)) from None
     replay_args = (source.key, score_col, None if group_cols is None else tuple(group_cols), order_col,
                    repr(params.to_dict()), model_process, auditor_process,
-                   tuple(sorted((score_mapping or {}).items())), source, params)
+                   tuple(sorted((score_mapping or {}).items())), drop_missing, source, params)
     view = _cache.replay_run(*replay_args)
     st.session_state[LAST_GOOD] = replay_args
 except InputError as exc:
@@ -300,6 +319,8 @@ except InputError as exc:
 
 result, dual, overall = view.result, view.result.dual, view.result.overall
 _shared.show_verdict(view.verdict)
+for warning in view.data.warnings:  # rows left out, an unfinished run: read before any number below
+    st.warning(_shared.plain(warning), icon=":material/warning:")
 _shared.show_source(source)
 if view.data.notes:
     with st.expander(f"What the loader detected ({len(view.data.notes)} notes)"):

@@ -34,7 +34,7 @@ _EXPORTS = {
     "live_status": ("LiveAction", "live_audit_status"),
     "measure": ("LogMeasurement", "measure_log"),
     "plan": ("PlannedAudit", "assumed_pool_source", "plan_study"),
-    "replay": ("ACCEPTED_SCORES", "RunReplay", "replay_run", "score_labels", "typed_run"),
+    "replay": ("ACCEPTED_SCORES", "RunReplay", "missing_score_count", "replay_run", "score_labels", "typed_run"),
     "simulate": ("StudySimulation", "simulate_study"),
     "sources": (
         "RunTable", "Source", "content_key", "file_bytes", "follow_access", "policy_source", "pool_source", "response_log_source",
@@ -64,6 +64,7 @@ __all__ = [
     "generate_testbed", "ALL_DIRECTIONS", "BEHAVIOURS", "BehaviourRule", "add_policy", "class_file",
     "class_from_link", "class_link", "copy_policy", "policy_row", "remove_policy", "composable", "rename_axes", "RunTable", "Source", "file_bytes", "follow_access", "StudySimulation", "SupportExploration",
     "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "lattice_overview", "load_solver", "measure_log",
-    "policy_source", "pool_source", "replay_run", "response_log_source", "score_labels", "run_source",
+    "missing_score_count", "policy_source", "pool_source", "replay_run", "response_log_source", "score_labels",
+    "run_source",
     "simulate_study", "support_lattice",
 ]

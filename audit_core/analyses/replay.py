@@ -22,7 +22,7 @@ from audit_core.data.csvio import COMPACTED, compact_frame
 from audit_core.data.inspect_log import STOPPED_EARLY
 from audit_core.data.labels import ACCEPTED_SCORES, ScoreLabels, apply_score_mapping
 from audit_core.data.labels import score_labels as _score_labels
-from audit_core.data.loader import AuditData, load_audit_frame
+from audit_core.data.loader import AuditData, load_audit_frame, missing_scores
 from audit_core.data.sources import load_audit_source
 from audit_core.errors import InputError
 from audit_core.presets import BUNDLED_POOLS, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, audit_params
@@ -38,7 +38,7 @@ from audit_core.sequential import (
     replay,
 )
 
-__all__ = ["ACCEPTED_SCORES", "RunReplay", "replay_run", "score_labels", "typed_run"]
+__all__ = ["ACCEPTED_SCORES", "RunReplay", "missing_score_count", "replay_run", "score_labels", "typed_run"]
 
 CAVEATS = {
     FAILURE_FOUND: ("The model's e-process reached 1/α: with probability at least 1 − α no such crossing "
@@ -85,7 +85,9 @@ class RunReplay(Displayed):
         return {**self.result.to_dict(), "file": self.source.name,
                 "columns": {"score": data.score, "order": data.order, "subgroups": list(data.subgroups),
                             "id": data.id},
-                                "notes": list(data.notes), "verdict": self.verdict.text}  # the page's verdict, word for word
+                "warnings": list(data.warnings), "notes": list(data.notes),
+                "verdict": self.verdict.text}  # the page's verdict, word for word
+
     @cached_property
     def _specs(self) -> tuple[dict, dict, dict]:
         from audit_core.views import sequential as views  # Altair: loaded when a view is first asked for
@@ -128,7 +130,8 @@ class RunReplay(Displayed):
         from audit_core.views import sequential as views
 
         return views.replay_section(self.result, MODEL_PROCESSES, self.source.name, self.source.description,
-                                    self.roles.to_dict(), self.data.notes, self._specs, verdict=self.verdict.text)
+                                    self.roles.to_dict(), self.data.notes, self._specs, verdict=self.verdict.text,
+                                    warnings=self.data.warnings)
 
     def with_views(self) -> RunReplay:
         """This replay with every table, chart and the section built (returns itself)."""
@@ -224,6 +227,15 @@ def _verdict(result: Replay) -> Verdict:
                    INCONCLUSIVE_CAVEAT + two)
 
 
+def missing_score_count(source: Source, column: str) -> int:
+    """How many rows of a run's CSV have no value in ``column`` (0 for a log or no such column):
+    the page offers to leave them out."""
+    table = source.value
+    if table.is_log or column not in table.columns:
+        return 0
+    return int(missing_scores(table.frame[column]).sum())
+
+
 def score_labels(source: Source, column: str) -> ScoreLabels:
     """The distinct labels of a run's column with suggested scores, for a value-mapping step
     (accepted values: :data:`ACCEPTED_SCORES`)."""
@@ -235,12 +247,13 @@ def score_labels(source: Source, column: str) -> ScoreLabels:
 
 def typed_run(source: Source, score: str | None = None, subgroups: Sequence[str] | None = None,
               order: str | bool | None = None, id: str | None = None,
-              score_mapping: Mapping[str, float] | None = None, filter: str | None = None) -> AuditData:
+              score_mapping: Mapping[str, float] | None = None, filter: str | None = None,
+              drop_missing: bool = False) -> AuditData:
     """The run typed with the chosen roles (see :func:`replay_run` for what None means)."""
     table = source.value
     if table.is_log:
         return load_audit_source(table.log, source.name, score=score, subgroups=subgroups, order=order,
-                                 filter=filter)
+                                 filter=filter, labels=table.labels)
     if filter is not None:
         raise InputError(f"{source.name}: a filter applies to lm-eval samples only")
     if source.bundled:  # the bundled dataset's roles; a file's are detected (and noted) by the loader
@@ -256,9 +269,12 @@ def typed_run(source: Source, score: str | None = None, subgroups: Sequence[str]
         frame = frame.assign(**{score: apply_score_mapping(frame[score], score_mapping, score)})
     try:
         return load_audit_frame(frame, name=source.name, score=score, id=id,
-                                subgroups=None if subgroups is None else tuple(subgroups), order=order)
+                                subgroups=None if subgroups is None else tuple(subgroups), order=order,
+                                drop_missing=drop_missing)
     except InputError as exc:
         column = score or table.defaults.score
+        if column in frame.columns and missing_scores(frame[column]).any() and not drop_missing:
+            raise  # the cause is the rows without a score, whatever the labels of the others
         labels = _score_labels(frame[column], column) if column in frame.columns and not score_mapping else None
         if labels is None or not labels.needs_mapping or labels.too_many:
             raise
@@ -271,7 +287,8 @@ def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str
                order: str | bool | None = None, params: AuditParams | None = None,
                model_process: str = DEFAULT_MODEL_PROCESS,
                auditor_process: str = DEFAULT_AUDITOR_PROCESS,
-               score_mapping: Mapping[str, float] | None = None, filter: str | None = None) -> RunReplay:
+               score_mapping: Mapping[str, float] | None = None, filter: str | None = None,
+               drop_missing: bool = False) -> RunReplay:
     """Type the run with the chosen roles, then ``replay`` it through the six e-processes.
 
     ``score``/``subgroups``/``order`` of None take the bundled dataset's roles, or are detected
@@ -280,9 +297,12 @@ def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str
     ``subgroups`` metadata keys or doc fields; ``filter`` picks an lm-eval filter.
     ``score_mapping`` maps text labels of the score column (e.g.
     correct/incorrect) to scores in [0, 1] before the column is read.
-    ``params`` default to the run's style (:func:`audit_core.presets.resolve_style`).
+    ``params`` default to the run's style (:func:`audit_core.presets.resolve_style`). Rows without a
+    score are refused, saying how many;
+    ``drop_missing`` leaves them out and the warnings say so.
     """
-    data = typed_run(source, score, subgroups, order, score_mapping=score_mapping, filter=filter)
+    data = typed_run(source, score, subgroups, order, score_mapping=score_mapping, filter=filter,
+                     drop_missing=drop_missing)
     return _replayed(source, data, params if params is not None else audit_params(source.value.style),
                      model_process, auditor_process)
 

@@ -102,7 +102,7 @@ def edited_class_source(pc, data: bytes, edited_from: str) -> Source:
 # ------------------------------------------------------------------------------- response logs
 
 def response_log_source(data: SourceData | None = None, name: str | None = None,
-                        policy: Source | None = None) -> Source:
+                        policy: Source | None = None, labels: Sequence[str] | None = None) -> Source:
     """The bundled synthetic response log (``data=None`` or ``"example"``), a response-log CSV, or
     evaluation logs of the testbed's tasks: an Inspect AI ``.eval``/``.json`` log, lm-eval samples
     file(s) or output folder, or a list of logs (:mod:`audit_core.measure.eval_logs`, kind read
@@ -118,13 +118,17 @@ def response_log_source(data: SourceData | None = None, name: str | None = None,
         return Source("response_log", f"bundled:{EXAMPLE_RESPONSE_LOG}", display, EXAMPLE_LOG_DESCRIPTION, log,
                       bundled=True)
     if isinstance(data, (list, tuple)) or (isinstance(data, (str, Path)) and Path(data).is_dir()):
-        # Evaluation logs by path (several files, an lm-eval output folder): keyed by their paths.
-        log = load_response_source(list(data) if isinstance(data, (list, tuple)) else data, name, layout)
-        key = "path:" + "|".join(map(str, data if isinstance(data, (list, tuple)) else [data]))
+        # Evaluation logs by path (several files, a folder) keyed by their paths; uploads, as
+        # (name, bytes) pairs, by their content.
+        items = list(data) if isinstance(data, (list, tuple)) else [data]
+        log = load_response_source(items if isinstance(data, (list, tuple)) else data, name, layout, labels)
+        key = "+".join(content_key(bytes(d[1]), str(d[0])) for d in items) if all(isinstance(d, tuple) for d in items) \
+            else "path:" + "|".join(map(str, items))
+        key += f"+labels:{'|'.join(labels)}" if labels else ""
         key = key if policy is None or policy.bundled else f"{key}+{policy.key}"
         return Source("response_log", key, log.source, f"response log {log.source}", log)
     raw, display = _read(data, name)
-    log = load_response_source(raw, name=display, policy_class=layout)
+    log = load_response_source(raw, name=display, policy_class=layout, labels=labels)
     key = content_key(raw, display) if policy is None or policy.bundled else f"{content_key(raw, display)}+{policy.key}"
     return Source("response_log", key, display, f"response log {display}", log)
 
@@ -162,6 +166,7 @@ class RunTable:
     log: Any = field(default=None, repr=False)  # a log's bytes or path(s), read again with the chosen roles
     pending: str = ""  # a log that needs a choice before it can be read (which scorer, which filter)
     choices: Any = field(default=None, repr=False)  # a log's LogChoices: its scorers/metrics and subgroup keys
+    labels: tuple[str, ...] | None = None  # several runs: the user's name for each (the run column)
 
     def __post_init__(self) -> None:
         if COMPACTED not in self.stored.attrs:
@@ -193,12 +198,14 @@ class RunTable:
         return f"RunTable({len(self.stored)} rows, columns={len(self.stored.columns)}, defaults={self.defaults})"
 
 
-def _log_source(data, name: str | None, check: bool) -> Source | None:
+def _log_source(data, name: str | None, check: bool, labels: Sequence[str] | None = None) -> Source | None:
     """An evaluation log as a run source, or None when ``data`` is a CSV."""
-    from audit_core.data.sources import LMEVAL_DIR, detect_kind, load_audit_source, log_choices
+    from audit_core.data.sources import RUNS, detect_kind, load_audit_source, log_choices, runs_kind
     if isinstance(data, (list, tuple)) or (isinstance(data, (str, Path)) and Path(data).is_dir()):
-        kind, raw, display = LMEVAL_DIR, data, name or (", ".join(map(str, data)) if isinstance(data, (list, tuple))
-                                                        else str(data))
+        # several runs (a run column) or lm-eval output (one run, a file per task)
+        kind, raw, display = runs_kind(data), data, name or (
+            ", ".join(str(d[0]) if isinstance(d, tuple) else str(d) for d in data) if isinstance(data, (list, tuple))
+            else str(data))
     else:
         raw, display = _read(data, name)
         kind, _ = detect_kind(raw, display)
@@ -207,18 +214,29 @@ def _log_source(data, name: str | None, check: bool) -> Source | None:
     frame, roles, pending = pd.DataFrame(), ColumnRoles(None, (), None), ""
     if check:  # read once with the log's own defaults: a bad log is refused now
         try:
-            data_read = load_audit_source(raw, display)
+            data_read = load_audit_source(raw, display, labels=labels)
         except InputError as exc:
             if CHOICE_NEEDED not in str(exc):
                 raise
             pending = str(exc)  # a readable log that needs a choice (e.g. which of its scorers)
         else:
             frame, roles = data_read.frame, ColumnRoles(data_read.score, tuple(data_read.subgroups), data_read.order)
-    key = content_key(raw, str(display)) if isinstance(raw, bytes) else f"path:{display}"
+    if isinstance(raw, bytes):
+        key = content_key(raw, str(display))
+    elif isinstance(raw, (list, tuple)) and all(isinstance(d, tuple) for d in raw):  # uploads: their content
+        key = "+".join(content_key(bytes(d[1]), str(d[0])) for d in raw)
+    else:
+        key = f"path:{display}"
+    key += f"+labels:{'|'.join(labels)}" if labels else ""
     table = RunTable(frame, roles, detect_columns(frame) if len(frame.columns) else _NO_GUESS, DEFAULT_STYLE,
-                     kind=kind, log=raw, pending=pending, choices=log_choices(raw, display))
-    return Source("run", key, Path(display).name if isinstance(display, str) else str(display),
-                  f"{kind.replace('-', ' ')} log {display}", table)
+                     kind=kind, log=raw, pending=pending, choices=log_choices(raw, display),
+                     labels=None if labels is None else tuple(labels))
+    if isinstance(data, (list, tuple)):  # several runs: each file's own name
+        shown = ", ".join(Path(str(d[0] if isinstance(d, tuple) else d)).name for d in data)
+    else:
+        shown = Path(display).name if isinstance(display, str) else str(display)
+    what = f"{len(data)} runs" if kind == RUNS and isinstance(data, (list, tuple)) else f"{kind.replace('-', ' ')} log"
+    return Source("run", key, shown, f"{what} {display}", table)
 
 
 _NO_GUESS = ColumnGuess(None, (), None, None, None, ())
@@ -243,14 +261,17 @@ def file_bytes(path: str | Path, access: FileAccess, max_bytes: int = MAX_FOLLOW
     return read_file(path, access.folder, max_bytes)
 
 
-def run_source(data: SourceData, name: str | None = None, check: bool = True) -> Source:
+def run_source(data: SourceData, name: str | None = None, check: bool = True,
+               labels: Sequence[str] | None = None) -> Source:
     """A labelled run: a bundled key (``recorded_run``, ``sdoh``, ``gpqa:large``, ...), a labelled
     CSV, an Inspect AI log (``.eval`` or ``.json``), lm-eval samples file(s) or an lm-eval output
     folder (the kind is read from the content).
 
     The table is read once; roles are chosen later (:func:`audit_core.analyses.replay_run`).
     ``check``: when a score column is detected, type the file with the detected roles now, so a
-    bad file is refused before it replaces a good one.
+    bad file is refused before it replaces a good one. Several files (a list, or a folder of
+    Inspect logs; ``(name, bytes)`` pairs for uploads) are several runs with a ``run`` column,
+    named by ``labels`` (one per run) or by their logs (:func:`audit_core.data.sources.load_runs`).
     """
     if isinstance(data, str) and (data in BUNDLED or data in BUNDLED_RUN_SETS):
         dataset = BUNDLED.get(data) or BUNDLED_RUN_SETS[data]
@@ -259,9 +280,11 @@ def run_source(data: SourceData, name: str | None = None, check: bool = True) ->
         table = RunTable(frame, roles, detect_columns(frame), dataset.style)
         return Source("run", f"bundled:{data}", dataset.path.name, f"bundled {data}: {dataset.title}", table,
                       bundled=True)
-    log = _log_source(data, name, check)
+    log = _log_source(data, name, check, labels)
     if log is not None:
         return log
+    if labels is not None:
+        raise InputError("labels: several runs need several files; one file is one run")
     raw, display = _read(data, name)
     frame = read_csv_frame(raw, name=display, decimal_comma=True)   # a run's scores may be written 0,5
     guess = detect_columns(frame)
@@ -269,7 +292,7 @@ def run_source(data: SourceData, name: str | None = None, check: bool = True) ->
         # A file whose detected columns do not load is refused now, while the last good file is
         # still there; without a detectable score column the user picks the columns, and a score
         # column of text labels (pass/fail, correct/incorrect, ratings) is mapped to scores first.
-        load_audit_frame(frame, name=display)
+        load_audit_frame(frame, name=display, drop_missing=True)  # rows without a score: a choice, later
     table = RunTable(frame, ColumnRoles(guess.score, tuple(guess.subgroups), guess.order), guess, DEFAULT_STYLE)
     return Source("run", content_key(raw, display), display, f"file {display}", table)
 

@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "audit_core.cli.compare_cmd",
     "audit_core.cli.plan_cmd",
     "audit_core.cli.audit_cmd",
+    "audit_core.cli.app_cmd",
 )
 
 

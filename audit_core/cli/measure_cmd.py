@@ -26,6 +26,9 @@ def register(subparsers) -> None:
     p.add_argument("--bootstrap", type=int, default=2000, metavar="B", help="cluster-bootstrap replicates (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--label", action="append", metavar="NAME",
+                   help="with several evaluation logs: the model name of each, in order (repeat; default each "
+                        "log's model, with its file name where two logs name the same model)")
     p.add_argument("--units", action="store_true", help="also list every model-cluster unit (text output)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run)
@@ -34,7 +37,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     layout = policy_source(args.policies) if args.policies else None
     payload = api.measure_log(args.log[0] if len(args.log) == 1 else args.log, policies=layout, bootstrap=args.bootstrap, seed=args.seed,
-                              confidence=args.confidence).to_dict()
+                              confidence=args.confidence, labels=args.label).to_dict()
     if not args.json and not args.units:
         payload = {**payload, "units": []}
     emit(payload, args.json, render_text)

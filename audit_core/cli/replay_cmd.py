@@ -80,6 +80,11 @@ def register(subparsers) -> None:
     add_fail_on(parser, (*FAIL_ON_DECISIONS.values(), ANY_FLAG),
                 "failure / passed / inconclusive: the dual test's decision; any-flag: a subgroup below q, "
                 "family-wise or for that subgroup alone")
+    parser.add_argument("--label", action="append", metavar="NAME",
+                        help="with several files: the name of each run in the run column, in file order "
+                             "(repeat; default the model and task of each log, or the file name)")
+    parser.add_argument("--drop-missing", action="store_true",
+                        help="leave out rows without a score (the output says how many); without it they are refused")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.set_defaults(func=run)
 
@@ -134,16 +139,18 @@ def run(args) -> int:
         subgroups = []
     source = args.file[0] if len(args.file) == 1 else args.file
     if args.choices:
-        emit(_choices(analyses.run_source(source, check=False)), args.json, render_choices)
+        emit(_choices(analyses.run_source(source, check=False, labels=args.label)), args.json, render_choices)
         return 0
     try:
-        run_source = analyses.run_source(source, name=", ".join(str(f) for f in args.file), check=False)
+        run_source = analyses.run_source(source, name=", ".join(str(f) for f in args.file), check=False,
+                                         labels=args.label)
         view = api.replay(run_source, score=args.score, subgroup=subgroups, order=args.order,
                           file_order=args.file_order, filter=args.filter, style=args.style, q=args.q,
                           alpha=args.alpha, m=args.m, delta=args.delta, delta_aud=args.delta_aud, eta=args.eta,
                           weights=args.weights, grid_mod=args.grid_mod, grid_aud=args.grid_aud,
                           model_process=args.model_process, auditor_process=args.auditor_process,
-                          score_mapping=_score_mapping(args.score_map, run_source, args.score))
+                          score_mapping=_score_mapping(args.score_map, run_source, args.score),
+                          drop_missing=args.drop_missing)
     except InputError as exc:
         raise InputError(_with_flags(_with_q_hint(str(exc), args))) from None
     payload = view.to_dict()
@@ -181,6 +188,7 @@ def render_choices(payload: dict) -> str:
 _FLAG_HINTS = (("choose one as the score", "choose one with --score"),
                ("choose the subgroup columns", "choose them with --subgroup COL"),
                ("choose one filter", "choose one with --filter"),
+               ("leave out the rows without a score", "leave out the rows without a score with --drop-missing"),
                ("that need a mapping to scores", "that need a mapping to scores: give --map builtin or --map LABEL=SCORE,..."))
 
 
@@ -208,6 +216,7 @@ def render_text(payload: dict) -> str:
         "",
         f"Decision ({decision['model_process']} vs {decision['auditor_process']}): {decision['decision'].upper()}"
         + (f" at step {decision['stop']}" if decision["stop"] else f" after {payload['n']} steps"),
+        *[f"Warning: {w}" for w in payload.get("warnings", [])],
         "",
         *([payload["verdict"], ""] if payload.get("verdict") else []),
         f"{'process':<11}{'final ' + LOG_E:>16}{'max ' + LOG_E:>14}{'stop':>7}  decision",

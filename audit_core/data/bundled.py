@@ -10,8 +10,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from audit_core.data.generators import N_FEATURES, SYNTHETIC_NOTE
+from audit_core.project import project_path
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+DATA_DIR = project_path("data")  # the checkout's data/, or its installed copy (audit_core/project.py)
 
 _FEATURES = tuple(f"f{j + 1:02d}" for j in range(N_FEATURES))
 

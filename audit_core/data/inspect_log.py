@@ -22,6 +22,11 @@ Mapping (issue 9):
 * A log stopped early by ``audit_core.inspect.early_stopping`` (docs/inspect.md) is replayed in the
   order its manager took the samples (``completion``, written into the log), and the notes say how
   many samples ran and how many were skipped; skipped samples are not in the log and never scores.
+* Samples that errored (an ``error``: a provider outage, a time or token limit, a tool failure)
+  are not the model's answers: they are left out of every rate, scored or not, and the warnings
+  say how many and why. Samples without the chosen score are not replayed and listed in the notes.
+* The run's status (``success``, ``error``, ``cancelled``, ``started``) is stated wherever a log is
+  read; a run that did not end in success is a warning: its rates are of the samples it finished.
 * Only the chosen score and the metadata chosen as subgroups are used: ids, epochs, targets and
   other scorers never become features.
 """
@@ -34,6 +39,7 @@ import math
 import struct
 import zipfile
 import zlib
+from collections import Counter
 from dataclasses import replace
 
 import pandas as pd
@@ -45,6 +51,7 @@ from audit_core.data.loader import (
     _as_tuple,
     _normalise,
     load_audit_frame,
+    natural_subgroup,
 )
 from audit_core.errors import InputError, listed, quoted
 
@@ -280,6 +287,42 @@ def _metadata_text(value) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
+def sample_errored(sample: dict) -> bool:
+    """Whether a sample ended in an error (Inspect writes its ``error``: message and traceback)."""
+    return bool(sample.get("error"))
+
+
+def error_reason(error) -> str:
+    text = str(error.get("message", error) if isinstance(error, dict) else error).strip().splitlines()
+    return text[0][:80] if text else "no message"
+
+
+def run_status(header: dict) -> str:
+    """The run's status as the log records it (``success``, ``error``, ``cancelled``, ``started``)."""
+    status = header.get("status")
+    return status if isinstance(status, str) and status else "unknown"
+
+
+def run_status_warning(header: dict, name: str) -> str | None:
+    """A warning for a run that did not end in success, None for one that did."""
+    status = run_status(header)
+    if status == "success":
+        return None
+    why = {"error": f"ended in an error ({error_reason(header['error'])})" if header.get("error") else "ended in an error",
+           "cancelled": "was cancelled", "started": "had not finished when this log was written"}
+    return (f"{name}: the run {why.get(status, 'has no final status')} (status {status!r}): only the samples it "
+            "finished are read, so its rates are of those samples, not of the whole task")
+
+
+def errored_warning(errored: list[dict], total: int) -> str:
+    """How many samples errored and why (their first messages), left out of every rate."""
+    reasons = Counter(error_reason(s.get("error")) for s in errored)
+    shown = "; ".join(f"{count} x {message!r}" for message, count in reasons.most_common(3))
+    more = f"; {len(reasons) - 3} other message(s)" if len(reasons) > 3 else ""
+    return (f"{len(errored)} of {total} sample(s) errored ({shown}{more}): an error is not the model's answer, "
+            "so they are left out of every rate")
+
+
 def _unscored_note(missing: list[dict], scorer: str, total: int) -> str:
     shown = []
     for sample in missing[:_LISTED]:
@@ -291,8 +334,9 @@ def _unscored_note(missing: list[dict], scorer: str, total: int) -> str:
             f"{', '.join(shown)}{more}")
 
 
-def inspect_frame(header: dict, samples: list[dict], score: str | None, name: str) -> tuple[pd.DataFrame, str, list[str]]:
-    """(table of the scored samples in log order, score column, notes)."""
+def inspect_frame(header: dict, samples: list[dict], score: str | None, name: str
+                  ) -> tuple[pd.DataFrame, str, list[str], list[str]]:
+    """(table of the scored samples that did not error, in log order, score column, notes, warnings)."""
     if not samples:
         raise InputError(f"{name}: the Inspect log has no samples")
     scorer, key = _choose_scorer(score, _scorer_names(header, samples), name)
@@ -302,8 +346,11 @@ def inspect_frame(header: dict, samples: list[dict], score: str | None, name: st
     meta = _metadata_columns(samples, taken=(column, "edited"))
     stopping = early_stopping_record(header)
     completion = {} if stopping is None else {(str(i), int(e)): k for k, (i, e, *_) in enumerate(stopping["order"])}
-    rows, missing = [], []
+    rows, missing, errored = [], [], []
     for sample in samples:
+        if sample_errored(sample):
+            errored.append(sample)
+            continue
         value = _sample_value(sample, scorer, key, name)
         if value is None:
             missing.append(sample)
@@ -319,18 +366,22 @@ def inspect_frame(header: dict, samples: list[dict], score: str | None, name: st
         row.update({c: _metadata_text(metadata.get(k)) for c, k in meta.items()})
         rows.append(row)
     task = header["eval"].get("task", "?") if isinstance(header.get("eval"), dict) else "?"
-    notes = [(f"Inspect AI log: task {task!r}, status {header.get('status', 'unknown')}, "
+    notes = [(f"Inspect AI log: task {task!r}, status {run_status(header)}, "
               f"score = scorer {column!r} (C = 1, I = 0, P = 0.5, N = 0)")]
     if stopping is not None:
         notes.append(_stopped_note(header, stopping))
+    warnings = [w for w in (run_status_warning(header, name),) if w]
+    if errored:
+        warnings.append(errored_warning(errored, len(samples)))
     if missing:
         notes.append(_unscored_note(missing, column, len(samples)))
     if not rows:
-        raise InputError(f"{name}: no sample has a {quoted(column)} score ({len(samples)} sample(s) in the log)")
+        why = f"; {warnings[-1]}" if errored else ""
+        raise InputError(f"{name}: no sample has a {quoted(column)} score ({len(samples)} sample(s) in the log{why})")
     if several:
         notes.append(f"epochs: {len(epochs)}; each (sample, epoch) is one case with id 'sample#epoch', "
                      "not reduced to one value per sample")
-    return pd.DataFrame(rows), column, notes
+    return pd.DataFrame(rows), column, notes, warnings
 
 
 def early_stopping_record(header: dict) -> dict | None:
@@ -404,7 +455,8 @@ STOPPED_EARLY = "stopped early:"
 def inspect_pool_frame(header: dict, samples: list[dict], name: str) -> tuple[pd.DataFrame, list[str]]:
     """(pool table, notes) of an Inspect log whose model outputs are to be labelled by people.
 
-    One row per (sample, epoch) that has an output (errored samples are left out and listed):
+    One row per (sample, epoch) that did not error (errored samples, with or without a partial
+    output, are not the model's answers: left out and counted in the notes, with the run's status):
     ``id`` (as in :func:`inspect_frame`), ``input`` (text, or the last user message), ``target``,
     ``output`` (the completion), the metadata keys, and ``scorer.<name>`` with each automatic
     scorer's value (C/I/P/N as numbers; empty when unscored). The scorer columns are shown to
@@ -417,7 +469,7 @@ def inspect_pool_frame(header: dict, samples: list[dict], name: str) -> tuple[pd
     scorers = _scorer_names(header, samples)
     rows, errored = [], []
     for sample in samples:
-        if sample.get("error") and not _sample_output(sample):
+        if sample_errored(sample):
             errored.append(sample)
             continue
         row = {"id": f"{sample.get('id')}#{sample.get('epoch', 1)}" if several else str(sample.get("id")),
@@ -430,10 +482,13 @@ def inspect_pool_frame(header: dict, samples: list[dict], name: str) -> tuple[pd
             row[f"{POOL_SCORE_PREFIX}{scorer}"] = inspect_value(value) if not isinstance(value, dict) else None
         rows.append(row)
     if not rows:
-        raise InputError(f"{name}: no sample of the Inspect log has a model output to label")
+        why = f" ({errored_warning(errored, len(samples))})" if errored else ""
+        raise InputError(f"{name}: no sample of the Inspect log has a model output to label{why}")
     task = header["eval"].get("task", "?") if isinstance(header.get("eval"), dict) else "?"
-    notes = [f"Inspect AI log as a pool: task {task!r}, {len(rows)} model output(s) to label"
-             + (f"; {len(errored)} errored sample(s) without an output left out" if errored else "")]
+    notes = [f"Inspect AI log as a pool: task {task!r}, status {run_status(header)}, {len(rows)} model output(s) "
+             "to label", *(w for w in (run_status_warning(header, name),) if w)]
+    if errored:
+        notes.append(errored_warning(errored, len(samples)))
     if several:
         notes.append("epochs: each (sample, epoch) is one case with id 'sample#epoch'")
     return pd.DataFrame(rows), notes
@@ -460,8 +515,11 @@ def _inspect_order(frame: pd.DataFrame, order, notes: list[str]):
 def _inspect_subgroups(frame: pd.DataFrame, subgroups, metadata_columns: list[str], notes: list[str]) -> tuple:
     chosen = _as_tuple(subgroups)
     if chosen is None:
-        chosen = tuple(c for c in metadata_columns if _normalise(c) in SUBGROUP_NAMES)
-        notes.append(f"subgroup(s) auto-detected from metadata: {', '.join(map(repr, chosen))}" if chosen else
+        chosen = natural_subgroup({c: frame[c].tolist() for c in metadata_columns})
+        others = [c for c in metadata_columns if c not in chosen and _normalise(c) in SUBGROUP_NAMES]
+        notes.append((f"subgroup auto-detected from metadata: {chosen[0]!r} (one key"
+                      + (f"; choose {', '.join(map(repr, others))} as well to cross them)" if others else ")"))
+                     if chosen else
                      f"no subgroup metadata detected; the metadata keys are {', '.join(metadata_columns) or 'none'}")
         return chosen
     columns = set(frame.columns)
@@ -472,23 +530,25 @@ def _inspect_subgroups(frame: pd.DataFrame, subgroups, metadata_columns: list[st
 def inspect_choices(header: dict, samples: list[dict]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """(scores, subgroup keys, default subgroups) a reader of this log can be given: every scorer
     (``scorer.key`` for each key of a scorer whose values are dicts), every metadata key, and the
-    keys chosen when none is given (named like a subgroup, see ``SUBGROUP_NAMES``)."""
+    one key chosen when none is given (:func:`~audit_core.data.loader.natural_subgroup`)."""
     scores: list[str] = []
     for scorer in _scorer_names(header, samples):
         value = next((((s.get("scores") or {}).get(scorer) or {}).get("value") for s in samples
                       if (s.get("scores") or {}).get(scorer) is not None), None)
         scores += [f"{scorer}.{k}" for k in value] if isinstance(value, dict) else [scorer]
-    keys = tuple(_metadata_columns(samples))
-    return tuple(scores), keys, tuple(c for c in keys if _normalise(c) in SUBGROUP_NAMES)
+    meta = _metadata_columns(samples)
+    values = {c: [_metadata_text((s.get("metadata") or {}).get(k)) for s in samples if not sample_errored(s)]
+              for c, k in meta.items()}
+    return tuple(scores), tuple(meta), natural_subgroup(values)
 
 
 def load_inspect_log(header: dict, samples: list[dict], name: str, score: str | None = None, subgroups=None,
                      order=None, features=None) -> AuditData:
     """AuditData from a read Inspect log (see the module docstring for the mapping)."""
-    frame, column, notes = inspect_frame(header, samples, score, name)
+    frame, column, notes, warnings = inspect_frame(header, samples, score, name)
     metadata_columns = [c for c in frame.columns if c not in (*_RESERVED, column, "edited")]
     chosen_order = _inspect_order(frame, order, notes)
     chosen_subgroups = _inspect_subgroups(frame, subgroups, metadata_columns, notes)
     data = load_audit_frame(frame.drop(columns=["edited"]), name=name, score=column, subgroups=chosen_subgroups,
                             order=chosen_order, id="id", text=False, features=() if features is None else features)
-    return replace(data, notes=tuple(notes) + data.notes)
+    return replace(data, notes=tuple(notes) + data.notes, warnings=tuple(warnings) + data.warnings)

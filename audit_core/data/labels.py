@@ -61,7 +61,8 @@ def _is_unit_number(text: str) -> bool:
 
 def score_labels(series: pd.Series, column: str) -> ScoreLabels:
     """Distinct labels of ``series`` with suggested scores (see the module docstring)."""
-    distinct = pd.unique(series.astype(str).str.strip())
+    text = series.dropna().astype(str).str.strip()
+    distinct = pd.unique(text[text != ""])  # an empty cell is a missing score, not a label
     if len(distinct) > MAX_LABELS:
         return ScoreLabels(column, tuple(distinct[:MAX_LABELS]), {}, True, too_many=True)
     labels = tuple(str(v) for v in distinct)

@@ -15,6 +15,8 @@ Mapping (issue 9):
 * subgroups: ``doc`` fields by bare name (``subject``) or as ``doc.subject``; ``task`` is added as
   the first subgroup when the input spans several tasks; ``group`` (from ``results_*.json``) is
   available as a subgroup.
+* samples without a response (``resps`` and ``filtered_resps`` empty: the model or its provider
+  returned nothing) are not the model's answers: left out of every rate, and the warnings say how many.
 * order: lm-eval records no per-sample time: tasks in file-name order, documents in file order.
 * Only the chosen metric and the doc fields chosen as subgroups are used: doc ids, targets,
   responses and other metrics never become features.
@@ -32,11 +34,11 @@ import pandas as pd
 
 from audit_core.data import jsonio
 from audit_core.data.loader import (
-    SUBGROUP_NAMES,
     AuditData,
     _as_tuple,
     _normalise,
     load_audit_frame,
+    natural_subgroup,
 )
 from audit_core.errors import InputError, listed, quoted
 
@@ -75,6 +77,24 @@ def parse_samples(text: str, name: str) -> list[dict]:
     if not rows:
         raise InputError(f"{name}: no samples")
     return rows
+
+
+def _empty(value) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip()) or \
+        (isinstance(value, (list, tuple)) and all(_empty(v) for v in value))
+
+
+def has_response(row: dict) -> bool:
+    """Whether a samples line holds the model's response: ``resps`` or ``filtered_resps`` with
+    something in it (a line written without both fields is taken as answered)."""
+    if "resps" not in row and "filtered_resps" not in row:
+        return True
+    return not (_empty(row.get("resps")) and _empty(row.get("filtered_resps")))
+
+
+def unanswered_warning(n: int, total: int) -> str:
+    return (f"{n} of {total} lm-eval sample(s) hold no response (empty resps): no answer of the model, "
+            "so they are left out of every rate")
 
 
 def _metrics_of(row: dict) -> list[str]:
@@ -143,11 +163,17 @@ def _cell(value) -> str:
 
 
 def lmeval_frame(files: list[tuple[str, str]], results: dict | None, score: str | None, filter: str | None,
-                 name: str) -> tuple[pd.DataFrame, str, list[str], list[str]]:
-    """(table in file order, score column, doc-field columns, notes) from (file name, text) pairs."""
+                 name: str) -> tuple[pd.DataFrame, str, list[str], list[str], list[str]]:
+    """(table in file order, score column, doc-field columns, notes, warnings) from (file name, text)
+    pairs; samples without a response are left out (:func:`has_response`)."""
     rows = [(task_of(f), row) for f, text in files for row in parse_samples(text, f)]
     chosen_filter = _choose_filter(rows, filter, name)
     rows = [(task, row) for task, row in rows if str(row.get("filter", "none")) == chosen_filter]
+    answered = [(task, row) for task, row in rows if has_response(row)]
+    warnings = [unanswered_warning(len(rows) - len(answered), len(rows))] if len(answered) < len(rows) else []
+    if not answered:
+        raise InputError(f"{name}: {warnings[0]}; nothing is left to read")
+    rows = answered
     metric = _choose_metric(rows, score, name)
     groups = _top_groups(results)
     doc_keys: list[str] = []
@@ -172,16 +198,23 @@ def lmeval_frame(files: list[tuple[str, str]], results: dict | None, score: str 
     listed = ", ".join(tasks[:6]) + (" ..." if len(tasks) > 6 else "")
     notes = [f"lm-eval samples: {len(tasks)} task(s) ({listed}), score = metric {metric!r}, filter {chosen_filter!r}",
              "lm-eval records no per-sample time: replayed task by task (file-name order), documents in file order"]
-    return pd.DataFrame(records), metric, list(doc_columns), notes
+    return pd.DataFrame(records), metric, list(doc_columns), notes, warnings
 
 
 def _lmeval_subgroups(subgroups, doc_columns: list[str], several_tasks: bool, has_group: bool,
-                      notes: list[str]) -> tuple[str, ...]:
+                      notes: list[str], values_of: dict[str, list] | None = None) -> tuple[str, ...]:
+    """The subgroups: the user's (``task`` first when the input spans several tasks), else one key:
+    ``task`` when there are several, else one doc field (:func:`~audit_core.data.loader.natural_subgroup`)."""
     chosen = _as_tuple(subgroups)
     if chosen is None:
-        chosen = tuple(c for c in doc_columns if _normalise(c) in SUBGROUP_NAMES and _normalise(c) != "task")
-        notes.append(f"subgroup(s) auto-detected from doc fields: {', '.join(map(repr, chosen))}" if chosen else
+        if several_tasks:
+            notes.append("subgroup: 'task' (the input spans several tasks; choose doc fields as well to cross them)")
+            return ("task",)
+        values = {c: v for c, v in (values_of or {}).items() if c in doc_columns and _normalise(c) != "task"}
+        chosen = natural_subgroup(values)
+        notes.append(f"subgroup auto-detected from doc fields: {chosen[0]!r} (one key)" if chosen else
                      f"no subgroup doc field detected; the doc fields are {', '.join(doc_columns) or 'none'}")
+        return chosen
     else:
         known = set(doc_columns) | {"task"} | ({"group"} if has_group else set())
         chosen = tuple(c[len("doc."):] if c.startswith("doc.") and c not in known and c[len("doc."):] in known
@@ -206,7 +239,9 @@ def lmeval_choices(files: list[tuple[str, str]], results: dict | None
     doc_columns = [f"doc.{k}" if k in _RESERVED or k in metrics else str(k) for k in doc_keys]
     several_tasks = len({task for task, _ in rows}) > 1
     has_group = bool(_top_groups(results))
-    default = _lmeval_subgroups(None, doc_columns, several_tasks, has_group, [])
+    values = {c: [_cell((row.get("doc") or {}).get(k)) for _, row in rows]
+              for c, k in zip(doc_columns, doc_keys, strict=True)}
+    default = _lmeval_subgroups(None, doc_columns, several_tasks, has_group, [], values)
     fields = ("task", *(("group",) if has_group else ()), *doc_columns)
     filters = tuple(sorted({str(r.get("filter", "none")) for _, r in rows}))
     return tuple(metrics), fields, default, filters
@@ -215,11 +250,12 @@ def lmeval_choices(files: list[tuple[str, str]], results: dict | None
 def load_lmeval(files: list[tuple[str, str]], results: dict | None, name: str, score: str | None = None,
                 subgroups=None, order=None, features=None, filter: str | None = None) -> AuditData:
     """AuditData from lm-eval samples files (see the module docstring for the mapping)."""
-    frame, metric, doc_columns, notes = lmeval_frame(files, results, score, filter, name)
-    chosen = _lmeval_subgroups(subgroups, doc_columns, frame["task"].nunique() > 1, "group" in frame, notes)
+    frame, metric, doc_columns, notes, warnings = lmeval_frame(files, results, score, filter, name)
+    chosen = _lmeval_subgroups(subgroups, doc_columns, frame["task"].nunique() > 1, "group" in frame, notes,
+                               {c: frame[c].tolist() for c in doc_columns})
     data = load_audit_frame(frame, name=name, score=metric, subgroups=chosen, order=False if order is None else order,
                             id="id", text=False, features=() if features is None else features)
-    return replace(data, notes=tuple(notes) + data.notes)
+    return replace(data, notes=tuple(notes) + data.notes, warnings=tuple(warnings) + data.warnings)
 
 
 def read_output_dir(directory: Path) -> tuple[list[tuple[str, str]], dict | None, list[str]]:

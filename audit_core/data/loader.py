@@ -37,6 +37,23 @@ TEXT_NAMES = ("text", "question", "prompt", "query", "input", "content", "passag
               "definition", "description")
 SUBGROUP_NAMES = ("subgroup", "group", "category", "domain", "level", "stratum", "strata", "subject",
                   "topic", "section", "difficulty", "task", "cluster")
+# An evaluation log's default subgroup: the first of its keys named like one, in this order, that
+# splits the cases into 2 to MAX_DEFAULT_SUBGROUPS groups; one key, never all of them crossed (a
+# crossing of two keys gave 16 cells of n = 14-20 and a verdict listing all 16). The user crosses more.
+NATURAL_SUBGROUP_ORDER = ("subgroup", "group", "category", "domain", "subject", "topic", "task", "section",
+                          "level", "difficulty", "stratum", "strata", "cluster")
+MAX_DEFAULT_SUBGROUPS = 30
+
+
+def natural_subgroup(values_of: dict[str, list]) -> tuple[str, ...]:
+    """The one default subgroup key of a log (``key -> its values, one per case``), or none."""
+    for wanted in NATURAL_SUBGROUP_ORDER:
+        for key, values in values_of.items():
+            if _normalise(key) == wanted and 2 <= len(set(values)) <= MAX_DEFAULT_SUBGROUPS:
+                return (key,)
+    return ()
+
+
 FEATURE_PATTERN = re.compile(r"^(f|x|feat|feature|emb|embedding|e|z)[_\-]?\d+$", re.IGNORECASE)
 
 _ID_SUFFIX = re.compile(r"(?:^|[_\-\s.])(?:id|Id|ID)$|[a-z](?:Id|ID)$")
@@ -82,6 +99,9 @@ class AuditData:
     features: tuple[str, ...]
     notes: tuple[str, ...]
     name: str = "data"
+    # What changes the meaning of every rate, shown before them (not folded in the notes): rows
+    # left out and why (errored samples, missing scores), a run that did not finish.
+    warnings: tuple[str, ...] = ()
 
     @property
     def scores(self) -> np.ndarray:
@@ -106,7 +126,7 @@ class AuditData:
         """Roles, size and notes (not the rows)."""
         return {"name": self.name, "n": self.n, "score": self.score, "subgroups": list(self.subgroups),
                 "order": self.order, "id": self.id, "text": self.text, "features": list(self.features),
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "warnings": list(self.warnings)}
 
     def __repr__(self) -> str:
         return (f"AuditData({self.name!r}, n={self.n}, score={self.score!r}, subgroups={self.subgroups}, "
@@ -308,14 +328,37 @@ def _as_tuple(value) -> tuple[str, ...] | None:
     return tuple(value)
 
 
+def missing_scores(series: pd.Series) -> np.ndarray:
+    """Rows with no score: an empty (or blank) cell, or a missing value of a typed column."""
+    if pd.api.types.is_bool_dtype(series):
+        return np.zeros(len(series), dtype=bool)
+    if pd.api.types.is_numeric_dtype(series):
+        return series.isna().to_numpy()
+    return (series.isna() | (_as_text(series.fillna("")) == "")).to_numpy()
+
+
+def _rows_with_scores(frame: pd.DataFrame, score: str, missing: np.ndarray, name: str,
+                      drop_missing: bool) -> tuple[pd.DataFrame, str]:
+    """(the rows that have a score, the warning saying how many were left out); without
+    ``drop_missing`` one message saying how many rows have none and what to do."""
+    k, n = int(missing.sum()), len(frame)
+    counted = f"{k:,} of {n:,} rows ({k / n:.1%}) have no score in column {score!r} ({_rows(missing)})"
+    if not drop_missing or k == n:
+        what = "no row is left" if k == n else "leave out the rows without a score, or fill them in"
+        raise InputError(f"{name}: {counted}; {what}")
+    return (frame.loc[~missing].reset_index(drop=True),
+            f"{counted}: left out, so every rate is of the other {n - k:,} rows")
+
+
 def load_audit_frame(frame: pd.DataFrame, name: str = "data", score: str | None = None, subgroups=None,
                      order: str | bool | None = None, id: str | bool | None = None, text: str | bool | None = None,
-                     features=None) -> AuditData:
+                     features=None, drop_missing: bool = False) -> AuditData:
     """Type and check an already-read table (strings from csvio, or typed columns).
 
     ``None`` for a role means auto-detect; ``subgroups=()`` / ``features=()`` mean none,
     ``order=False`` means keep file order even if an order column exists, ``id=False`` /
-    ``text=False`` mean no such column.
+    ``text=False`` mean no such column. Rows without a score are refused with one message saying
+    how many; ``drop_missing`` leaves them out instead, and the warnings say how many.
     """
     if len(frame) == 0:
         raise InputError(f"{name}: the table has no rows")
@@ -324,6 +367,13 @@ def load_audit_frame(frame: pd.DataFrame, name: str = "data", score: str | None 
     cache: dict = {}  # column -> parsed floats (or None), shared by detection and typing
     guess = _detect(frame, cache)
     score = _choose_score(frame, score, guess, name, notes)
+    warnings: list[str] = []
+    missing = missing_scores(frame[score])
+    if missing.any():
+        frame, warning = _rows_with_scores(frame, score, missing, name, drop_missing)
+        warnings.append(warning)
+        cache = {}  # the parsed columns were of every row
+        guess = _detect(frame, cache)
     order = None if order is False else _choose_role(frame, order, guess.order, "order", (score,), name, notes)
     id = _choose_role(frame, id, guess.id, "id", (score, order), name, notes)
     text = _choose_role(frame, text, guess.text, "text", (score, order, id), name, notes)
@@ -339,7 +389,8 @@ def load_audit_frame(frame: pd.DataFrame, name: str = "data", score: str | None 
     if unused:
         notes.append(f"column(s) not used: {', '.join(unused[:10])}{' ...' if len(unused) > 10 else ''}")
     return AuditData(frame=pd.DataFrame(typed, copy=False), score=score, subgroups=chosen_subgroups, order=order,
-                     id=id, text=text, features=chosen_features, notes=tuple(notes), name=name)
+                     id=id, text=text, features=chosen_features, notes=tuple(notes), name=name,
+                     warnings=tuple(warnings))
 
 
 def check_subgroup_count(frame: pd.DataFrame, subgroups: tuple[str, ...], name: str) -> None:

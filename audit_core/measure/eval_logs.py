@@ -18,8 +18,11 @@ Mapping:
 * response: the option letter the model chose. Inspect: a score's ``answer`` when it is one of the
   sample's option letters, else the completion when it is a lone letter or ``ANSWER: X``.
   lm-eval: ``multiple_choice`` = the choice with the highest log-likelihood; ``generate_until`` =
-  the filtered response when it is one of the option letters. Anything else (text, an errored
-  sample, lm-eval's ``[invalid]``) is ``INVALID`` and counted in the notes.
+  the filtered response when it is one of the option letters. Anything else (text, lm-eval's
+  ``[invalid]``) is ``INVALID`` and counted in the notes.
+* errored Inspect samples and lm-eval samples without a response are not the model's answers (a
+  provider outage is not an invalid answer): left out of the log, every rate is of the others, and
+  the notes say how many and why; the notes also state each Inspect run's status.
 
 Refused with one message each: a log whose samples carry no testbed metadata (an ordinary task),
 logs of items from different testbeds (another seed: same cluster names, other problems), a
@@ -62,7 +65,8 @@ class _Rows:
     tags: dict = field(default_factory=dict)  # cluster -> (seed, cluster_key)
     text: Counter = field(default_factory=Counter)  # model -> answers that were text
     text_example: dict = field(default_factory=dict)
-    errored: Counter = field(default_factory=Counter)
+    errored: Counter = field(default_factory=Counter)  # model -> samples left out (errored / no response)
+    error_reasons: Counter = field(default_factory=Counter)  # first line of each error message
     letters: Counter = field(default_factory=Counter)  # model -> answers that were letters
     notes: list = field(default_factory=list)
 
@@ -99,11 +103,9 @@ def _letters_of(meta: dict, n_choices: int | None) -> set[str]:
     return {chr(ord("A") + i) for i in range(n_choices or 0)}
 
 
-def _count(rows: _Rows, model: str, response: str, raw: str | None, errored: bool) -> str:
+def _count(rows: _Rows, model: str, response: str, raw: str | None) -> str:
     if response != NON_ANSWER:
         rows.letters[model] += 1
-    elif errored:
-        rows.errored[model] += 1
     else:
         rows.text[model] += 1
         if raw and model not in rows.text_example:
@@ -133,28 +135,42 @@ def _inspect_response(sample: dict, letters: set[str]) -> tuple[str, str | None]
 
 def inspect_rows(header: dict, samples, name: str) -> _Rows:
     """Rows of a read Inspect log (module docstring); ``samples`` may be an iterator."""
+    from audit_core.data.inspect_log import error_reason, run_status, run_status_warning, sample_errored
     rows = _Rows(name, "Inspect AI")
     spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
     model = str(spec.get("model") or "").strip() or Path(name).stem
-    epochs = []
+    epochs, errored = [], []
+    n_read = 0
     for sample in samples:  # an iterator over a .eval archive: one parsed sample at a time
+        n_read += 1
         meta = _metadata(sample, "metadata", name, f"sample {sample.get('id')!r}")
         _tag(meta, rows)
+        epoch = int(sample.get("epoch", 1) or 1)
+        epochs.append(epoch)
+        if sample_errored(sample):  # not the model's answer: left out, counted with its reason
+            errored.append(epoch)
+            rows.error_reasons[error_reason(sample.get("error"))] += 1
+            continue
         response, raw = _inspect_response(sample, _letters_of(meta, len(sample.get("choices") or [])))
-        errored = bool(sample.get("error")) and not raw
-        epochs.append(int(sample.get("epoch", 1) or 1))
-        rows.rows.append((model, meta["cluster"], meta["cell"], response, meta["oracle"], raw, errored))
-    if not rows.rows:
+        rows.rows.append((model, meta["cluster"], meta["cell"], response, meta["oracle"], raw, epoch))
+    if not n_read:
         raise InputError(f"{name}: the Inspect log has no samples")
     several = len(set(epochs)) > 1
     final = []
-    for (who, cluster, cell, response, oracle, raw, errored), epoch in zip(rows.rows, epochs, strict=True):
+    for who, cluster, cell, response, oracle, raw, epoch in rows.rows:
         who = f"{who} [epoch {epoch}]" if several else who
-        final.append((who, cluster, cell, _count(rows, who, response, raw, errored), oracle))
+        final.append((who, cluster, cell, _count(rows, who, response, raw), oracle))
+    for epoch in errored:
+        rows.errored[f"{model} [epoch {epoch}]" if several else model] += 1
     rows.rows = final
     task = spec.get("task", "?")
-    rows.notes.append(f"{name}: Inspect AI log of task {task!r}, model {model!r}, {len(final)} sample(s)"
-                      + (f", {len(set(epochs))} epochs (one model per epoch)" if several else ""))
+    rows.notes.append(f"{name}: Inspect AI log of task {task!r}, model {model!r}, status {run_status(header)}, "
+                      f"{n_read} sample(s)" + (f", {len(set(epochs))} epochs (one model per epoch)" if several else ""))
+    if warning := run_status_warning(header, name):
+        rows.notes.append(warning)
+    if not final:
+        raise InputError(f"{name}: every sample of the Inspect log errored ({n_read} sample(s), e.g. "
+                         f"{next(iter(rows.error_reasons))!r}): the log holds no answer of the model")
     return rows
 
 
@@ -211,7 +227,7 @@ def _lmeval_response(row: dict, doc: dict, letters: set[str]) -> tuple[str, str 
 
 def lmeval_rows(files: list[tuple[str, str]], results: dict | None, name: str, model: str) -> _Rows:
     """Rows of lm-eval samples files of one run (module docstring); one filter per task is read."""
-    from audit_core.data.lmeval import parse_samples, task_of
+    from audit_core.data.lmeval import has_response, parse_samples, task_of
     rows = _Rows(name, "lm-eval")
     model = lmeval_model(results, model)
     filters: dict[str, str] = {}
@@ -224,10 +240,14 @@ def lmeval_rows(files: list[tuple[str, str]], results: dict | None, name: str, m
                 continue
             meta = _metadata(line, "doc", file_name, f"document {line.get('doc_id')!r} of task {task!r}")
             _tag(meta, rows)
-            response, raw = _lmeval_response(line, meta, _letters_of(meta, None))
-            rows.rows.append((model, meta["cluster"], meta["cell"], _count(rows, model, response, raw, False),
-                              meta["oracle"]))
             n += 1
+            if not has_response(line):  # no answer of the model: left out, counted
+                rows.errored[model] += 1
+                rows.error_reasons["no response (empty resps)"] += 1
+                continue
+            response, raw = _lmeval_response(line, meta, _letters_of(meta, None))
+            rows.rows.append((model, meta["cluster"], meta["cell"], _count(rows, model, response, raw),
+                              meta["oracle"]))
     rows.notes.append(f"{name}: lm-eval samples of task(s) {', '.join(filters)} (filter "
                       f"{', '.join(sorted(set(filters.values())))}), model {model!r}, {n} document(s)")
     return rows
@@ -248,8 +268,14 @@ def _lmeval_runs(directory: Path) -> list[tuple[str, list, dict | None, list]]:
 def _read_one(item, name: str | None) -> list[_Rows] | bytes:
     """The rows of one evaluation log (a list, one per lm-eval run), or the bytes of a CSV."""
     from audit_core.data.inspect_log import iter_eval_archive, read_json_log
-    from audit_core.data.sources import CSV, INSPECT_EVAL, LMEVAL_SAMPLES, detect_kind
+    from audit_core.data.sources import CSV, INSPECT_EVAL, LMEVAL_SAMPLES, detect_kind, inspect_logs_in
     if isinstance(item, (str, os.PathLike)) and Path(item).is_dir():
+        if not any(p.is_file() for p in Path(item).rglob("samples_*.jsonl")):
+            logs = inspect_logs_in(Path(item))   # an Inspect log dir or eval set: one part per log
+            if not logs:
+                raise InputError(f"{item}: no evaluation log in this folder (no Inspect AI .eval or .json log, "
+                                 "no lm-eval samples_*.jsonl file)")
+            return [part for log in logs for part in _read_one(str(log), None)]
         out = []
         for folder, files, results, notes in _lmeval_runs(Path(item)):
             rows = lmeval_rows(files, results, folder, Path(folder).name)
@@ -311,11 +337,12 @@ def _check_testbeds(parts: list[_Rows]) -> None:
 
 
 def _answer_notes(parts: list[_Rows]) -> list[str]:
-    letters, text, errored, example = Counter(), Counter(), Counter(), {}
+    letters, text, errored, example, reasons = Counter(), Counter(), Counter(), {}, Counter()
     for part in parts:
         letters.update(part.letters)
         text.update(part.text)
         errored.update(part.errored)
+        reasons.update(part.error_reasons)
         for model, shown in part.text_example.items():
             example.setdefault(model, shown)
     for model in sorted(set(text) | set(errored) | set(letters)):
@@ -325,13 +352,14 @@ def _answer_notes(parts: list[_Rows]) -> list[str]:
                 f"{example.get(model, '')!r}): nothing can be measured. The testbed tasks ask for the letter of "
                 "one option; check the model's prompt template or the task's solver")
     notes = []
-    for model in sorted(set(text) | set(errored)):
-        parts_text = []
-        if text[model]:
-            parts_text.append(f"{text[model]} answered without an option letter (e.g. {example.get(model, '')!r})")
-        if errored[model]:
-            parts_text.append(f"{errored[model]} errored without an answer")
-        notes.append(f"model {model!r}: {' and '.join(parts_text)}; counted as {NON_ANSWER}")
+    if errored:
+        shown = "; ".join(f"{count} x {message!r}" for message, count in reasons.most_common(3))
+        notes.append(f"{sum(errored.values())} sample(s) errored or hold no response ({shown}): an error is not "
+                     "the model's answer, so they are left out of every rate (" +
+                     ", ".join(f"model {m!r}: {errored[m]}" for m in sorted(errored)) + ")")
+    for model in sorted(text):
+        notes.append(f"model {model!r}: {text[model]} answered without an option letter "
+                     f"(e.g. {example.get(model, '')!r}); counted as {NON_ANSWER}")
     return notes
 
 
@@ -344,8 +372,49 @@ def _check_layout(frame: pd.DataFrame, layout: PolicyClass, name: str) -> None:
                          "layout differ; measure the testbed's logs with the frozen 36-cell class")
 
 
-def load_eval_logs(items: list, names: list[str | None], policy_class: PolicyClass | None = None) -> ResponseLog:
-    """One response log from evaluation logs (paths, folders or bytes with their names)."""
+def _relabel(parts: list[_Rows], labels: list[str] | None) -> None:
+    """Each log's model named by the user's label (one per log), else, where two logs name the same
+    model and answer the same cells (two runs of it, not two halves of one run such as lm-eval's
+    file per readout), by the model and the log's file name: two runs of one model are two models."""
+    if labels is not None:
+        if len(labels) != len(parts):
+            raise InputError(f"labels: {len(labels)} label(s) for {len(parts)} evaluation log(s); give one per log")
+        if len(set(labels)) < len(labels) or not all(str(label).strip() for label in labels):
+            raise InputError("labels: every log needs its own non-empty label")
+    cells: dict[str, list[set]] = {}
+    for part in parts:
+        by_model: dict[str, set] = {}
+        for r in part.rows:
+            by_model.setdefault(r[0], set()).add((r[1], r[2]))
+        for model, answered in by_model.items():
+            cells.setdefault(model, []).append(answered)
+    # a model whose logs overlap in (cluster, cell) was run more than once
+    repeated = {m for m, sets in cells.items() if len(sets) > 1 and
+                any(a & b for i, a in enumerate(sets) for b in sets[i + 1:])}
+    seen = Counter({m: 2 for m in repeated})
+    for i, part in enumerate(parts):
+        models = sorted({r[0] for r in part.rows} | set(part.errored))
+        if labels is not None:
+            label = str(labels[i]).strip()
+            names = {m: label if len(models) == 1 else f"{label} {m}" for m in models}
+        else:
+            names = {m: f"{m} ({Path(part.source).name})" if seen[m] > 1 else m for m in models}
+        if all(k == v for k, v in names.items()):
+            continue
+        part.rows = [(names[r[0]], *r[1:]) for r in part.rows]
+        for counter in (part.text, part.errored, part.letters):
+            renamed = Counter({names.get(k, k): v for k, v in counter.items()})
+            counter.clear()
+            counter.update(renamed)
+        part.text_example = {names.get(k, k): v for k, v in part.text_example.items()}
+        part.notes.append(f"{part.source}: model(s) named " + ", ".join(f"{k!r} -> {v!r}" for k, v in names.items()
+                                                                        if k != v))
+
+
+def load_eval_logs(items: list, names: list[str | None], policy_class: PolicyClass | None = None,
+                   labels: list[str] | None = None) -> ResponseLog:
+    """One response log from evaluation logs (paths, folders or bytes with their names); ``labels``
+    names each log's model (one per log, after folders are opened)."""
     parts: list[_Rows] = []
     for item, name in zip(items, names, strict=True):
         read = _read_one(item, name)
@@ -355,6 +424,7 @@ def load_eval_logs(items: list, names: list[str | None], policy_class: PolicyCla
                              "(mixed layouts: one row per cell vs one sample per item); measure the CSV alone "
                              "or the evaluation logs alone")
         parts += read
+    _relabel(parts, None if labels is None else list(labels))
     _check_testbeds(parts)
     notes = [n for p in parts for n in p.notes] + _answer_notes(parts)
     frame = pd.DataFrame([r for p in parts for r in p.rows], columns=["model", "cluster", "cell", "response", "oracle"])
@@ -368,21 +438,27 @@ def load_eval_logs(items: list, names: list[str | None], policy_class: PolicyCla
     return response_log_from_frame(frame, display, policy_class, notes)
 
 
-def load_response_source(data, name: str | None = None, policy_class: PolicyClass | None = None) -> ResponseLog:
+def load_response_source(data, name: str | None = None, policy_class: PolicyClass | None = None,
+                         labels: list[str] | None = None) -> ResponseLog:
     """Any response log: a CSV (bytes or path), an Inspect AI log, lm-eval samples file(s) or
-    output folder, or a list of such logs (module docstring)."""
+    output folder (or a folder of Inspect logs), or a list of such logs (module docstring);
+    ``(name, bytes)`` pairs are uploaded logs. ``labels``: one model name per log."""
     if isinstance(data, (list, tuple)):
         if not data:
             raise InputError("response log: no file given")
-        if len(data) == 1:
+        if len(data) == 1 and labels is None:
             return load_response_source(data[0], name, policy_class)
-        return load_eval_logs(list(data), [None] * len(data), policy_class)
+        items = [d[1] if isinstance(d, tuple) else d for d in data]
+        shown = [str(d[0]) if isinstance(d, tuple) else None for d in data]
+        return load_eval_logs(items, shown, policy_class, labels)
+    if isinstance(data, tuple):
+        data, name = data[1], data[0]
     if isinstance(data, (str, os.PathLike)) and Path(data).is_dir():
-        return load_eval_logs([data], [name], policy_class)
+        return load_eval_logs([data], [name], policy_class, labels)
     from audit_core.data.sources import CSV, detect_kind
     raw, display = read_bytes(data, name)
     if detect_kind(raw, display)[0] != CSV:
-        return load_eval_logs([raw], [display], policy_class)
+        return load_eval_logs([raw], [display], policy_class, labels)
     return load_response_log(raw, name=display, policy_class=policy_class)
 
 

@@ -27,8 +27,9 @@ from audit_core.identify.policies import (
     LABELS,
     letter,
 )
+from audit_core.project import project_path
 
-EXAMPLE_PATH = Path(__file__).resolve().parents[2] / "data" / "example_response_log.csv"
+EXAMPLE_PATH = project_path("data", "example_response_log.csv")  # checkout or install (audit_core/project.py)
 EXAMPLE_SEED = 20260430
 N_CLUSTERS = 24
 # Made-up behaviour mixes (weights per frozen policy, in FROZEN_POLICIES order) and INVALID rates.

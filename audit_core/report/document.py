@@ -176,6 +176,7 @@ figcaption{font-style:italic;color:#444} .meta{color:#444;font-size:.92rem}
 
 
 def table_html(frame: pd.DataFrame, max_rows: int = 500) -> str:
+    frame = fmt.report_frame(frame)
     head = "".join(f"<th>{escape_html(c)}</th>" for c in frame.columns)
     shown = frame.head(max_rows)
     numeric = [fmt.column_kind(c, shown[c].to_numpy()) in ("count", "rate") for c in shown.columns]
@@ -254,6 +255,7 @@ def render_html(report: Report) -> str:
 # ----------------------------------------------------------------------------------- Markdown
 
 def table_markdown(frame: pd.DataFrame, max_rows: int = 500) -> str:
+    frame = fmt.report_frame(frame)
     header = "| " + " | ".join(escape_markdown(c) for c in frame.columns) + " |"
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
     rows = ["| " + " | ".join(escape_markdown(t) for t in cells) + " |" for cells in fmt.frame_cells(frame.head(max_rows))]

@@ -165,8 +165,22 @@ def paired_intervals(frame):
         text = [f"[{rate(lo)}, {rate(hi)}]" for lo, hi in zip(shown[column], shown[partner], strict=True)]
         at = list(shown.columns).index(column)
         shown = shown.drop(columns=[column, partner])
-        shown.insert(at, name[:-4], text)
+        # beside its point estimate (x, x_low, x_high) the pair is "x interval"
+        shown.insert(at, name[:-4] if name[:-4] not in shown.columns else f"{name[:-4]} interval", text)
     return shown
+
+
+# What a report's reader is told an interval column is (the page's captions say it beside the table).
+INTERVAL_NAMES = {"ci": "Wilson 95% (fixed n)", "cs": "anytime-valid 95%", "fw": "family-wise (α/K)",
+                  "wilson": "Wilson", "boot": "cluster bootstrap"}
+
+
+def report_frame(frame):
+    """A table as a report shows it: each low/high pair as one "[low, high]" column
+    (:func:`paired_intervals`) named in words (:data:`INTERVAL_NAMES`), other names with spaces
+    for underscores; the JSON export keeps the frame as it is."""
+    shown = paired_intervals(frame)
+    return shown.rename(columns={c: INTERVAL_NAMES.get(str(c), str(c).replace("_", " ")) for c in shown.columns})
 
 
 def display_frame(frame):

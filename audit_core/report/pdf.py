@@ -30,6 +30,9 @@ from audit_core.report.render import chart_svg
 from audit_core.report.safety import typst_string as lit
 
 MAX_TABLE_ROWS = 200
+# A table this short is kept on one page (a 6-row table split 3/3 over two pages); a longer one
+# breaks, with its header row repeated.
+UNBROKEN_TABLE_ROWS = 25
 CHART_MAX_HEIGHT_CM = 14.0
 CHART_MAX_WIDTH_CM = 25.0  # A4 landscape text width with 1.8 cm margins
 
@@ -68,7 +71,9 @@ def breakable(text: str) -> str:
 
 def table_typst(frame: pd.DataFrame, max_rows: int = MAX_TABLE_ROWS) -> str:
     """A typst ``table`` whose header row repeats on every page; numbers right-aligned."""
+    frame = fmt.report_frame(frame)
     k = max(1, frame.shape[1])
+    splits = "true" if len(frame) > UNBROKEN_TABLE_ROWS else "false"
     # Written by the one formatter (counts 62, rates 0.667, missing —), as on the page and in HTML.
     shown = frame.head(max_rows)
     numeric = [fmt.column_kind(c, shown[c].to_numpy()) in ("count", "rate") for c in shown.columns] or [False]
@@ -77,7 +82,7 @@ def table_typst(frame: pd.DataFrame, max_rows: int = MAX_TABLE_ROWS) -> str:
     header = ", ".join(f"[#{lit(breakable(str(c)))}]" for c in frame.columns) or "[]"
     body = ",\n  ".join(rows)
     size = "10pt" if k <= 6 else ("8.5pt" if k <= 10 else "7pt")
-    out = (f"#block(breakable: true)[#set text(size: {size}, hyphenate: true)\n#table(columns: {k}, align: ({align},), "
+    out = (f"#block(breakable: {splits})[#set text(size: {size}, hyphenate: true)\n#table(columns: {k}, align: ({align},), "
            f"stroke: 0.5pt + luma(170), inset: 4pt, fill: (x, y) => if y == 0 {{ rgb(\"#eef3f8\") }},\n"
            f"  table.header({header}),\n  {body}{',' if body else ''}\n)]\n")
     if len(frame) > max_rows:
@@ -143,7 +148,8 @@ def typst_source(report, chart_files: Mapping[tuple[int, int], str] | None = Non
         _verdicts(report),
     ]
     for s, section in enumerate(report.sections):
-        parts.append(f"#pagebreak(weak: true)\n= #{lit(section.title)}\n")
+        # The first section follows the verdicts on page 1 (a page of its own held only them).
+        parts.append(f"{'#pagebreak(weak: true)' if s else '#v(1em)'}\n= #{lit(section.title)}\n")
         for paragraph in filter(None, section.commentary.split("\n\n")):
             parts.append(f"#block(inset: (left: 6pt), stroke: (left: 2pt + luma(160)))[#emph({lit(paragraph)})]\n")
         parts.append(_bullets(section.summary))

@@ -19,7 +19,9 @@ import pandas as pd
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+# What makes a line a list item, heading, quote, rule or setext underline when it starts one.
+_MD_LINE_START = re.compile(r"^(\s*)([-+=>])")
+_MD_ORDERED_ITEM = re.compile(r"^(\s*\d+)([.)])(?=\s|$)")
 
 
 def escape_html(value: Any) -> str:
@@ -28,16 +30,18 @@ def escape_html(value: Any) -> str:
 
 
 def escape_markdown(value: Any) -> str:
-    """Text that Markdown renders literally: HTML-escaped, punctuation back-slashed, one line."""
-    text = html.escape(str(value), quote=False)
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    return text.replace("\r", " ").replace("\n", " ")
+    """Text that Markdown renders literally, one line: HTML-escaped (``&``, ``<``, ``>``), then
+    :func:`markdown_literal` (what opens emphasis, code, links, images, tables or math), and a
+    leading list, heading or quote marker back-slashed. Dots and dashes inside text stay as they
+    are: ``0.640`` is written ``0.640``, not ``0\\.640``."""
+    text = markdown_literal(html.escape(str(value), quote=False))
+    return _MD_ORDERED_ITEM.sub(r"\1\\\2", _MD_LINE_START.sub(r"\1\\\2", text))
 
 
 # The characters that open a Markdown construct (emphasis, code, links and images, HTML, math,
 # strikethrough, tables, headings); an underscore only at a word's edge (snake_case stays as it is).
 _MD_OPENERS = re.compile(r"([\\`*\[\]<>~$|#])")
-_MD_EDGE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+_MD_EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")  # letters of any script: τ_full stays
 _MD_AUTOLINK = re.compile(r"(?i)://|www\.|@")
 
 

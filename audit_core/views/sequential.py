@@ -120,7 +120,8 @@ def _compact_numbers(result) -> dict:
 
 
 def replay_section(result, model_processes: Sequence[str], data_name: str, source: str, columns: dict,
-                   notes: Sequence[str], specs: Sequence[dict], verdict: str = "") -> ReportSection:
+                   notes: Sequence[str], specs: Sequence[dict], verdict: str = "",
+                   warnings: Sequence[str] = ()) -> ReportSection:
     dual, overall = result.dual, result.overall
     table, _ = subgroup_view(result)
     return ReportSection(
@@ -128,6 +129,7 @@ def replay_section(result, model_processes: Sequence[str], data_name: str, sourc
         parameters={**columns, **result.params.to_dict(), "model process": dual.model_process,
                     "auditor process": dual.auditor_process},
         summary=(*((verdict,) if verdict else ()),
+                 *(f"Warning: {w}" for w in warnings),   # rows left out, an unfinished run: before any rate
                  f"{fmt.count(result.n)} cases; dual test ({dual.model_process} vs {dual.auditor_process}): "
                  f"{dual.decision}" + (f" at case {fmt.count(dual.stop)}" if dual.stop else "") + ".",
                  f"Overall accuracy {fmt.rate(overall.accuracy)} (95% anytime-valid interval {fmt.rate(overall.cs_low)}–"

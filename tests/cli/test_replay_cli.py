@@ -131,7 +131,8 @@ def test_replay_inspect_log(capsys, log_name):
     for row in [payload["overall"], *payload["subgroups"]]:
         assert 0.0 <= row["cs_low"] <= row["accuracy"] <= row["cs_high"] <= 1.0
     assert payload["columns"]["order"] == "annotation_time"
-    assert any("have no 'match' score and are not replayed" in note for note in payload["notes"])
+    # the fixture's unscored sample errored: left out, as a warning (issue 29 item 5)
+    assert any(f"1 of {len(expected['rows']) + 1} sample(s) errored" in warning for warning in payload["warnings"])
 
 
 def test_replay_lmeval_folder_and_files(capsys):

@@ -64,7 +64,7 @@ def test_nothing_silent_blank_subgroups_duplicate_ids():
 
 
 @pytest.mark.parametrize("content,kwargs,pattern", [
-    (b"id,correct\n1,1\n2,\n3,0\n", {}, r"'correct' is empty at data row 2"),
+    (b"id,correct\n1,1\n2,\n3,0\n", {}, r"1 of 3 rows \(33.3%\) have no score in column 'correct' \(data row 2\)"),
     (b"id,correct\n1,1\n2,maybe\n3,0\n", {}, r"'correct', data row 2: not a finite number"),
     (b"id,correct\n1,1\n2,0\n3,2\n", {}, r"'correct', data row 3: score 2 is outside \[0, 1\]"),
     (b"id,score\n1,-0.1\n", {}, r"data row 1: score -0.1 is outside"),

@@ -50,14 +50,16 @@ def test_inspect_logs_match_inspects_own_reader(log_name, scorer):
     expected_ids = {f"{r['id']}#{r['epoch']}" if log_name == "epochs.eval" else r["id"] for r in rows}
     assert set(data.frame["id"]) == expected_ids and data.frame["id"].is_unique
     unscored = INSPECT_EXPECTED[log_name]["unscored"]
-    assert unscored and any(f"{len(unscored)} of {len(rows) + len(unscored)} sample(s) have no" in n
-                            for n in data.notes)
+    # the fixture's unscored sample errored: left out and said as a warning (issue 29 item 5)
+    assert unscored and any(f"{len(unscored)} of {len(rows) + len(unscored)} sample(s) errored" in n
+                            for n in data.warnings)
     assert data.features == () and data.text is None
 
 
 def test_inspect_order_epochs_and_edits():
     run = load_audit_source(INSPECT / "run.eval", score="match")
-    assert run.order == "annotation_time" and run.subgroups == ("subject", "level")
+    assert run.order == "annotation_time" and run.subgroups == ("subject",)   # one key (issue 29 item 12)
+    assert any("choose 'level' as well to cross them" in n for n in run.notes)
     stamps = [np.datetime64(s.replace("+00:00", "")) for s in run.frame["annotation_time"]]
     assert all(a < b for a, b in zip(stamps, stamps[1:], strict=False))
     epochs = load_audit_source(INSPECT / "epochs.eval", score="match")
@@ -240,6 +242,6 @@ def test_an_inspect_log_as_a_pool_has_every_output_and_the_scorers_hidden(log_na
     for _, row in frame.iterrows():
         assert float(row["scorer.match"]) == VALUE_MEANING[by_id[row["id"]]["match"]]
         assert row["input"].startswith("Question ") and row["subject"] == by_id[row["id"]]["subject"]
-    assert any("errored sample" in n for n in table.notes)
+    assert any("sample(s) errored" in n for n in table.notes)
     with pytest.raises(InputError, match="cannot be a pool"):
         read_pool_table(next((LMEVAL / "gen").glob("samples_*.jsonl")).read_bytes(), "s.jsonl")

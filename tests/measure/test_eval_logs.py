@@ -151,13 +151,15 @@ def test_fixture_logs_hold_the_items_the_generator_makes_today():
     assert rows.tags == {c: (v["seed"], v["cluster_key"]) for c, v in tags.items()}
 
 
-def test_text_answers_and_errors_are_invalid_and_counted():
+def test_text_answers_are_invalid_and_errors_left_out_both_counted():
     log = load(FIXTURES / "inspect_partial.eval").value
     n_text = 2 * len(DESIGN["partial"]["text_cells"])
     got = measured_counts(log)
-    assert got["validity"] == (72 - n_text - 1, 72)  # one errored sample: INVALID as well
+    # text answers are INVALID; the one errored sample is no answer of the model (issue 29 item 5)
+    assert got["validity"] == (72 - n_text - 1, 72 - 1)
     note = next(n for n in log.notes if "without an option letter" in n)
-    assert f"{n_text} answered without an option letter" in note and "1 errored" in note
+    assert f"{n_text} answered without an option letter" in note
+    assert any("1 sample(s) errored or hold no response" in n for n in log.notes)
     assert "'The statement is TRUE.'" in note
 
 
