@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # the result types, for readers and type checkers only
         TestbedCheck,
         TestbedItems,
     )
-    from audit_core.analyses.confseq import SubgroupSequences
+    from audit_core.analyses import SubgroupSequences
     from audit_core.analyses.identify import LatticeOverview, SupportExploration
     from audit_core.analyses.live_status import LiveAction
 
@@ -538,7 +538,7 @@ def confidence_sequence(scores: Any, *, score: str | None = None, subgroup: str 
     """
     import pandas as pd
 
-    from audit_core.analyses.confseq import subgroup_sequences
+    from audit_core import analyses
     if isinstance(scores, pd.DataFrame):
         if groups is not None:
             raise InputError("groups: give subgroup columns of the frame with subgroup=, not groups=")
@@ -551,7 +551,7 @@ def confidence_sequence(scores: Any, *, score: str | None = None, subgroup: str 
         missing = [c for c in columns if c not in scores.columns]
         if missing:
             raise InputError(f"subgroup: column {missing[0]!r} not found")
-        return subgroup_sequences(scores[column].to_numpy(), scores[columns] if columns else None, confidence,
+        return analyses.subgroup_sequences(scores[column].to_numpy(), scores[columns] if columns else None, confidence,
                                   method, name or str(column))
     if score is not None or subgroup is not None:
         raise InputError("score, subgroup: name columns of a data frame; for scores given directly use groups=")
@@ -563,7 +563,7 @@ def confidence_sequence(scores: Any, *, score: str | None = None, subgroup: str 
         if isinstance(groups, (str, bytes)) or not isinstance(groups, Iterable):
             raise _type_error("groups", "one subgroup label per score", groups)
         frame = pd.DataFrame({"group": list(groups)})
-    return subgroup_sequences(scores, frame, confidence, method, name or "scores")
+    return analyses.subgroup_sequences(scores, frame, confidence, method, name or "scores")
 
 
 def _pool(pool: Any, score=None, subgroup=None, features=None, suspect=None) -> Source:
@@ -714,6 +714,13 @@ def compare(*runs: Any, score: str | None = None, subgroup: str | Sequence[str] 
     Returns ``RunsComparison``: ``verdict`` (the decision sentence), ``decision``, ``tie_table``,
     ``pairs_table``, ``subgroup_table``, ``decisions_table``, ``changes_table``, ``trajectory_chart``,
     ``ranks_chart``, ``difference_chart``, ``fails(fail_on)``; ``to_dict()`` is ``compare --json``.
+
+    Example
+    -------
+    >>> import audit_core
+    >>> compared = audit_core.compare("gpqa:large", "gpqa:medium")
+    >>> compared.decision, compared.comparison.n_common, compared.comparison.overall.regressions
+    ('B better', 448, 36)
     """
     from audit_core import analyses
     from audit_core.presets import COMPARE_MARGIN, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, RUN_COLUMN

@@ -25,6 +25,7 @@ _EXPORTS = {
     "combine": ("CombinedAudits", "combine_audits", "combine_files"),
     "common": ("Verdict",),
     "compare": ("RunsComparison", "compare_runs"),
+    "confseq": ("SubgroupSequences", "subgroup_sequences"),
     "identify": (
         "BEHAVIOURS", "BehaviourRule", "SupportExploration", "SupportSearch", "add_policy", "check_supports",
         "class_file", "class_from_link", "class_link", "composable", "copy_policy", "explore_support",
@@ -66,5 +67,5 @@ __all__ = [
     "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "lattice_overview", "load_solver", "measure_log",
     "missing_score_count", "policy_source", "pool_source", "replay_run", "response_log_source", "score_labels",
     "run_source",
-    "simulate_study", "support_lattice",
+    "simulate_study", "support_lattice", "SubgroupSequences", "subgroup_sequences",
 ]

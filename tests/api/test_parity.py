@@ -74,12 +74,14 @@ def test_compare_cli_python_and_page_agree_on_defaults(a, b, capsys):
     at = AppTest.from_file(APP, default_timeout=90)
     at.switch_page("pages/compare.py")
     at.run()
+    at.radio(key="compare_mode").set_value("runs").run()  # separate runs A and B, as the command line
     at.selectbox(key="compare_A").set_value(a)
     at.selectbox(key="compare_B").set_value(b).run()
     assert not at.exception and not at.error
-    assert int(metric(at, "Common cases")) == cli["n_common"]
-    assert metric(at, "Difference B − A") == f"{cli['overall']['difference']:+.3f}"
-    shown = [str(v) for v in at.dataframe[0].value["stop (case)"]]
+    assert metric(at, "Paired cases") == fmt.count(cli["n_common"])
+    assert metric(at, "Difference B − A") == f"{cli['sequential']['difference']:+.3f}"
+    decisions = next(d.value for d in at.dataframe if "stop (case)" in d.value.columns)
+    shown = [str(v) for v in decisions["stop (case)"]]
     assert shown == [str(d["stop"]) if d["stop"] else "never" for d in cli["decisions"]]
 
 

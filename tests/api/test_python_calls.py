@@ -68,7 +68,7 @@ def test_to_frame_columns_are_snake_case_ids_and_the_display_keeps_readable_labe
         assert len(set(columns)) == len(columns)
     measured = results[2]
     assert "wilson_95_pct_low" in measured.to_frame().columns
-    assert "Wilson 95% low" in measured._repr_html_()  # people read the labels
+    assert "<th>Wilson 95%</th>" in measured._repr_html_()  # people read the labels: one [low, high] column
 
 
 @pytest.mark.parametrize("call, message", [
@@ -81,7 +81,7 @@ def test_to_frame_columns_are_snake_case_ids_and_the_display_keeps_readable_labe
     (lambda: audit_core.plan(subgroups=[50, "60"]), "subgroups: expected a list of whole numbers"),
     (lambda: audit_core.measure_log("example", seed=-1), "seed: must be 0 or more"),
     (lambda: audit_core.measure_log("example", confidence="0.9"), "confidence: expected a finite number"),
-    (lambda: audit_core.compare("gpqa:large", "gpqa:medium", names="ab"), "names: expected two labels"),
+    (lambda: audit_core.compare("gpqa:large", "gpqa:medium", names="ab"), "names: expected a list of labels"),
     (lambda: audit_core.combine("gpqa:large"), "runs: expected a list of runs"),
     (lambda: audit_core.combine(["gpqa:large", "gpqa:none"], level=float("nan")), "level: expected a finite number"),
     (lambda: audit_core.replay("recorded_run", score_mapping=["pass"]), "score_mapping: expected a mapping"),

@@ -217,6 +217,8 @@ def test_signed_in_labels_carry_their_identity_and_roles_are_enforced(provider, 
             timeout=60_000)
         assert vic.get_by_role("button", name=re.compile(r"^correct\b")).count() == 0
         assert vic.get_by_role("button", name=re.compile("Export labelled CSV")).count() == 0
+        # With the audit open, starting another sits in a folded expander (the case comes first).
+        vic.get_by_text(re.compile(r"^Start or resume another audit")).click()
         vic.get_by_role("tab", name="Start an audit").click()
         vic.get_by_text("Only an owner can start an audit").wait_for(timeout=60_000)
         vic.screenshot(path=str(shots / "viewer.png"), full_page=True)
