@@ -51,11 +51,11 @@ if TYPE_CHECKING:  # the result types, for readers and type checkers only
         RunsComparison,
         Source,
         StudySimulation,
+        SubgroupSequences,
         SupportSearch,
         TestbedCheck,
         TestbedItems,
     )
-    from audit_core.analyses import SubgroupSequences
     from audit_core.analyses.identify import LatticeOverview, SupportExploration
     from audit_core.analyses.live_status import LiveAction
 
