@@ -13,6 +13,7 @@ import streamlit as st
 
 from audit_core.analyses import BUNDLED, COMPARE_MARGIN, audit_params, resolve_style
 from audit_core.errors import InputError
+from audit_core.report import format as fmt
 from pages import _cache, _shared, _uploads
 
 SET, RUNS = "set", "runs"
@@ -137,7 +138,7 @@ comparison, seq = view.comparison, view.comparison.sequence
 _shared.show_verdict(view.verdict)
 st.caption(" · ".join(f"{_shared.plain(s.description)}" for s in view.sources))
 m1, m2, m3, m4 = st.columns([1, 1, 1.6, 1.4])
-m1.metric("Paired cases", seq.n)
+m1.metric("Paired cases", fmt.count(seq.n))
 m2.metric("Difference B − A", f"{seq.difference:+.3f}")
 m3.metric("Anytime-valid bounds", f"{seq.lower:+.3f} … {seq.upper:+.3f}",
           help=f"{1 - seq.alpha:.0%} confidence sequence: holds at every case, however you choose when to stop.")
@@ -176,8 +177,8 @@ if comparison.notes:
             st.text(f"• {note}")
 st.subheader("Per subgroup")
 st.caption("decision and 'anytime α/G': anytime-valid at α/G over the G subgroups (all hold at once); 'anytime "
-           "own': each subgroup's own anytime-valid bounds; 'fixed n' and McNemar: valid only at a sample size fixed "
-           "in advance.")
+           "own': each subgroup's own anytime-valid bounds; 'fixed n' (" + _shared.plain(comparison.overall.interval) +
+           ") and McNemar: valid only at a sample size fixed in advance.")
 _shared.show_table(view.subgroup_table, intervals=True)
 _shared.show_chart(view.difference_chart)
 st.subheader("Regressions and improvements, case by case")

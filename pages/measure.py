@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from audit_core.analyses.measure import INTERVALS
+from audit_core.report import format as fmt
 from pages import _cache, _shared, _uploads
 
 BUNDLED, UPLOAD, SEVERAL = "bundled", "upload", "several"
@@ -79,8 +80,8 @@ _shared.show_verdict(view.verdict)
 _shared.show_verdict(view.support_verdict)
 _shared.show_source(source)
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("Models", len(result.models))
-m2.metric("Clusters", len(source.value.clusters))
+m1.metric("Models", fmt.count(len(result.models)))
+m2.metric("Clusters", fmt.count(len(source.value.clusters)))
 m3.metric("Complete paired units", f"{pooled.n_complete_paired} / {pooled.n_paired}")
 m4.metric("Units with all cells (τ_full)", f"{pooled.n_complete_units} / {pooled.n_units}")
 for note in result.notes:

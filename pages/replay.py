@@ -22,8 +22,10 @@ from audit_core.analyses import (
     DEFAULT_AUDITOR_PROCESS,
     DEFAULT_MODEL_PROCESS,
     DEFAULT_RUN,
+    FAMILY_FLAG,
     MODEL_PROCESSES,
     STYLES,
+    SUBGROUP_FLAG,
     AuditParams,
 )
 from audit_core.errors import InputError
@@ -346,7 +348,18 @@ _shared.show_chart(view.subgroup_chart)
 _shared.show_chart(view.frequency_chart)
 st.subheader("Subgroups")
 st.caption(view.subgroup_caption)
-_shared.show_table(view.subgroup_table, intervals=True)
+# The whole table within 1280 px (issue 29 item 13): the flags and the three intervals in view, short
+# headers with the full name in their help; correct (n × accuracy) and share (the chart above) are
+# in the download only.
+_shared.show_table(view.subgroup_table, intervals=True, column_config={
+    "correct": None, "share": None,
+    FAMILY_FLAG: st.column_config.CheckboxColumn("< q family", help=FAMILY_FLAG, width="small"),
+    SUBGROUP_FLAG: st.column_config.CheckboxColumn("< q alone", help=SUBGROUP_FLAG, width="small"),
+    "ci": st.column_config.TextColumn("Wilson", help="95% Wilson interval: fixed n only"),
+    "cs": st.column_config.TextColumn("anytime", help="anytime-valid interval of this subgroup alone"),
+    "fw": st.column_config.TextColumn("family-wise", help="family-wise anytime-valid interval (level fw_alpha)"),
+    "fw_alpha": st.column_config.NumberColumn("fw α", help="the level of this subgroup's family-wise interval",
+                                              format="%.4f")})
 _shared.csv_download(view.subgroup_table, "subgroups.csv")
 
 # The session keeps how to get the section, not its per-step arrays (the Report page asks the cache).

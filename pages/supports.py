@@ -13,6 +13,7 @@ import streamlit as st
 
 from audit_core.analyses import ESTIMANDS, available_estimands
 from audit_core.errors import InputError
+from audit_core.report import format as fmt
 from pages import _cache, _shared, _uploads
 
 REQUEST_KEY = "synthesis_request"
@@ -108,8 +109,8 @@ m1.metric("Solver status", result.status,
           help="OPTIMAL: proven minimum. FEASIBLE: a support was found but not proven cheapest. "
                "NOT_IDENTIFIABLE: some pair with different τ differs on no cell.")
 m2.metric("Optimal cost", "–" if result.cost is None else f"{result.cost:g}")
-m3.metric("Cells in an optimum", "–" if result.size is None else result.size)
-m4.metric("Optimal supports", result.n_optimal, help="How many different supports reach the optimal cost.")
+m3.metric("Cells in an optimum", "–" if result.size is None else fmt.count(result.size))
+m4.metric("Optimal supports", fmt.count(result.n_optimal), help="How many different supports reach the optimal cost.")
 if result.cost is not None and result.lower_bound is not None and not result.fallback_for_separable_pairs:
     st.caption(f"Lower bound {result.lower_bound:g}: no support costs less. "
                + ("It meets the cost, so the support is proven cheapest." if result.gap == 0 else

@@ -12,6 +12,7 @@ import streamlit as st
 
 from audit_core.analyses import ALL_DIRECTIONS, content_key
 from audit_core.errors import InputError
+from audit_core.report import format as fmt
 from pages import _cache, _shared
 
 _shared.page_header(
@@ -45,9 +46,9 @@ except InputError as exc:
 
 _shared.show_verdict(view.verdict)
 m1, m2, m3 = st.columns(3)
-m1.metric("Clusters", len(view.clusters))
-m2.metric("Items", len(view.items))
-m3.metric("Directions", len(view.summary_table))
+m1.metric("Clusters", fmt.count(len(view.clusters)))
+m2.metric("Items", fmt.count(len(view.items)))
+m3.metric("Directions", fmt.count(len(view.summary_table)))
 d1, d2 = st.columns(2)
 d1.download_button("Items (JSONL)", view.jsonl.encode("utf-8"), f"testbed-items-seed{seed}.jsonl",
                    "application/jsonl", key="tb_items", icon=":material/download:", type="primary")

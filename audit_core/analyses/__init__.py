@@ -51,6 +51,7 @@ _EXPORTS = {
         "resolve_style",
     ),
     "audit_core.sequential.params": ("AuditParams",),
+    "audit_core.views.flags": ("FAMILY_FLAG", "SUBGROUP_FLAG"),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
@@ -67,5 +68,5 @@ __all__ = [
     "SupportSearch", "Verdict", "check_supports", "content_key", "explore_support", "identify_support", "lattice_overview", "load_solver", "measure_log",
     "missing_score_count", "policy_source", "pool_source", "replay_run", "response_log_source", "score_labels",
     "run_source",
-    "simulate_study", "support_lattice", "SubgroupSequences", "subgroup_sequences",
+    "simulate_study", "support_lattice", "SubgroupSequences", "subgroup_sequences", "FAMILY_FLAG", "SUBGROUP_FLAG",
 ]

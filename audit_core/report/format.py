@@ -128,7 +128,8 @@ def listing(items: Iterable[Any], empty: str = "none") -> str:
 
 def column_kind(name: Any, values) -> str:
     """"count" for a column of whole numbers (an integer dtype, or floats that are all whole and
-    either exceed 1 or carry a count's name), "rate" for other floats, "text" otherwise."""
+    either exceed 1, carry a count's name or are scores: a 0/1 score is ``1``, not ``1.000``),
+    "rate" for other floats, "text" otherwise."""
     array = np.asarray(values)
     if array.dtype.kind in "iu":
         return "count"
@@ -136,7 +137,8 @@ def column_kind(name: Any, values) -> str:
         return "text"
     finite = array[np.isfinite(array)]
     whole = finite.size > 0 and bool(np.all(finite == np.round(finite)))
-    if whole and (float(np.max(np.abs(finite))) > 1 or str(name).strip().lower() in COUNT_NAMES):
+    label = str(name).strip().lower()
+    if whole and (float(np.max(np.abs(finite))) > 1 or label in COUNT_NAMES or label.startswith("score")):
         return "count"
     return "rate"
 

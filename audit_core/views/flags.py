@@ -7,6 +7,10 @@ from __future__ import annotations
 from audit_core.report import format as fmt
 from audit_core.sequential.replay import DECLARED, FAMILY_WISE, PER_SUBGROUP
 
+# The subgroup table's two flag columns (views.sequential.subgroup_view; the Replay page labels them).
+FAMILY_FLAG = "below q (family-wise)"
+SUBGROUP_FLAG = "below q (this subgroup alone)"
+
 
 def family_note(result) -> str:
     """What the family-wise intervals are: α/K over K declared subgroups, or α spent by order of
@@ -53,7 +57,8 @@ def subgroup_caption(result) -> str:
             "audit's evidence. " + family_caption(result) + " **Below q (this subgroup alone)** is a claim "
             "about that one subgroup at 95%; across many subgroups some such flag is wrong more often. "
             "Neither is the dual test above, which compares the two e-processes over the whole run. "
-            "share = share of the replayed cases. Intervals are [low, high]; the CSV keeps each bound as a number.")
+            "Intervals are [low, high]; the CSV keeps each bound as a number, with correct (the sum of "
+            "scores) and share (of the replayed cases, drawn in the chart above).")
 
 
 def flag_statements(result) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ from audit_core.views.charts import (
     subgroup_accuracy_chart,
     trajectory_chart,
 )
-from audit_core.views.flags import family_note, flag_statements  # noqa: F401 (re-exported)
+from audit_core.views.flags import FAMILY_FLAG, SUBGROUP_FLAG, family_note, flag_statements  # noqa: F401 (re-exported)
 
 MAX_TRAJECTORY_POINTS = 600  # points drawn per e-process; longer runs are thinned (stops kept)
 MAX_SUBGROUP_ROWS = 60  # subgroups drawn in the accuracy chart (the least accurate); all are in the table
@@ -65,8 +65,6 @@ def decision_table(result, model_processes: Sequence[str]) -> pd.DataFrame:
                           "decision": result.decisions[name]} for name in result.log_e])
 
 
-FAMILY_FLAG = "below q (family-wise)"
-SUBGROUP_FLAG = "below q (this subgroup alone)"
 
 
 def subgroup_view(result) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -338,14 +336,20 @@ def many_summary(many) -> str:
 
 def subgroup_display_table(comparison) -> pd.DataFrame:
     """The subgroup rows, the anytime-valid columns first: family-wise bounds and decision, the
-    subgroup's own bounds, then the fixed-n interval and McNemar p."""
+    subgroup's own bounds, then the fixed-n interval and McNemar p. The fixed-n method, the same
+    on every row, is named once beside the table (the overall interval's name), not in a column;
+    rows of different methods (0/1 scores in one subgroup, graded in another) keep the column."""
     table = comparison.subgroups
     columns = ["subgroup", "n", "mean_a", "mean_b", "difference", "decision", "fw_low", "fw_high", "cs_low",
-               "cs_high", "ci_low", "ci_high", "mcnemar_p", "regressions", "improvements", "interval"]
+               "cs_high", "ci_low", "ci_high", "mcnemar_p", "regressions", "improvements"]
+    if "interval" in table.columns and table["interval"].nunique() > 1:
+        columns.append("interval")
     names = {"fw_low": "anytime α/G low", "fw_high": "anytime α/G high", "cs_low": "anytime own low",
              "cs_high": "anytime own high", "ci_low": "fixed n low", "ci_high": "fixed n high",
-             "mcnemar_p": "McNemar p (fixed n)", "interval": "fixed-n interval"}
+             "mcnemar_p": "McNemar p", "interval": "fixed-n method"}
     return table[[c for c in columns if c in table.columns]].rename(columns=names)
+
+
 def confidence_sequence_chart(frame: pd.DataFrame, confidence: float) -> dict:
     """The anytime-valid interval after every score, one band per group (``frame``: group, t,
     mean, low, high; thinned to :data:`MAX_TRAJECTORY_POINTS` steps per group)."""

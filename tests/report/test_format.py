@@ -24,6 +24,11 @@ def test_counts_rates_evalues_and_missing_values():
     assert fmt.column_kind("n", np.array([2.0, 62.0])) == "count"
     assert fmt.column_kind("correct", np.array([1.0, 0.0])) == "count"
     assert fmt.column_kind("accuracy", np.array([1.0, 0.0])) == "rate"
+    # issue 29 item 14: a 0/1 score is 0 or 1 (Compare's changes table showed 0.000 / 1.000);
+    # a graded score keeps its decimals
+    assert fmt.column_kind("score_a", np.array([1.0, 0.0])) == "count"
+    assert fmt.column_kind("score B", np.array([0.0, 1.0])) == "count"
+    assert fmt.column_kind("score_a", np.array([0.5, 1.0])) == "rate"
 
 
 def test_every_output_writes_the_same_cells():
