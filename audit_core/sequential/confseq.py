@@ -39,8 +39,10 @@
   (M^+ and M^- by scipy's incomplete beta): never narrower, at most 0.35 % wider for every outcome
   up to n = 40 and sampled outcomes to n = 100,000 at alpha = 0.05 and 0.1
   (tests/sequential/test_exact_set.py). 0/1 scores only (the Chernoff step needs integer
-  counts). Width: within 1.02x of the narrowest construction here at accuracies 0.01-0.995 and
-  n = 100-10,000 (bench/bench_confseq.py, docs/confidence_sequence.md); up to 1.3x narrower than
+  counts). Width: within 1.02x of the narrowest construction in METHODS at accuracies 0.01-0.995 and
+  n = 100-10,000; against the published alternatives of bench/bench_confseq.py (Robbins, hedged
+  betting with c = 3/4, a normal mixture tuned to n) up to 1.31x at n = 10 and 1.1x-1.3x at
+  n = 10,000 in the middle (docs/confidence_sequence.md; ``planned_n`` is the tuned remedy); up to 1.3x narrower than
   the beta-binomial mixture near 0 and 1, about 1.05x narrower at n >= 1,000 in the middle.
 * **0/1 scores with a declared budget: the planned-n hedged likelihood ratio** (``PLANNED``, used
   by ``"auto"`` when ``planned_n`` = N is given before any data; issue 28 item 3). For each m the
