@@ -46,10 +46,9 @@ _EXPORTS = {
     "audit_core.identify.estimands": ("ESTIMANDS", "available_estimands", "estimand_unavailable"),
     "audit_core.presets": (
         "AUDITOR_PROCESSES", "BUNDLED_POOLS", "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN",
-        "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES", "audit_params", "paper_params", "paper_rows", "COMPARE_MARGIN",
-        "resolve_style",
+        "MODEL_PROCESSES", "NULL_POOL", "STRATEGY_NAMES", "STYLES", "paper_rows", "COMPARE_MARGIN", "resolve_style",
     ),
-    "audit_core.sequential.params": ("AuditParams",),
+    "audit_core.sequential.params": ("AuditParams", "audit_params", "paper_params"),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 

@@ -24,7 +24,7 @@ _EXPORTS = {
     "forecaster": ("EWAForecaster", "ewaf_forecasts"),
     "intervals": ("wilson_interval",),
     "likelihood": ("clip_alternative", "log_likelihood_ratio"),
-    "params": ("AuditParams",),
+    "params": ("AuditParams", "audit_params", "paper_params"),
     "processes": (
         "AUDITOR_PROCESSES", "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "MODEL_PROCESSES", "PROCESS_NAMES",
         "PROCESS_SPECS", "EProcess", "EProcessSet", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "log_evalues", "lr_log_evalues",
@@ -38,7 +38,7 @@ __all__ = [
     "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "ConfidenceSequence", "confidence_sequence", "DECISIONS",
     "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DualTest", "EProcess", "EProcessSet",
     "EWAForecaster", "FAILURE_FOUND", "INCONCLUSIVE", "MODEL_PROCESSES", "PROCESS_NAMES",
-    "PROCESS_SPECS", "FAMILY_WISE", "PER_SUBGROUP", "DualDecision", "Proportion", "Replay", "proportion", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
+    "PROCESS_SPECS", "audit_params", "paper_params", "FAMILY_WISE", "PER_SUBGROUP", "DualDecision", "Proportion", "Replay", "proportion", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
     "dual_decision", "ewaf_forecasts", "first_crossing", "log_evalues", "log_likelihood_ratio",
     "lr_log_evalues", "lr_ui_log_evalues", "make_process", "process_log_evalues",
     "replay", "sr_lr_log_evalues", "subgroup_table", "sr_lr_ui_log_evalues", "wilson_interval",

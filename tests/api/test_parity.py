@@ -13,8 +13,9 @@ from streamlit.testing.v1 import AppTest
 import audit_core
 from audit_core.cli import main
 from audit_core.data.bundled import BUNDLED
-from audit_core.presets import BUNDLED_POOLS, audit_params, paper_params, resolve_style
+from audit_core.presets import BUNDLED_POOLS, resolve_style
 from audit_core.report import format as fmt
+from audit_core.sequential.params import audit_params, paper_params
 from tests.api.test_api import cli_json, same
 from tests.app.test_pages import APP, metric
 
