@@ -12,43 +12,32 @@ from pages._page_config import configure_page, tune_allocator
 configure_page()  # before st.navigation, else the default page's icon is fetched as the favicon
 tune_allocator()  # a shared server gives back what a large upload used (pages/_page_config.py)
 
+# Each page file is named by its URL path (``pages/minimal-supports.py`` serves ``/minimal-supports``),
+# so Streamlit's first run of a server process, which matches the URL against pages/*.py itself,
+# finds the page file, and the page file runs this router first (pages/_first_run.py).
 PAGES = {
     "Identifiability": [
-        # The root URL: hands over to the explorer at /protocol-explorer (pages/_home.py says why).
-        st.Page("pages/_home.py", title="Protocol explorer", icon=":material/hub:", url_path="start",
-                default=True, visibility="hidden"),
-        st.Page("pages/explorer.py", title="Protocol explorer", icon=":material/hub:", url_path="protocol-explorer"),
-        st.Page("pages/supports.py", title="Minimal supports", icon=":material/join_inner:",
-                url_path="minimal-supports"),
-        st.Page("pages/testbed.py", title="Testbed items", icon=":material/science:", url_path="testbed-items"),
-        st.Page("pages/measure.py", title="Measure response logs", icon=":material/analytics:",
-                url_path="measure-logs"),
+        # The root URL: hands over to the explorer at /protocol-explorer (pages/start.py says why).
+        st.Page("pages/start.py", title="Protocol explorer", icon=":material/hub:", default=True, visibility="hidden"),
+        st.Page("pages/protocol-explorer.py", title="Protocol explorer", icon=":material/hub:"),
+        st.Page("pages/minimal-supports.py", title="Minimal supports", icon=":material/join_inner:"),
+        st.Page("pages/testbed-items.py", title="Testbed items", icon=":material/science:"),
+        st.Page("pages/measure-logs.py", title="Measure response logs", icon=":material/analytics:"),
     ],
     "Adaptive auditing": [
-        st.Page("pages/replay.py", title="Replay", icon=":material/replay:", url_path="replay-run"),
-        st.Page("pages/simulate.py", title="Simulate", icon=":material/casino:", url_path="simulation"),
-        st.Page("pages/live_audit.py", title="Live audit", icon=":material/fact_check:", url_path="live-audit"),
-        st.Page("pages/plan.py", title="Audit planner", icon=":material/event_note:", url_path="audit-planner"),
-        st.Page("pages/compare.py", title="Compare runs", icon=":material/compare_arrows:",
-                url_path="compare-runs"),
+        st.Page("pages/replay-run.py", title="Replay", icon=":material/replay:"),
+        st.Page("pages/simulation.py", title="Simulate", icon=":material/casino:"),
+        st.Page("pages/live-audit.py", title="Live audit", icon=":material/fact_check:"),
+        st.Page("pages/audit-planner.py", title="Audit planner", icon=":material/event_note:"),
+        st.Page("pages/compare-runs.py", title="Compare runs", icon=":material/compare_arrows:"),
     ],
     "Share": [
-        st.Page("pages/report.py", title="Report", icon=":material/description:", url_path="audit-report"),
+        st.Page("pages/audit-report.py", title="Report", icon=":material/description:"),
     ],
 }
 
-# Deep links. Because a pages/ folder sits next to this file, Streamlit runs the FIRST script run of
-# each server process through its legacy multipage handling (PagesManager.uses_pages_directory is
-# still True until st.navigation runs): it lists pages/*.py, matches the URL path against their file
-# names and, finding none, shows "Page not found" before falling back to this file. So every
-# non-default url_path below has a file pages/<url_path>.py that only runs this router; the legacy
-# match then succeeds and this router resolves the URL as on every later run. A url_path must never
-# equal a page file's name: on a fresh server that URL would run the page file without this router.
-# tests/app/test_deep_links.py keeps the two lists in step.
-#
-# st.navigation comes first, before the heavy imports: until it runs, a fresh server's first page shows
-# that legacy list of pages/*.py in the sidebar (for the whole cold start, about 4 s), and a click on
-# it would run a page file without this router.
+# st.navigation before the page modules' imports: until it runs, the first run of a server process
+# shows Streamlit's own list of pages/*.py in the sidebar (pages/_first_run.py).
 page = st.navigation(PAGES)
 
 from pages import _runs, _shared, _state, _warm  # noqa: E402  (after st.navigation, see above)

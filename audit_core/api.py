@@ -235,7 +235,8 @@ def _at_least_one(name: str, value: int) -> None:
 def _params(style: str | None, own: str | None, **overrides):
     """The parameters of a call: :func:`audit_core.presets.resolve_style` (the user's style, else
     the data's own, else the default) with the overrides, as every front end builds them."""
-    from audit_core.presets import audit_params, resolve_style
+    from audit_core.presets import resolve_style
+    from audit_core.sequential.params import audit_params
     return audit_params(resolve_style(style, own), **overrides)
 
 
@@ -614,8 +615,9 @@ def simulate(pool: Any, *, strategy: str | Sequence[str] | None = None, process:
     """
     from audit_core import analyses
     from audit_core.auditing import STRATEGY_NAMES, AuditorConfig
-    from audit_core.presets import DEFAULT_MODEL_PROCESS, paper_params, paper_rows, resolve_style
+    from audit_core.presets import DEFAULT_MODEL_PROCESS, paper_rows, resolve_style
     from audit_core.sequential import MODEL_PROCESSES
+    from audit_core.sequential.params import paper_params
     strategies, processes = _choices(strategy, STRATEGY_NAMES, "strategy"), _choices(process, MODEL_PROCESSES, "process")
     _at_least_one("replicates", replicates)
     _at_least_one("jobs", jobs)
@@ -673,7 +675,8 @@ def plan(pool: Any = None, *, subgroups: Sequence[int] | None = None, failing: i
     """
     from audit_core import analyses
     from audit_core.auditing import AuditorConfig
-    from audit_core.presets import DEFAULT_MODEL_PROCESS, paper_params, resolve_style
+    from audit_core.presets import DEFAULT_MODEL_PROCESS, resolve_style
+    from audit_core.sequential.params import paper_params
     if (pool is None) == (subgroups is None):
         raise InputError("plan: give either a pool or assumed subgroup sizes")
     _at_least_one("replicates", replicates)

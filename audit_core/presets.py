@@ -1,8 +1,10 @@
 """Presets and defaults, in one place for the pages, the command line and the engine.
 
 * Parameter styles: ``gpqa`` and ``sdoh`` (the defaults of each live on
-  :meth:`AuditParams.gpqa` / :meth:`AuditParams.sdoh`); :func:`paper_params` adds what paper 001's
-  studies used on top of them.
+  :meth:`AuditParams.gpqa` / :meth:`AuditParams.sdoh`) and :func:`resolve_style`, which picks one;
+  the parameters themselves are built by :func:`audit_core.sequential.params.audit_params` and
+  :func:`~audit_core.sequential.params.paper_params` (what paper 001's studies used on top of a
+  style, :data:`GPQA_STUDY_N_INIT`), beside :class:`AuditParams`: this module builds none.
 * The dual test's default pair of processes (:data:`DEFAULT_MODEL_PROCESS`,
   :data:`DEFAULT_AUDITOR_PROCESS`) and each model process's auditor partner (:data:`AUDITOR_FOR`).
 * The paper's seven method rows (:func:`paper_rows`).
@@ -17,12 +19,7 @@ This module imports nothing heavy at module level (tests/architecture/test_impor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from audit_core.errors import InputError
-
-if TYPE_CHECKING:
-    from audit_core.sequential.params import AuditParams
 
 DEFAULT_STYLE = "gpqa"
 STYLES = ("gpqa", "sdoh")  # parameter styles: AuditParams.gpqa() / AuditParams.sdoh()
@@ -45,6 +42,9 @@ DECISIONS = (FAILURE_FOUND, AUDIT_PASSED, INCONCLUSIVE)
 
 # Simulation modes (audit_core.analyses.simulate): compare methods, or the observed Type-I error
 # on the pool with every subgroup below q lifted to q.
+# The subgroup table's two flag columns (views.sequential.subgroup_view; the Replay page labels them).
+FAMILY_FLAG = "below q (family-wise)"
+SUBGROUP_FLAG = "below q (this subgroup alone)"
 SIMULATION_MODES = ("power", "null")
 
 # Sampling strategies (audit_core.auditing.strategies).
@@ -116,45 +116,6 @@ def resolve_style(chosen: str | None, own: str | None = None) -> str:
     return style
 
 
-def audit_params(style: str | None, **overrides) -> AuditParams:
-    """The style's :class:`~audit_core.sequential.params.AuditParams` with ``overrides`` (``None``
-    values are ignored): the one place every front end builds its parameters.
-
-    A ``q`` other than the style's moves both forecaster grids by the same shift q − q_style (δ and
-    δ′ are kept), dropping grid points that would cross q, unless grids are given explicitly; a q
-    that leaves a grid empty is refused (docs/e-processes.md, Parameters and defaults).
-    """
-    from audit_core.sequential.params import AuditParams  # numpy: loaded when parameters are built
-
-    style = resolve_style(style)
-    overrides = {k: v for k, v in overrides.items() if v is not None}
-    base = AuditParams.for_style(style)
-    q = overrides.get("q")
-    if isinstance(q, (int, float)) and not isinstance(q, bool) and 0.0 < q < 1.0 and q != base.q:
-        shift = q - base.q
-        if "grid_mod" not in overrides:
-            overrides["grid_mod"] = tuple(round(g + shift, 10) for g in base.grid_mod if 0.0 < g + shift < q)
-        if "grid_aud" not in overrides:
-            overrides["grid_aud"] = tuple(round(g + shift, 10) for g in base.grid_aud if q < g + shift < 1.0)
-        if not overrides["grid_mod"] or not overrides["grid_aud"]:
-            raise InputError(f"q = {q}: the {style} forecaster grids shifted to this q leave no point on one "
-                             "side of it; choose q further from 0 and 1")
-    return AuditParams.for_style(style, **overrides)
-
-
-def paper_params(style: str | None, **overrides) -> AuditParams:
-    """Parameters of the paper's study for a pool style: GPQA q .85, m 40, budget 250, 2 initial
-    cases; SDoH q .83, m 40, budget 400, 20 initial cases (``None`` overrides are ignored).
-
-    :func:`audit_params` with the GPQA study's 2 initial cases: a ``q`` other than the style's moves
-    both forecaster grids by the same shift.
-    """
-    style = resolve_style(style)
-    if style == "gpqa" and overrides.get("n_init") is None:
-        overrides["n_init"] = GPQA_STUDY_N_INIT
-    return audit_params(style, **overrides)
-
-
 def style_of(bundled_key: str | None) -> str:
     """The parameter style of a bundled dataset (the default style for anything else)."""
     from audit_core.data.bundled import BUNDLED  # numpy and pandas (the generators): loaded on use
@@ -170,6 +131,6 @@ __all__ = [
     "MODEL_PROCESSES", "PROCESS_NAMES", "STRATEGY_NAMES", "WEIGHT_SCHEMES", "E_BH", "E_BONFERRONI",
     "MULTIPLE_METHODS", "MULTIPLE_SIDES", "MULTIPLE_TIMES", "FAILURE_FOUND", "AUDIT_PASSED", "INCONCLUSIVE",
     "DECISIONS", "COMPARE_MARGIN", "B_BETTER", "A_BETTER", "EQUIVALENT", "NON_INFERIOR", "CONTINUE",
-    "INCONCLUSIVE_AT_BUDGET", "COMPARE_DECISIONS", "FAIL_ON", "RUN_COLUMN", "SIMULATION_MODES", "audit_params", "paper_params",
+    "INCONCLUSIVE_AT_BUDGET", "COMPARE_DECISIONS", "FAIL_ON", "RUN_COLUMN", "FAMILY_FLAG", "SUBGROUP_FLAG", "SIMULATION_MODES",
     "paper_rows", "resolve_style", "style_of",
 ]

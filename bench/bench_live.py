@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from audit_core.analyses import live as live_use_cases  # noqa: E402
+from audit_core.analyses import open_audits  # noqa: E402
 from audit_core.auditing import make_sampler  # noqa: E402
 from audit_core.live import LiveAudit, connect  # noqa: E402
 from audit_core.sequential import AuditParams  # noqa: E402
@@ -111,13 +112,13 @@ def stateless_proposals(db: Path, audit_id: int, repeats: int) -> list[float]:
 
 def page_clicks(db: Path, audit_id: int, steps: int, kept: int) -> list[float]:
     """Seconds per label click as the page makes it (label, view, claim + view)."""
-    live_use_cases.OPEN_AUDITS_KEPT = kept
-    live_use_cases._open_audits.clear()
+    open_audits.OPEN_AUDITS_KEPT = kept
+    open_audits.kept.clear()
     times = []
     view = live_use_cases.live_audit_view(audit_id, "page", claim=True, db=db)
     for _ in range(steps):
         (case,) = view.current
-        with live_use_cases._open(audit_id, db) as audit:
+        with open_audits.open_audit(audit_id, db) as audit:
             truth = audit.truth(case.case_id)
         t0 = time.perf_counter()
         live_use_cases.record_label(audit_id, case.case_id, truth, "page", db=db, show_next=False)

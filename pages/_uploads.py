@@ -145,4 +145,4 @@ def open_in_replay(upload: Upload, score: str, style: str, params: dict, model_p
     values.update({replay_parameter_key(name, style): value for name, value in params.items()})
     for key, value in values.items():
         st.session_state[kept(key)] = value
-    st.switch_page("pages/replay.py")
+    st.switch_page("pages/replay-run.py")

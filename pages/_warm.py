@@ -50,7 +50,7 @@ def import_use_cases() -> None:
 
 def warm_replay() -> None:
     """Replay's first view: the bundled default run with its own roles, style and the style's
-    parameters, as the page's widgets start (pages/replay.py)."""
+    parameters, as the page's widgets start (pages/replay-run.py)."""
     source = _uploads.bundled_source("run", analyses.DEFAULT_RUN)
     table = source.value
     defaults = table.defaults

@@ -27,10 +27,11 @@ from audit_core.data.bundled import BUNDLED
 from audit_core.data.csvio import decode_utf8
 from audit_core.data.files import read_file
 from audit_core.errors import InputError
-from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, audit_params, resolve_style
+from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, resolve_style
 from audit_core.report.document import ReportSection
 from audit_core.sequential import replay
 from audit_core.sequential.multiple import METHODS, MultipleTestResult, audit_e_value, combine
+from audit_core.sequential.params import audit_params
 from audit_core.views import sequential as views
 
 

@@ -35,12 +35,12 @@ from audit_core.presets import (
     INCONCLUSIVE_AT_BUDGET,
     NON_INFERIOR,
     RUN_COLUMN,
-    audit_params,
 )
 from audit_core.report.document import ReportSection
 from audit_core.sequential import AuditParams
 from audit_core.sequential.compare import ManyRunComparison, MatchedRuns, RunComparison, compare_many, match_runs
 from audit_core.sequential.compare import compare_runs as _compare_runs
+from audit_core.sequential.params import audit_params
 from audit_core.views import sequential as views
 
 

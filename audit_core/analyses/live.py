@@ -4,7 +4,7 @@ claim, label, skip, undo, export.
 Every function works on the audit's event log in the workspace (``db``: a path, or None for
 ``$AUDIT_HOME``), catching up with whatever was appended since, so nothing lives in a browser
 session but the audit id and the annotator's name: several sessions can work on one audit, and a
-closed browser loses nothing. Open audits are kept between calls (see ``_open``). The engine is :mod:`audit_core.live`; the chart is the replay page's trajectory chart.
+closed browser loses nothing. Open audits are kept between calls (:mod:`audit_core.analyses.open_audits`). The engine is :mod:`audit_core.live`; the chart is the replay page's trajectory chart.
 
 Who acts (issue 23): every write takes ``annotator``, a name or an
 :class:`~audit_core.live.roles.Identity`; creation, export and the event log take ``who``. An
@@ -21,17 +21,16 @@ from __future__ import annotations
 
 import math
 import sqlite3
-import threading
 from collections import OrderedDict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from audit_core.analyses import open_audits
 from audit_core.analyses.common import plural
-from audit_core.analyses.live_status import LiveAction, _verdict, live_audit_status  # noqa: F401 (re-exported)
+from audit_core.analyses.live_status import LiveAction, live_audit_status, status_sentence  # noqa: F401 (re-exported)
+from audit_core.analyses.open_audits import open_audit
 from audit_core.auditing import AUDITOR_FOR, BUNDLED_POOLS
 from audit_core.errors import InputError
 from audit_core.live import (
@@ -134,48 +133,6 @@ def skip_note(n: int) -> str:
     return SKIP_CAVEAT.format(cases=plural(n, "case"))
 
 
-# Open audits, kept across calls: reopening rebuilds the pool and replays the whole event log (0.8 s
-# for 60 labels on a 10,000-case pool), while an open audit only reads the events appended since
-# its last look, by anyone (another session, the CLI). Keyed by the database file's identity, so a
-# replaced workspace is never confused with the old one; each audit has a lock, because Streamlit
-# runs every browser session in its own thread.
-OPEN_AUDITS_KEPT = 8
-_open_audits: OrderedDict[tuple, LiveAudit] = OrderedDict()
-_audit_locks: dict[tuple, threading.Lock] = {}
-_registry = threading.Lock()
-
-
-@contextmanager
-def _open(audit_id: int, db) -> Iterator[LiveAudit]:
-    """The audit ``audit_id`` of workspace ``db``, open and caught up, for this caller alone."""
-    path = Path(db) if db is not None else default_db_path()
-    try:
-        info = path.stat()
-    except OSError:                        # no workspace there: said so, nothing is created
-        raise InputError(f"audit database {path.name}: no workspace there yet (no audit was created in it)") from None
-    key = (str(path.resolve()), info.st_dev, info.st_ino, int(audit_id))
-    with _registry:
-        lock = _audit_locks.setdefault(key, threading.Lock())
-    with lock:
-        with _registry:
-            audit = _open_audits.get(key)
-        try:
-            if audit is None:
-                audit = LiveAudit(connect(path, shared=True), int(audit_id))
-            with _registry:
-                _open_audits[key] = audit
-                _open_audits.move_to_end(key)
-                while len(_open_audits) > OPEN_AUDITS_KEPT:
-                    # The lock stays (one small object per audit ever opened): dropping it while a thread
-                    # holds it would let a second lock admit another thread to the same open audit.
-                    _open_audits.popitem(last=False)
-            yield audit
-        except sqlite3.Error as exc:
-            with _registry:  # opened again from the database next time
-                _open_audits.pop(key, None)
-            raise workspace_failure(path, exc) from None
-
-
 def live_audit_list(db=None) -> pd.DataFrame:
     """The audits of the workspace (id, pool, strategy, process, seed, labels, skipped, created)."""
     path = Path(db) if db is not None else default_db_path()
@@ -207,7 +164,7 @@ def start_live_audit(pool: str, strategy: str = "adaptive", process: str = "SR-L
 
 def claim_cases(audit_id: int, annotator: Identity | str, batch: int = 1, db=None) -> LiveAction:
     """The annotator's pending cases, else ``batch`` new ones claimed (none once stopped)."""
-    with _open(audit_id, db) as audit:
+    with open_audit(audit_id, db) as audit:
         cases = audit.next(annotator, batch=batch)
         return LiveAction(audit=audit.to_dict(), status=audit.status(), cases=cases)
 
@@ -224,19 +181,19 @@ def _after(audit: LiveAudit, record, annotator: Identity | str, show_next: bool)
 
 def record_label(audit_id: int, case_id: str, score, annotator: Identity | str, db=None, show_next: bool = True) -> LiveAction:
     """Record a label (0/1 or graded in [0, 1]); with ``show_next`` the next case is shown, not claimed."""
-    with _open(audit_id, db) as audit:
+    with open_audit(audit_id, db) as audit:
         return _after(audit, audit.label(case_id, score, annotator), annotator, show_next)
 
 
 def skip_case(audit_id: int, case_id: str, reason: str, annotator: Identity | str, db=None, show_next: bool = True) -> LiveAction:
     """Skip a proposed case with a reason (no label; see :mod:`audit_core.live.session`)."""
-    with _open(audit_id, db) as audit:
+    with open_audit(audit_id, db) as audit:
         return _after(audit, audit.skip(case_id, reason, annotator), annotator, show_next)
 
 
 def undo_last_label(audit_id: int, annotator: Identity | str, db=None) -> LiveAction:
     """Undo the last label or skip (only before the next case is proposed)."""
-    with _open(audit_id, db) as audit:
+    with open_audit(audit_id, db) as audit:
         record = audit.undo(annotator)
         # An undo leaves the strategy's state to be rebuilt without the label: the status after it is
         # read from the log (the same, tests/live/test_log_status.py), not from a second replay.
@@ -254,7 +211,7 @@ def export_live_csv(audit_id: int, db=None, who: Identity | str | None = None) -
     """The recorded-run CSV (for Replay) with who labelled, formula-looking cells neutralised
     (``who``: refused unless an owner)."""
     _may_export(who)
-    with _open(audit_id, db) as audit:
+    with open_audit(audit_id, db) as audit:
         return safe_csv_bytes(export_frame(audit))
 
 
@@ -280,7 +237,7 @@ def replay_handoff(audit_id: int, db=None, who: Identity | str | None = None) ->
     """The export of a live audit with the settings under which its replay equals the live run
     (``who``: refused unless an owner)."""
     _may_export(who)
-    with _open(audit_id, db) as audit:
+    with open_audit(audit_id, db) as audit:
         frame = export_frame(audit)
         test, roles, process = audit.test_params, audit.roles, audit.process
     if frame.empty:
@@ -295,7 +252,7 @@ def replay_handoff(audit_id: int, db=None, who: Identity | str | None = None) ->
 def export_live_file(audit_id: int, out, db=None, who: Identity | str | None = None) -> ExportResult:
     """Write the recorded-run CSV to ``out``."""
     _may_export(who)
-    with _open(audit_id, db) as audit:
+    with open_audit(audit_id, db) as audit:
         return export_csv(audit, out)
 
 
@@ -316,7 +273,7 @@ def live_event_log(audit_id: int, who: Identity | str | None = None, db=None) ->
     reason, proposal batch."""
     if who is not None:
         require(who, "event log")
-    with _open(audit_id, db) as audit:
+    with open_audit(audit_id, db) as audit:
         events = read_events(audit.conn, audit.audit_id)
     return pd.DataFrame([[e.id, e.kind, e.case_id, e.annotator, e.verified, e.source, e.issuer, e.ts, e.score, e.reason,
                           e.batch] for e in events], columns=EVENT_LOG_COLUMNS)
@@ -404,14 +361,14 @@ _trajectories: OrderedDict[tuple, dict | None] = OrderedDict()
 def _trajectory_once(audit: LiveAudit, labels, status: LiveStatus) -> dict | None:
     last = labels[-1] if labels else None
     key = (audit.audit_id, audit.created, audit.pool_spec, len(labels), last and (last.case_id, last.ts, last.score))
-    with _registry:
+    with open_audits.registry_lock:
         if key in _trajectories:
             _trajectories.move_to_end(key)
             return _trajectories[key]
     spec = _trajectory(audit, labels, status)
-    with _registry:
+    with open_audits.registry_lock:
         _trajectories[key] = spec
-        while len(_trajectories) > 4 * OPEN_AUDITS_KEPT:
+        while len(_trajectories) > 4 * open_audits.OPEN_AUDITS_KEPT:
             _trajectories.popitem(last=False)
     return spec
 
@@ -428,7 +385,7 @@ def live_audit_view(audit_id: int, annotator: Identity | str | None = None, clai
                     db=None) -> LiveAuditView:
     """The audit's state; with ``claim`` the annotator's next case is claimed first (only when
     their role may label: a viewer gets the view without a case)."""
-    with _open(audit_id, db) as audit:
+    with open_audit(audit_id, db) as audit:
         return _view(audit, annotator, claim)
 
 
@@ -444,7 +401,7 @@ def _view(audit: LiveAudit, annotator: Identity | str | None, claim: bool) -> Li
                            columns=["case", "reason", "annotator", "signed in", "time (UTC)", "why chosen"])
     by_annotator = annotator_counts(labels, skips)
     spec = _trajectory_once(audit, labels, status)
-    verdict = _verdict(status)
+    verdict = status_sentence(status)
     settings = audit.to_dict()
     summary = [f"Dual test: {verdict}.", f"{status.n} counted labels, {status.n_heldout} held out."]
     if skips:

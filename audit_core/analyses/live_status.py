@@ -5,7 +5,7 @@ Light on purpose (issue 24): the status is read from the audit's rows and event 
 (:func:`audit_core.live.log_status.status_from_log`), which loads neither pandas nor the pool nor the
 strategy's model, so ``audit status`` answers at once. Only when the rows are not what the workbench
 writes, or with ``verify=True``, is the audit opened and its log replayed through the strategy
-(:mod:`audit_core.analyses.live`), checking every recorded proposal.
+(:mod:`audit_core.analyses.open_audits`), checking every recorded proposal.
 """
 
 from __future__ import annotations
@@ -62,13 +62,14 @@ class LiveAction(Displayed):
         """Where the audit stands, in one line (shown first in a notebook)."""
         status = self.status
         tone = "neutral" if not status.stopped else ("bad" if status.decision == FAILURE_FOUND else "good")
-        return Verdict(tone, f"Audit {self.audit['audit_id']}: {_verdict(status)}.")
+        return Verdict(tone, f"Audit {self.audit['audit_id']}: {status_sentence(status)}.")
 
     def __repr__(self) -> str:
         return f"LiveAction(audit {self.audit['audit_id']}, {self.status!r})"
 
 
-def _verdict(status: LiveStatus) -> str:
+def status_sentence(status: LiveStatus) -> str:
+    """Where the audit stands, in words: its decision and stopping case, inconclusive, or running."""
     if status.stopped and status.stop is not None:
         return f"{status.decision} at case {status.stop} ({status.process} vs {status.auditor_process})"
     if status.done:
@@ -97,7 +98,7 @@ def live_audit_status(audit_id: int, db=None, verify: bool = False) -> LiveActio
             raise workspace_failure(path, exc) from None
         if found is not None:
             return LiveAction(audit=found[0], status=found[1])
-    from audit_core.analyses.live import _open
+    from audit_core.analyses.open_audits import open_audit  # the pool and the strategy (pandas)
 
-    with _open(audit_id, db) as audit:
+    with open_audit(audit_id, db) as audit:
         return LiveAction(audit=audit.to_dict(), status=audit.status())

@@ -25,7 +25,7 @@ from audit_core.data.labels import score_labels as _score_labels
 from audit_core.data.loader import AuditData, load_audit_frame, missing_scores
 from audit_core.data.sources import load_audit_source
 from audit_core.errors import InputError
-from audit_core.presets import BUNDLED_POOLS, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, audit_params
+from audit_core.presets import BUNDLED_POOLS, DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS
 from audit_core.report import format as fmt
 from audit_core.report.document import ReportSection
 from audit_core.sequential import (
@@ -37,6 +37,7 @@ from audit_core.sequential import (
     Replay,
     replay,
 )
+from audit_core.sequential.params import audit_params
 
 __all__ = ["ACCEPTED_SCORES", "RunReplay", "missing_score_count", "replay_run", "score_labels", "typed_run"]
 

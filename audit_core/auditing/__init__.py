@@ -9,27 +9,8 @@
   analysis of the SDoH study.
 """
 
-from audit_core._lazy import lazy_exports
+import lazy_loader
 
-# submodule -> the names it defines; each submodule is imported when one of its names is first used
-_EXPORTS = {
-    "config": ("LEARNERS", "SCENARIOS", "AuditorConfig"),
-    "model": ("NeuralEnsemble", "OnlineEnsemble", "RefitEnsemble"),
-    "pool": ("BUNDLED_POOLS", "Pool", "build_pool", "load_pool"),
-    "strategies": (
-        "AUDITOR_FOR", "PAPER_ROWS", "SAMPLERS", "SDOH_PAPER_ROWS", "STRATEGY_NAMES", "AuditRun", "Proposal",
-        "Sampler", "draw_labels", "make_sampler", "paper_rows", "run_audit", "simulated_label",
-    ),
-    "study": (
-        "GPQA_STUDY_N_INIT", "GPQA_STUDY_POOLS", "Study", "paper_params", "replicate_seeds", "run_paper_studies",
-        "run_study", "sampling_frequency_vs_accuracy", "summarise",
-    ),
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-
-__all__ = [
-    "AUDITOR_FOR", "AuditRun", "GPQA_STUDY_N_INIT", "GPQA_STUDY_POOLS", "paper_params", "run_paper_studies", "AuditorConfig", "BUNDLED_POOLS", "LEARNERS", "NeuralEnsemble", "OnlineEnsemble", "PAPER_ROWS", "Pool",
-    "RefitEnsemble", "SCENARIOS", "SDOH_PAPER_ROWS", "STRATEGY_NAMES", "Study", "build_pool",
-    "draw_labels", "load_pool", "make_sampler", "Proposal", "Sampler", "SAMPLERS", "simulated_label", "paper_rows", "replicate_seeds", "run_audit", "run_study",
-    "sampling_frequency_vs_accuracy", "summarise",
-]
+# Each name is imported from its module on first use; the names and their modules are in
+# __init__.pyi, which editors and type checkers read too (tests/architecture/test_import_cost.py).
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

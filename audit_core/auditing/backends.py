@@ -1,7 +1,7 @@
 """Where a study's audits run: the local process pool (default) or a Dask cluster.
 
 Every audit is a pure function of (pool, rows, params, config, seed, replicate, row) (see
-:mod:`audit_core.auditing.study` for the seeding), so any backend, worker count or completion
+:mod:`audit_core.auditing.units` for the seeding), so any backend, worker count or completion
 order gives the same records; only the measured ``seconds`` differ.
 
 Dask (``dask.distributed``): with no address a ``LocalCluster`` on 127.0.0.1 is started for the
@@ -29,9 +29,9 @@ def chunked(units: Sequence, n_workers: int, largest: int = 64) -> list[list]:
 
 
 def _dask_chunk(units, pool, rows, params, config, seed):
-    from audit_core.auditing.study import _one
+    from audit_core.auditing.units import run_unit
 
-    return [_one(pool, rows, params, config, seed, r, j) for r, j in units]
+    return [run_unit(pool, rows, params, config, seed, r, j) for r, j in units]
 
 
 @contextlib.contextmanager

@@ -35,8 +35,8 @@ from scipy.stats import binom
 from audit_core.auditing.pool import Pool, build_pool
 from audit_core.auditing.study import Progress, run_study
 from audit_core.errors import InputError
-from audit_core.presets import audit_params
 from audit_core.sequential import AUDIT_PASSED, FAILURE_FOUND, INCONCLUSIVE, AuditParams, wilson_interval
+from audit_core.sequential.params import audit_params
 
 SCENARIOS = ("failure", "no failure")
 OUTCOMES = (FAILURE_FOUND, AUDIT_PASSED)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import os
-import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -28,52 +27,20 @@ from audit_core.auditing.pool import Pool
 from audit_core.auditing.strategies import (
     AUDITOR_FOR,
     AuditorConfig,
-    AuditRun,
     check_row,
-    draw_labels,
     paper_rows,
-    run_audit,
 )
+from audit_core.auditing.units import replicate_seeds, row_seed_key, run_unit  # noqa: F401 (re-exported)
 from audit_core.errors import InputError
-from audit_core.presets import GPQA_STUDY_N_INIT, GPQA_STUDY_POOLS, audit_params, paper_params  # noqa: F401 (re-exported)
+from audit_core.presets import GPQA_STUDY_N_INIT, GPQA_STUDY_POOLS  # noqa: F401 (re-exported)
 from audit_core.sequential import (
-    AUDIT_PASSED,
     DEFAULT_MODEL_PROCESS,
-    FAILURE_FOUND,
-    INCONCLUSIVE,
     AuditParams,
     wilson_interval,
 )
+from audit_core.sequential.params import audit_params, paper_params  # noqa: F401 (paper_params re-exported)
 
 Progress = Callable[[int, int], None]
-
-def row_seed_key(strategy: str, process: str) -> int:
-    """A stable integer for a row, so its strategy seed does not depend on the row's position."""
-    return zlib.crc32(f"{strategy}|{process}".encode())
-
-
-def replicate_seeds(seed: int, replicate: int, row: tuple[str, str]) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
-    """(label seed, strategy seed) of one audit; independent of execution order and other rows."""
-    return (np.random.SeedSequence(seed, spawn_key=(replicate, 0)),
-            np.random.SeedSequence(seed, spawn_key=(replicate, 1, row_seed_key(*row))))
-
-
-def _one(pool: Pool, rows, params: AuditParams, config: AuditorConfig, seed: int,
-         replicate: int, row: int) -> dict:
-    strategy, process = rows[row]
-    label_seed, run_seed = replicate_seeds(seed, replicate, rows[row])
-    labels = draw_labels(pool, np.random.default_rng(label_seed))
-    run = run_audit(pool, strategy, process, params, seed=run_seed, config=config, labels=labels)
-    return _record(run, replicate, row)
-
-
-def _record(run: AuditRun, replicate: int, row: int) -> dict:
-    return {"row": row, "strategy": run.strategy, "process": run.process,
-            "auditor_process": run.auditor_process, "replicate": replicate, "decision": run.decision,
-            "failure_found": run.decision == FAILURE_FOUND, "passed": run.decision == AUDIT_PASSED,
-            "inconclusive": run.decision == INCONCLUSIVE, "stop": run.stop, "n_annotated": run.n,
-            "seconds": run.seconds, "cases": run.cases.astype(np.int32)}
-
 
 # Worker-process state: the pool and settings are sent once per worker, not once per audit.
 _WORKER: dict = {}
@@ -85,7 +52,7 @@ def _init_worker(pool, rows, params, config, seed) -> None:
 
 def _work(units: list[tuple[int, int]]) -> list[dict]:
     w = _WORKER
-    return [_one(w["pool"], w["rows"], w["params"], w["config"], w["seed"], r, j) for r, j in units]
+    return [run_unit(w["pool"], w["rows"], w["params"], w["config"], w["seed"], r, j) for r, j in units]
 
 
 # A study's audits: about 16 ms each on a GPQA-style pool, so 10^6 replicates of seven rows would
@@ -190,7 +157,7 @@ def run_study(pool: Pool, rows=None, replicates: int = 100, params: AuditParams 
     n_jobs = max(1, min(int(n_jobs), os.cpu_count() or 1, total))
     if n_jobs == 1:
         for done, (r, j) in enumerate(units, start=1):
-            records.append(_one(pool, rows, params, config, seed, r, j))
+            records.append(run_unit(pool, rows, params, config, seed, r, j))
             if progress:
                 progress(done, total)
     else:

@@ -6,20 +6,8 @@
 * :mod:`.export`: the labelled CSV in the recorded-run format, whose replay equals the live run.
 """
 
-from audit_core._lazy import lazy_exports
+import lazy_loader
 
-# submodule -> the names it defines; each submodule is imported when one of its names is first used
-_EXPORTS = {
-    "export": ("ExportResult", "export_csv", "export_frame"),
-    "records": ("LabelRecord", "LiveProposal", "LiveStatus", "SkipRecord"),
-    "session": ("LIVE_STRATEGIES", "LiveAudit", "check_reason", "check_score", "open_audit"),
-    "store": ("SCHEMA_VERSION", "audit_home", "connect", "default_db_path", "list_audits"),
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-
-__all__ = [
-    "LIVE_STRATEGIES", "SCHEMA_VERSION", "ExportResult", "LabelRecord", "LiveAudit", "LiveProposal", "LiveStatus",
-    "SkipRecord", "check_reason",
-    "audit_home", "check_score", "connect", "default_db_path", "export_csv", "export_frame", "list_audits",
-    "open_audit",
-]
+# Each name is imported from its module on first use; the names and their modules are in
+# __init__.pyi, which editors and type checkers read too (tests/architecture/test_import_cost.py).
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -55,8 +55,9 @@ from audit_core.live.pool import (
 )
 from audit_core.live.records import LabelRecord, LiveProposal, LiveStatus, SkipRecord, _finite  # noqa: F401 (re-exported)
 from audit_core.live.roles import Identity, as_identity, require, require_undo
-from audit_core.presets import DEFAULT_ANNOTATOR, paper_params, resolve_style  # noqa: F401 (DEFAULT_ANNOTATOR re-exported)
+from audit_core.presets import DEFAULT_ANNOTATOR, resolve_style  # noqa: F401 (DEFAULT_ANNOTATOR re-exported)
 from audit_core.sequential import AuditParams, DualTest
+from audit_core.sequential.params import paper_params
 
 LIVE_STRATEGIES = tuple(s for s in STRATEGY_NAMES if s != "oracle")  # the oracle needs the truth
 
@@ -121,7 +122,7 @@ class LiveAudit:
                content: bytes | None = None, who: Identity | str | None = None, **overrides) -> LiveAudit:
         """Store a new audit of ``pool`` (bundled key or CSV path; ``content``: uploaded bytes).
 
-        ``params`` default to :func:`~audit_core.presets.paper_params` of ``style`` (the
+        ``params`` default to :func:`~audit_core.sequential.params.paper_params` of ``style`` (the
         bundled pool's, else ``gpqa``) with ``overrides``; ``roles``: column roles (``score``,
         ``subgroups``, ``id``, ``text``, ``features``, ``suspects``; auto-detected if absent);
         ``truth``: a column the strategy may read as the truth (oracle, tests); ``who``: the

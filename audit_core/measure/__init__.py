@@ -8,40 +8,8 @@ cluster-bootstrap intervals, and the mutually exclusive behavioural composition;
 oracle-transition asymmetry.
 """
 
-from audit_core._lazy import lazy_exports
+import lazy_loader
 
-# submodule -> the names it defines; each submodule is imported when one of its names is first used
-_EXPORTS = {
-    "estimates": (
-        "ALL_MODELS", "COMPOSITION", "ENGINE_ESTIMANDS", "ESTIMATES", "TRANSITION_ESTIMATES", "Estimate",
-        "Measurement", "ModelMeasure", "TransitionMeasure", "UnitMeasure", "bootstrap_intervals",
-        "cluster_bootstrap_weights", "engine_estimands", "measure", "paired_units",
-    ),
-    "invariance": ("Invariance", "measure_invariance"),
-    "log": ("NON_ANSWER", "ResponseLog", "is_non_answer", "load_response_log"),
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-
-__all__ = [
-    "ALL_MODELS",
-    "COMPOSITION",
-    "ENGINE_ESTIMANDS",
-    "ESTIMATES",
-    "Estimate",
-    "Invariance",
-    "Measurement",
-    "ModelMeasure",
-    "NON_ANSWER",
-    "ResponseLog",
-    "TRANSITION_ESTIMATES",
-    "TransitionMeasure",
-    "UnitMeasure",
-    "bootstrap_intervals",
-    "cluster_bootstrap_weights",
-    "engine_estimands",
-    "is_non_answer",
-    "load_response_log",
-    "measure",
-    "measure_invariance",
-    "paired_units",
-]
+# Each name is imported from its module on first use; the names and their modules are in
+# __init__.pyi, which editors and type checkers read too (tests/architecture/test_import_cost.py).
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

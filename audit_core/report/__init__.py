@@ -8,26 +8,8 @@ Public API: :class:`Report`, :class:`ReportSection`, :class:`ReportTable`, :clas
 :mod:`audit_core.views` (imports Altair, so it is not loaded here).
 """
 
-from audit_core._lazy import lazy_exports
+import lazy_loader
 
-# submodule -> the names it defines; each submodule is imported when one of its names is first used
-_EXPORTS = {
-    "document": (
-        "Report", "ReportChart", "ReportSection", "ReportTable", "json_safe", "markdown_zip", "package_versions",
-        "render_html", "render_json", "render_markdown",
-    ),
-    "pdf": ("render_pdf",),
-    "render": ("chart_png", "chart_svg"),
-    "safety": (
-        "escape_html", "escape_markdown", "markdown_literal", "neutralise_cell", "neutralise_frame",
-        "safe_csv_bytes",
-    ),
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-
-__all__ = [
-    "Report", "ReportChart", "ReportSection", "ReportTable", "chart_png", "chart_svg",
-    "escape_html", "escape_markdown", "json_safe", "markdown_literal", "markdown_zip", "neutralise_cell",
-    "neutralise_frame", "package_versions", "render_html", "render_json", "render_markdown", "render_pdf",
-    "safe_csv_bytes",
-]
+# Each name is imported from its module on first use; the names and their modules are in
+# __init__.pyi, which editors and type checkers read too (tests/architecture/test_import_cost.py).
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

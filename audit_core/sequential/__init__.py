@@ -13,33 +13,8 @@ alternative interval, [1e-6, q] or [q, 1 - 1e-6], is empty. Alternatives given p
 predictable: chosen before that step's score is seen.
 """
 
-from audit_core._lazy import lazy_exports
+import lazy_loader
 
-# submodule -> the names it defines; each submodule is imported when one of its names is first used
-_EXPORTS = {
-    "confseq": ("ConfidenceSequence", "confidence_sequence"),
-    "dual": (
-        "AUDIT_PASSED", "DECISIONS", "FAILURE_FOUND", "INCONCLUSIVE", "DualTest", "dual_decision", "first_crossing",
-    ),
-    "forecaster": ("EWAForecaster", "ewaf_forecasts"),
-    "intervals": ("wilson_interval",),
-    "likelihood": ("clip_alternative", "log_likelihood_ratio"),
-    "params": ("AuditParams",),
-    "processes": (
-        "AUDITOR_PROCESSES", "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "MODEL_PROCESSES", "PROCESS_NAMES",
-        "PROCESS_SPECS", "EProcess", "EProcessSet", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "log_evalues", "lr_log_evalues",
-        "lr_ui_log_evalues", "make_process", "process_log_evalues", "sr_lr_log_evalues", "sr_lr_ui_log_evalues",
-    ),
-    "replay": ("FAMILY_WISE", "PER_SUBGROUP", "DualDecision", "Proportion", "Replay", "proportion", "replay", "subgroup_table"),
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-
-__all__ = [
-    "AUDIT_PASSED", "AUDITOR_PROCESSES", "AuditParams", "ConfidenceSequence", "confidence_sequence", "DECISIONS",
-    "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DualTest", "EProcess", "EProcessSet",
-    "EWAForecaster", "FAILURE_FOUND", "INCONCLUSIVE", "MODEL_PROCESSES", "PROCESS_NAMES",
-    "PROCESS_SPECS", "FAMILY_WISE", "PER_SUBGROUP", "DualDecision", "Proportion", "Replay", "proportion", "aud_lr_log_evalues", "aud_lr_ui_log_evalues", "clip_alternative",
-    "dual_decision", "ewaf_forecasts", "first_crossing", "log_evalues", "log_likelihood_ratio",
-    "lr_log_evalues", "lr_ui_log_evalues", "make_process", "process_log_evalues",
-    "replay", "sr_lr_log_evalues", "subgroup_table", "sr_lr_ui_log_evalues", "wilson_interval",
-]
+# Each name is imported from its module on first use; the names and their modules are in
+# __init__.pyi, which editors and type checkers read too (tests/architecture/test_import_cost.py).
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from audit_core.errors import InputError
-from audit_core.presets import STYLES, WEIGHT_SCHEMES  # noqa: F401 (re-exported; defined with the other names)
+from audit_core.presets import GPQA_STUDY_N_INIT, STYLES, WEIGHT_SCHEMES, resolve_style  # noqa: F401 (STYLES, WEIGHT_SCHEMES re-exported)
 from audit_core.sequential.checks import CLIP, check_grid
 
 MAX_COUNT = 10**9  # m, budget, n_init: a bound far above any audit, so no count overflows numpy
@@ -152,8 +152,7 @@ class AuditParams:
         """:meth:`for_style` from the three thresholds a person sets, q − δ (``q_mod``), q and q + δ'
         (``q_aud``): δ = q − q_mod and δ' = q_aud − q, rounded to 10 decimals so thresholds 0.80 and
         0.83 give δ = 0.03 and not 0.029999999999999916. The forecaster grids follow q as
-        :func:`audit_core.presets.audit_params` moves them."""
-        from audit_core.presets import audit_params  # the one resolver (presets imports this module lazily)
+        :func:`audit_params` moves them."""
         return audit_params(style, q=q, alpha=alpha, m=m, delta=round(q - q_mod, 10),
                             delta_aud=round(q_aud - q, 10), eta=eta)
 
@@ -170,3 +169,41 @@ class AuditParams:
     def __repr__(self) -> str:
         return (f"AuditParams(q={self.q}, alpha={self.alpha}, m={self.m}, q-delta={self.q_mod}, "
                 f"q+delta'={self.q_aud}, eta={self.eta}, weights={self.weights}, budget={self.budget})")
+
+
+def audit_params(style: str | None, **overrides) -> AuditParams:
+    """The style's :class:`AuditParams` with ``overrides`` (``None`` values are ignored): the one
+    place every front end builds its parameters (the style checked by
+    :func:`audit_core.presets.resolve_style`).
+
+    A ``q`` other than the style's moves both forecaster grids by the same shift q − q_style (δ and
+    δ′ are kept), dropping grid points that would cross q, unless grids are given explicitly; a q
+    that leaves a grid empty is refused (docs/e-processes.md, Parameters and defaults).
+    """
+    style = resolve_style(style)
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+    base = AuditParams.for_style(style)
+    q = overrides.get("q")
+    if isinstance(q, (int, float)) and not isinstance(q, bool) and 0.0 < q < 1.0 and q != base.q:
+        shift = q - base.q
+        if "grid_mod" not in overrides:
+            overrides["grid_mod"] = tuple(round(g + shift, 10) for g in base.grid_mod if 0.0 < g + shift < q)
+        if "grid_aud" not in overrides:
+            overrides["grid_aud"] = tuple(round(g + shift, 10) for g in base.grid_aud if q < g + shift < 1.0)
+        if not overrides["grid_mod"] or not overrides["grid_aud"]:
+            raise InputError(f"q = {q}: the {style} forecaster grids shifted to this q leave no point on one "
+                             "side of it; choose q further from 0 and 1")
+    return AuditParams.for_style(style, **overrides)
+
+
+def paper_params(style: str | None, **overrides) -> AuditParams:
+    """Parameters of the paper's study for a pool style: GPQA q .85, m 40, budget 250, 2 initial
+    cases; SDoH q .83, m 40, budget 400, 20 initial cases (``None`` overrides are ignored).
+
+    :func:`audit_params` with the GPQA study's 2 initial cases: a ``q`` other than the style's moves
+    both forecaster grids by the same shift.
+    """
+    style = resolve_style(style)
+    if style == "gpqa" and overrides.get("n_init") is None:
+        overrides["n_init"] = GPQA_STUDY_N_INIT
+    return audit_params(style, **overrides)

@@ -6,51 +6,8 @@ by linear-time forward chaining), :mod:`generator` (seeded clusters: base, targe
 :mod:`check` (re-deriving an items file).
 """
 
-from audit_core._lazy import lazy_exports
+import lazy_loader
 
-# submodule -> the names it defines; each submodule is imported when one of its names is first used
-_EXPORTS = {
-    "check": ("CheckReport", "check_items"),
-    "generator": (
-        "DEFAULT_VOCABULARY", "DIRECTIONS", "Cluster", "Edit", "GeneratorParams", "direction_name",
-        "generate_clusters", "parse_direction",
-    ),
-    "items": ("Item", "cluster_items", "inspect_sample", "items_from_text", "items_of", "read_items", "write_jsonl"),
-    "solver": (
-        "FALSE", "INCONSISTENT", "TRUE", "UNKNOWN", "Solution", "derived_literals", "naive_closure", "oracle_label",
-        "solve",
-    ),
-    "theory": ("Rule", "Theory"),
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-
-__all__ = [
-    "DEFAULT_VOCABULARY",
-    "DIRECTIONS",
-    "FALSE",
-    "INCONSISTENT",
-    "TRUE",
-    "UNKNOWN",
-    "CheckReport",
-    "Cluster",
-    "Edit",
-    "GeneratorParams",
-    "Item",
-    "Rule",
-    "Solution",
-    "Theory",
-    "check_items",
-    "cluster_items",
-    "derived_literals",
-    "direction_name",
-    "generate_clusters",
-    "inspect_sample",
-    "items_from_text",
-    "items_of",
-    "naive_closure",
-    "oracle_label",
-    "parse_direction",
-    "read_items",
-    "solve",
-    "write_jsonl",
-]
+# Each name is imported from its module on first use; the names and their modules are in
+# __init__.pyi, which editors and type checkers read too (tests/architecture/test_import_cost.py).
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)

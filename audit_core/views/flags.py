@@ -4,12 +4,9 @@ and the command line can say them without loading Altair."""
 
 from __future__ import annotations
 
+from audit_core.presets import FAMILY_FLAG, SUBGROUP_FLAG  # noqa: F401 (re-exported)
 from audit_core.report import format as fmt
 from audit_core.sequential.replay import DECLARED, FAMILY_WISE, PER_SUBGROUP
-
-# The subgroup table's two flag columns (views.sequential.subgroup_view; the Replay page labels them).
-FAMILY_FLAG = "below q (family-wise)"
-SUBGROUP_FLAG = "below q (this subgroup alone)"
 
 
 def family_note(result) -> str:

@@ -12,7 +12,7 @@ whose inputs or code differ in any way is built as before, so a stored spec is o
 for exactly the inputs and code that produced it; a test rebuilds every stored spec through
 Altair and compares it. After changing a chart, rebuild the file (the test says so):
 
-    python -m audit_core.views.stored
+    python -m audit_core.views.first_view
 """
 
 from __future__ import annotations
@@ -62,35 +62,3 @@ def stored_spec(kind: str, inputs: dict, build: Callable[[], dict]) -> dict:
     """The stored spec of this chart (a copy) when there is one, else ``build()``."""
     spec = _store().get(spec_key(kind, inputs))
     return copy.deepcopy(spec) if spec is not None else build()
-
-
-def first_view_specs() -> dict[str, dict]:
-    """key -> spec of the charts of the explorer's first view (bundled class, full support, τ_full),
-    built through Altair."""
-    from audit_core.identify import estimand_values, identify, lattice
-    from audit_core.identify.policies import frozen_policy_class
-    from audit_core.views import identify as views
-
-    pc = frozen_policy_class()
-    built = {}
-    views._TEMPLATES.clear()   # built here, not copied from this process's templates
-
-    def keep(kind: str, inputs: dict, build: Callable[[], dict]) -> dict:
-        spec = build()
-        built[spec_key(kind, inputs)] = spec
-        return spec
-
-    names = list(pc.component_names)
-    views.lattice_spec(lattice(pc, estimand="tau_full"), names, "tau_full", views.support_key(names), store=keep)
-    views.heatmap_spec(pc, estimand_values(pc, "tau_full"), identify(pc, components=names).cells, store=keep)
-    return built
-
-
-def main() -> None:
-    specs = first_view_specs()
-    STORE.write_text(json.dumps(specs, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {len(specs)} chart specs to {STORE}")
-
-
-if __name__ == "__main__":
-    main()

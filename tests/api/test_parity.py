@@ -13,8 +13,9 @@ from streamlit.testing.v1 import AppTest
 import audit_core
 from audit_core.cli import main
 from audit_core.data.bundled import BUNDLED
-from audit_core.presets import BUNDLED_POOLS, audit_params, paper_params, resolve_style
+from audit_core.presets import BUNDLED_POOLS, resolve_style
 from audit_core.report import format as fmt
+from audit_core.sequential.params import audit_params, paper_params
 from tests.api.test_api import cli_json, same
 from tests.app.test_pages import APP, metric
 
@@ -53,7 +54,7 @@ def test_replay_cli_python_and_report_agree_on_defaults(run, capsys, tmp_path):
 
 def test_the_replay_page_shows_the_python_numbers_for_every_bundled_run():
     at = AppTest.from_file(APP, default_timeout=90)
-    at.switch_page("pages/replay.py")
+    at.switch_page("pages/replay-run.py")
     at.run()
     for run in RUNS:
         at.selectbox(key="replay_source").set_value(run).run()
@@ -72,7 +73,7 @@ def test_compare_cli_python_and_page_agree_on_defaults(a, b, capsys):
     if "recorded_run" in (a, b):
         return  # the Compare page offers the bundled pools' runs, not the recorded run
     at = AppTest.from_file(APP, default_timeout=90)
-    at.switch_page("pages/compare.py")
+    at.switch_page("pages/compare-runs.py")
     at.run()
     at.radio(key="compare_mode").set_value("runs").run()  # separate runs A and B, as the command line
     at.selectbox(key="compare_A").set_value(a)
@@ -112,7 +113,7 @@ def test_simulate_cli_and_python_agree_on_defaults(pool, capsys):
 def test_simulate_and_plan_pages_agree_with_python_on_defaults(pool):
     simulated = audit_core.simulate(pool, replicates=2, jobs=1)
     at = AppTest.from_file(APP, default_timeout=120)
-    at.switch_page("pages/simulate.py")
+    at.switch_page("pages/simulation.py")
     at.run()
     at.selectbox(key="sim_pool").set_value(pool).run()
     at.number_input(key="sim_replicates").set_value(2)
@@ -124,7 +125,7 @@ def test_simulate_and_plan_pages_agree_with_python_on_defaults(pool):
     assert same(page, expected)
 
     planned = audit_core.plan(pool, replicates=5, jobs=1)
-    at.switch_page("pages/plan.py")
+    at.switch_page("pages/audit-planner.py")
     at.run()
     at.selectbox(key="plan_pool").set_value(pool).run()
     at.number_input(key="plan_replicates").set_value(5)

@@ -299,7 +299,7 @@ def test_deep_link_as_the_first_request_of_a_fresh_server(browser):
             legacy = page.evaluate("window.__legacyList")
             assert legacy["last"] is None or legacy["last"] - legacy["first"] < 1000, legacy
             assert not outside, outside
-            # the session goes on under the router: st.switch_page("pages/explorer.py", ...) from the page
+            # the session goes on under the router: st.switch_page("pages/protocol-explorer.py", ...) from the page
             page.get_by_role("button", name="Open in protocol explorer").click()
             page.wait_for_selector('h1:has-text("Protocol explorer")', timeout=60_000)
             wait_idle(page)

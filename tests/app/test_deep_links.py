@@ -1,21 +1,24 @@
-"""Every deep link has its router hand-over file in pages/ (see the note above st.navigation in app.py).
+"""One file per page, named by its URL path, and each runs the router first (pages/_first_run.py).
 
-A fresh server's first run matches the URL path against the names of pages/*.py (Streamlit's legacy
-multipage handling); the browser test opens one deep link on a fresh server, these checks cover all.
+A fresh server's first run matches the URL path against the names of pages/*.py (Streamlit's own
+pages/ handling) and runs the matching file itself; the browser tests open deep links on a fresh
+server, these checks cover every page file.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from streamlit.source_util import page_icon_and_name
 
 ROOT = Path(__file__).resolve().parents[2]
+PAGES_DIR = ROOT / "pages"
 
 
 def router_pages() -> list[dict]:
-    """file, url_path and default of every ``st.Page(...)`` call in app.py, read from its source."""
+    """file and default of every ``st.Page(...)`` call in app.py, read from its source."""
     found = []
     for node in ast.walk(ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "Page":
@@ -26,41 +29,40 @@ def router_pages() -> list[dict]:
 
 
 def legacy_url(path: Path) -> str:
-    """The URL path Streamlit's legacy pages/ handling gives a file (its own function)."""
+    """The URL path Streamlit's own pages/ handling gives a file (its own function)."""
     return page_icon_and_name(path)[1]
-
-
-def hand_over_files() -> dict[str, Path]:
-    bodies = {(ROOT / p["file"]).resolve() for p in router_pages()}
-    return {legacy_url(p): p for p in sorted((ROOT / "pages").glob("*.py"))
-            if p.resolve() not in bodies and not p.name.startswith("_")}
 
 
 def test_app_py_declares_every_page_once_with_one_default():
     pages = router_pages()
     files = {p["file"] for p in pages}
     assert len(files) == len(pages) >= 8 and sum(p["default"] for p in pages) == 1
-    assert all(p["url_path"] for p in pages)
 
 
-def test_every_deep_link_has_a_hand_over_file_and_no_other_exists():
-    deep_links = {p["url_path"] for p in router_pages() if not p["default"]}  # the default page is "/"
-    assert "minimal-supports" in deep_links
-    assert set(hand_over_files()) == deep_links
+def test_every_page_file_is_named_by_its_url_path_and_pages_holds_no_other_page():
+    pages = router_pages()
+    assert all(p["url_path"] is None for p in pages), "the file name is the URL path; no url_path= beside it"
+    declared = {(ROOT / p["file"]).resolve() for p in pages}
+    page_files = {p.resolve() for p in PAGES_DIR.glob("*.py") if not p.name.startswith("_")}
+    assert page_files == declared   # every page file is routed, and nothing else in pages/ is a page
+    # st.Page infers the URL path from the file name with the same function as Streamlit's first
+    # run (page_icon_and_name), so the documented URLs are the page files' names.
+    documented = re.findall(r"^\|[^|]*\|[^|]*\| `/([a-z0-9-]*)`", (ROOT / "docs" / "dashboard.md").read_text("utf-8"), re.M)
+    assert len(documented) >= 10 and "minimal-supports" in documented
+    assert set(documented) == {legacy_url(p) for p in declared} - {"start"}   # start: the hidden default page at /
 
 
-def test_hand_over_files_only_run_the_router():
-    for path in hand_over_files().values():
-        calls = [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.Call)]
-        run_path = [c for c in calls if isinstance(c.func, ast.Attribute) and c.func.attr == "run_path"]
-        assert len(run_path) == 1, f"{path.name} must run app.py once"
-        assert "app.py" in ast.unparse(run_path[0].args[0]), path.name
-        assert {k.arg: ast.literal_eval(k.value) for k in run_path[0].keywords} == {"run_name": "__main__"}
-        assert "streamlit" not in path.read_text(encoding="utf-8").split('"""')[-1], path.name
+def test_no_shared_module_has_the_url_of_a_page():
+    # A shared module (pages/_*.py) Streamlit's first run would run instead of a page.
+    urls = {legacy_url(ROOT / p["file"]) for p in router_pages()}
+    assert not urls & {legacy_url(p) for p in PAGES_DIR.glob("_*.py")}
 
 
-def test_no_url_path_runs_a_page_file_without_the_router():
-    # A url_path equal to the legacy name of a page body (or of _shared/_cache) would run that file
-    # directly, without app.py, on a fresh server.
-    others = {legacy_url(p) for p in (ROOT / "pages").glob("*.py") if p not in hand_over_files().values()}
-    assert not others & {p["url_path"] for p in router_pages()}
+def test_every_page_file_runs_the_router_first():
+    for path in sorted(p for p in PAGES_DIR.glob("*.py") if not p.name.startswith("_")):
+        body = [n for n in ast.parse(path.read_text(encoding="utf-8")).body
+                if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))        # docstring
+                and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")]
+        first, second = body[0], body[1]
+        assert isinstance(first, ast.ImportFrom) and first.module == "pages._first_run", path.name
+        assert ast.unparse(second) == "through_router()", path.name

@@ -19,7 +19,7 @@ def follow(at, path):
 
 def test_without_a_data_folder_a_shared_server_does_not_offer_it(monkeypatch):
     monkeypatch.delenv("AUDIT_DATA_DIR", raising=False)
-    at = app("pages/replay.py")
+    at = app("pages/replay-run.py")
     assert not any(o.startswith("Follow a file") for o in at.selectbox(key="replay_source").options)
     assert not at.exception
 
@@ -40,7 +40,7 @@ def shown_text(at) -> str:
 
 
 def test_a_file_in_the_folder_is_followed_and_attacks_keep_it_on_screen(served, tmp_path):
-    at = follow(app("pages/replay.py"), "run.csv")
+    at = follow(app("pages/replay-run.py"), "run.csv")
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert int(metric(at, "Cases replayed")) == 30
     (tmp_path / "other_team.csv").write_text(GOOD.replace("grp", "secret_subgroup") * 1)
@@ -63,7 +63,7 @@ def test_a_3_gb_sparse_file_in_the_folder_is_refused_from_its_size(served):
     with open(served / "huge.csv", "wb") as out:
         out.write(GOOD.encode())
     os.truncate(served / "huge.csv", 3 * 2**30)
-    at = follow(app("pages/replay.py"), "huge.csv")
+    at = follow(app("pages/replay-run.py"), "huge.csv")
     assert not at.exception and len(at.error) == 1
     assert "larger than the limit of 50 MB" in at.error[0].value
 
@@ -84,7 +84,7 @@ def test_a_loopback_server_behind_a_reverse_proxy_does_not_offer_any_path(header
     before = config.get_option("server.address")
     config.set_option("server.address", "127.0.0.1")
     try:
-        at = app("pages/replay.py")
+        at = app("pages/replay-run.py")
     finally:
         config.set_option("server.address", before)
     assert not at.exception

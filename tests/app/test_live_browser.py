@@ -46,8 +46,7 @@ def test_ten_labels_survive_a_reload(live_server, browser):  # noqa: F811  (the 
     # found" dialog (issue 8, being fixed in the router).
     page.goto(url)
     page.wait_for_selector("h1", timeout=60_000)
-    # By its url_path (the sidebar's first, legacy list on a fresh server links /live_audit, the
-    # page file run without the router, which a reload then keeps).
+    # By its url_path, the name of its page file (pages/_first_run.py).
     page.goto(f"{url}/live-audit")
     page.get_by_role("button", name="Start audit").click()
     # Type the name only once the started audit is open: a name typed during the start's rerun is lost.

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from audit_core.live import LiveAudit, connect, default_db_path
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGE = "pages/live_audit.py"
+PAGE = "pages/live-audit.py"
 
 
 @pytest.fixture

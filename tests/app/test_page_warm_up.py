@@ -37,10 +37,12 @@ def counting(name):
 for name in USE_CASES:
     setattr(analyses, name, counting(name))
 pages = {}
+FILES = {"replay": "replay-run", "measure": "measure-logs", "compare": "compare-runs", "testbed": "testbed-items",
+         "supports": "minimal-supports", "plan": "audit-planner", "simulate": "simulation"}
 for page in ("replay", "measure", "compare", "testbed", "supports", "plan", "simulate"):
     loaded = set(sys.modules)
     at = AppTest.from_file("app.py", default_timeout=300)
-    at.switch_page(f"pages/{page}.py")
+    at.switch_page(f"pages/{FILES[page]}.py")
     at.run()
     assert not at.exception, (page, [e.value for e in at.exception])
     shown = [*at.success, *at.warning, *at.info]

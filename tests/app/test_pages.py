@@ -7,8 +7,8 @@ from streamlit.testing.v1 import AppTest
 
 from audit_core.identify import frozen_policy_class, identify
 
-PAGES = ["pages/explorer.py", "pages/supports.py", "pages/testbed.py", "pages/measure.py", "pages/replay.py", "pages/simulate.py",
-         "pages/plan.py", "pages/compare.py", "pages/live_audit.py", "pages/report.py"]
+PAGES = ["pages/protocol-explorer.py", "pages/minimal-supports.py", "pages/testbed-items.py", "pages/measure-logs.py", "pages/replay-run.py", "pages/simulation.py",
+         "pages/audit-planner.py", "pages/compare-runs.py", "pages/live-audit.py", "pages/audit-report.py"]
 COMPONENTS = ("target", "sham", "readout", "mapping")
 TIMEOUT = 90
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -87,7 +87,7 @@ BROKEN_CSV = b"case,grp,correct\nc1,a,1\nc2,b,maybe\n"
 
 
 def test_replay_upload_good_then_broken_keeps_previous_data():
-    at = app("pages/replay.py")
+    at = app("pages/replay-run.py")
     at.selectbox(key="replay_source").set_value("upload").run()
     at.file_uploader(key="replay_upload__widget").upload("good.csv", GOOD_CSV, "text/csv").run()
     assert not at.exception and not at.error
@@ -131,7 +131,7 @@ def test_policy_upload_csv_is_used_on_its_full_support():
 
 def test_report_download_after_explorer():
     at = app()
-    at.switch_page("pages/report.py").run()
+    at.switch_page("pages/audit-report.py").run()
     assert not at.exception
     labels = [b.label for b in at.get("download_button")]
     assert "HTML report" in labels and "JSON (every number)" in labels
@@ -146,8 +146,8 @@ def test_report_download_after_explorer():
 
 def test_report_editing_orders_sections_and_carries_commentary_and_author():
     at = app()
-    at.switch_page("pages/measure.py").run()
-    at.switch_page("pages/report.py").run()
+    at.switch_page("pages/measure-logs.py").run()
+    at.switch_page("pages/audit-report.py").run()
     keys = list(at.session_state["report_sections"])
     assert keys[:2] == ["explorer", "measure"]
     at.number_input(key="report_pos_measure").set_value(1).run()
@@ -173,7 +173,7 @@ def _run_small_study(at: AppTest) -> AppTest:
 
 
 def test_simulation_runs_and_reports_rates():
-    at = app("pages/simulate.py")
+    at = app("pages/simulation.py")
     at = _run_small_study(at)
     assert not at.exception, [e.value for e in at.exception]
     summary = at.dataframe[-1].value
@@ -184,7 +184,7 @@ def test_simulation_runs_and_reports_rates():
 
 
 def test_null_validity_mode_reports_type_one_error():
-    at = app("pages/simulate.py")
+    at = app("pages/simulation.py")
     at.radio(key="sim_mode").set_value("null").run()
     at = _run_small_study(at)
     assert not at.exception, [e.value for e in at.exception]
@@ -201,7 +201,7 @@ XSS = "<script>alert(1)</script>"
 def test_user_strings_are_escaped_in_the_report():
     csv = b"case,grp,correct\n" + b"".join(
         f"c{i},{XSS if i % 2 else '=HYPERLINK(1)'},{int(i % 4 != 0)}\n".encode() for i in range(40))
-    at = app("pages/replay.py")
+    at = app("pages/replay-run.py")
     at.selectbox(key="replay_source").set_value("upload").run()
     at.file_uploader(key="replay_upload__widget").upload("evil.csv", csv, "text/csv").run()
     assert not at.exception and not at.error
@@ -217,7 +217,7 @@ def test_user_strings_are_escaped_in_the_report():
 
 
 def test_minimal_supports_opens_the_explorer_on_a_chosen_support():
-    at = app("pages/supports.py")
+    at = app("pages/minimal-supports.py")
     assert not at.exception
     assert metric(at, "Solver status") == "OPTIMAL"
     assert int(metric(at, "Optimal supports")) == 26 and int(metric(at, "Optimal cost")) == 2
@@ -228,7 +228,7 @@ def test_minimal_supports_opens_the_explorer_on_a_chosen_support():
 
 
 def test_cost_ratio_changes_the_optimal_cost():
-    at = app("pages/supports.py")
+    at = app("pages/minimal-supports.py")
     at.slider[0].set_value(3.0)
     next(b for b in at.button if b.label == "Solve").click().run()
     assert not at.exception
@@ -239,7 +239,7 @@ def test_simulation_uses_the_paper_parameters_and_gives_the_engine_summary():
     import pandas as pd
 
     from audit_core.auditing import load_pool, paper_params, run_study
-    at = app("pages/simulate.py")
+    at = app("pages/simulation.py")
     at = _run_small_study(at)
     assert not at.exception, [e.value for e in at.exception]
     params = paper_params("gpqa", budget=120)
@@ -258,7 +258,7 @@ def test_replay_without_subgroup_columns_means_no_subgroups():
     from audit_core.data.bundled import BUNDLED
     from audit_core.data.loader import load_audit_csv
     from audit_core.sequential import AuditParams, replay
-    at = app("pages/replay.py")
+    at = app("pages/replay-run.py")
     assert list(at.session_state["report_sections"]["replay"].numbers["subgroup_columns"]) == ["category"]
     at.multiselect(key="groups_bundled:recorded_run").set_value([]).run()
     assert not at.exception and not at.error
@@ -277,11 +277,11 @@ def test_report_offers_the_measurement_computed_in_the_session():
     from audit_core.measure import load_response_log, measure
     from audit_core.measure.example import EXAMPLE_PATH
     from audit_core.report import Report, render_html
-    at = app("pages/report.py")
+    at = app("pages/audit-report.py")
     assert not at.checkbox  # nothing computed before the explorer's first run
-    at = app("pages/measure.py")
+    at = app("pages/measure-logs.py")
     assert not at.exception
-    at.switch_page("pages/report.py").run()
+    at.switch_page("pages/audit-report.py").run()
     assert not at.exception
     labels = [c.label for c in at.checkbox]
     assert any(label.startswith("Estimand-separated results of example_response_log.csv (synthetic)")
@@ -311,10 +311,10 @@ def test_uploaded_class_outlives_a_page_switch_and_is_used_by_minimal_supports()
     at = app()
     at.radio(key="policy_source").set_value("upload").run()
     at.file_uploader(key="policy_upload__widget").upload("example_policies.csv", data, "text/csv").run()
-    at.switch_page("pages/supports.py").run()
+    at.switch_page("pages/minimal-supports.py").run()
     assert not at.exception
     assert any("example_policies.csv" in c.value for c in at.caption)  # the active class is named
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("pages/protocol-explorer.py").run()
     assert at.radio(key="policy_source").value == "upload"
     assert any("example_policies.csv" in c.value for c in at.caption)
 
@@ -325,7 +325,7 @@ VERDICT_CSV = ("\ufeffItem;Annotator;Domain;Verdict;Annotated at\n" + "".join(
 
 
 def test_replay_never_guesses_a_score_column_and_maps_text_labels():
-    at = app("pages/replay.py")
+    at = app("pages/replay-run.py")
     at.selectbox(key="replay_source").set_value("upload").run()
     at.file_uploader(key="replay_upload__widget").upload("verdicts.csv", VERDICT_CSV, "text/csv").run()
     assert not at.exception and not at.error
@@ -354,7 +354,7 @@ def test_replay_page_reads_an_inspect_log_upload():
     from audit_core.data.sources import load_audit_source
     data = Path("tests/fixtures/inspect/run.eval").read_bytes()
     engine = load_audit_source(data, "run.eval", score="match")
-    at = app("pages/replay.py")
+    at = app("pages/replay-run.py")
     at.selectbox(key="replay_source").set_value("upload").run()
     at.file_uploader(key="replay_upload__widget").upload("run.eval", data, "application/zip").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -369,7 +369,7 @@ def test_replay_page_reads_an_inspect_log_upload():
 
 def test_compare_page_gives_the_engine_comparison():
     from audit_core import analyses
-    at = app("pages/compare.py")
+    at = app("pages/compare-runs.py")
     assert not at.exception and not at.error, [e.value for e in at.error]
     view = analyses.compare_runs(analyses.run_source("compare:gpqa"))
     engine = view.comparison
@@ -397,7 +397,7 @@ def test_compare_page_gives_the_engine_comparison():
 
 def test_planner_page_runs_the_planner_and_states_its_error():
     from audit_core import analyses
-    at = app("pages/plan.py")
+    at = app("pages/audit-planner.py")
     at.number_input(key="plan_replicates").set_value(6)
     at.number_input(key="plan_budget_gpqa").set_value(80)
     next(b for b in at.button if b.label == "Plan the audit").click().run()
@@ -411,7 +411,7 @@ def test_planner_page_runs_the_planner_and_states_its_error():
 
 def test_testbed_page_generates_checks_and_flags_a_flipped_label():
     from audit_core import analyses
-    at = app("pages/testbed.py", clusters="6", seed="3")
+    at = app("pages/testbed-items.py", clusters="6", seed="3")
     assert not at.exception and not at.error
     engine = analyses.generate_testbed(6, 3)
     assert int(metric(at, "Items")) == len(engine.items) == 216
@@ -440,9 +440,9 @@ def _add_scoring_target_inertia(at: AppTest) -> AppTest:
 
 def test_policy_editor_adds_a_policy_and_the_minimal_support_grows():
     from audit_core import analyses
-    at = app("pages/supports.py")
+    at = app("pages/minimal-supports.py")
     assert int(metric(at, "Cells in an optimum")) == 2 and int(metric(at, "Optimal supports")) == 26
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("pages/protocol-explorer.py").run()
     at = _add_scoring_target_inertia(at)
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.radio(key="policy_source").value == "upload"
@@ -453,7 +453,7 @@ def test_policy_editor_adds_a_policy_and_the_minimal_support_grows():
     edited = analyses.class_from_link(link).value
     assert edited.names[-1] == "scoring_target_inertia" and len(edited.names) == 8
     engine = analyses.check_supports(analyses.class_from_link(link)).synthesis
-    at.switch_page("pages/supports.py").run()
+    at.switch_page("pages/minimal-supports.py").run()
     assert not at.exception
     assert int(metric(at, "Cells in an optimum")) == engine.size == 3
     assert int(metric(at, "Optimal supports")) == engine.n_optimal
@@ -477,7 +477,7 @@ def test_replay_follows_a_growing_file_and_keeps_the_prefix(tmp_path, monkeypatc
     path = tmp_path / "growing.csv"
     head = "case,grp,correct\n" + "".join(f"c{i},{'a' if i % 2 else 'b'},{int(i % 5 != 0)}\n" for i in range(30))
     path.write_text(head)
-    at = app("pages/replay.py")
+    at = app("pages/replay-run.py")
     at.selectbox(key="replay_source").set_value("follow").run()
     at.text_input(key="replay_follow_path").input(str(path)).run()
     at.button(key="replay_reread").click().run()
@@ -499,7 +499,7 @@ def test_the_same_bytes_under_two_names_are_two_sources():
     # to another session that had uploaded the same bytes under its own name.
     titles = []
     for name in ("first.csv", "second.csv"):
-        at = app("pages/replay.py")
+        at = app("pages/replay-run.py")
         at.selectbox(key="replay_source").set_value("upload").run()
         at.file_uploader(key="replay_upload__widget").upload(name, GOOD_CSV, "text/csv").run()
         titles.append(at.session_state["report_sections"]["replay"].title)
@@ -508,7 +508,7 @@ def test_the_same_bytes_under_two_names_are_two_sources():
 
 def test_planner_shows_the_assumed_structure_only_for_the_assumed_pool():
     # Issue 19 item 11: with a bundled pool the assumed sizes and accuracies were shown and ignored.
-    at = app("pages/plan.py")
+    at = app("pages/audit-planner.py")
     assert not at.exception
     keys = {w.key for w in (*at.text_input, *at.number_input)}
     assert "plan_sizes" not in keys and "plan_fail" not in keys and "plan_base" not in keys

@@ -13,7 +13,7 @@ from tests.app.test_pages import PAGES, app, metric
 
 
 def test_a_link_with_a_new_q_replays_with_the_grids_and_thresholds_moved():
-    at = app("pages/replay.py", style="sdoh", q="0.8")
+    at = app("pages/replay-run.py", style="sdoh", q="0.8")
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.number_input(key="qmod_sdoh").value == pytest.approx(0.77)  # q − δ follows q (δ = 0.03 kept)
     assert at.number_input(key="qaud_sdoh").value == pytest.approx(0.83)
@@ -23,7 +23,7 @@ def test_a_link_with_a_new_q_replays_with_the_grids_and_thresholds_moved():
 
 
 def test_changing_q_moves_the_thresholds_and_a_bad_one_keeps_the_last_good_result():
-    at = app("pages/replay.py")
+    at = app("pages/replay-run.py")
     stopped = metric(at, "Stopped at case")
     at.number_input(key="q_sdoh").set_value(0.8).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -58,7 +58,7 @@ def test_every_number_on_every_page_swept_over_its_range_runs(page):
     at = app(page)
     assert not at.exception
     keys = [(w.key, w.min, w.max, w.value) for w in _numbers(at)]
-    assert keys or page in ("pages/compare.py", "pages/report.py", "pages/live_audit.py", "pages/explorer.py")
+    assert keys or page in ("pages/compare-runs.py", "pages/audit-report.py", "pages/live-audit.py", "pages/protocol-explorer.py")
     for key, low, high, value in keys:
         for v in (low, value) if key in WORK_BOUNDS else (low, high, value):
             if v is None:

@@ -145,12 +145,12 @@ def _opens_clean(page, url: str, path: str) -> None:
 
 
 # One fresh server per kind of first request (a server's first run is the one that goes through
-# Streamlit's legacy pages/ handling, see app.py): the root (the hidden default page hands over to
-# the explorer), the explorer's own URL (the hand-over's target, a router file), and a router file
-# whose page body has a near-identical legacy name (pages/live-audit.py beside pages/live_audit.py).
-# Every other deep link is the same kind of router file as these (tests/app/test_deep_links.py
-# checks each of them statically, and test_browser's fresh-server test opens /minimal-supports
-# first); each still opens below on a warm server. One fresh server per URL cost 11 server starts.
+# Streamlit's own pages/ handling, see pages/_first_run.py): the root (app.py runs, and its hidden
+# default page hands over to the explorer), the explorer's own URL (the hand-over's target, a page
+# file run by Streamlit itself, which runs the router first) and a hyphenated URL of the same kind.
+# Every other deep link is the same kind of page file (tests/app/test_deep_links.py checks each of
+# them statically, and test_browser's fresh-server test opens /minimal-supports first); each still
+# opens below on a warm server. One fresh server per URL cost 11 server starts.
 FRESH_SERVER_KINDS = ["", "protocol-explorer", "live-audit"]
 
 

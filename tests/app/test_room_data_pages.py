@@ -61,9 +61,9 @@ def test_an_estimand_the_uploaded_class_cannot_evaluate_is_named_once_and_the_pa
     engine = identify(uploaded, components=list(uploaded.component_names), estimand=at.selectbox(key="estimand").value)
     assert int(metric(at, "Collisions")) == engine.n_collisions
     # and it stays fine on another page and back
-    at.switch_page("pages/supports.py").run()
+    at.switch_page("pages/minimal-supports.py").run()
     assert not at.exception, [e.value for e in at.exception]
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("pages/protocol-explorer.py").run()
     assert not at.exception and int(metric(at, "Collisions")) == engine.n_collisions
 
 
@@ -90,7 +90,7 @@ def test_classes_with_1_to_12_components_draw_their_lattice(k):
 # ------------------------------------------------------------------------------- items 6 and 7
 
 def upload_run(name: str, data: bytes) -> AppTest:
-    at = app("pages/replay.py")
+    at = app("pages/replay-run.py")
     at.selectbox(key="replay_source").set_value("upload").run()
     return at.file_uploader(key="replay_upload__widget").upload(name, data, "text/csv").run()
 
@@ -211,7 +211,7 @@ def test_remove_forgets_the_accepted_upload_and_the_same_file_can_come_back():
 
 def test_compare_picks_the_score_and_subgroups_from_the_runs_lists():
     from audit_core import analyses
-    at = app("pages/compare.py").radio(key="compare_mode").set_value("runs").run()
+    at = app("pages/compare-runs.py").radio(key="compare_mode").set_value("runs").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     score = at.selectbox(key="compare_score")
     columns = list(analyses.run_source("gpqa:large").value.columns)

@@ -24,7 +24,7 @@ def metric(at: AppTest, label: str) -> str:
 
 
 def test_replay_takes_several_runs_with_a_run_column():
-    at = app("pages/replay.py")
+    at = app("pages/replay-run.py")
     at.selectbox(key="replay_source").set_value("several").run()
     widget = at.file_uploader(key="runs_upload__widget")
     assert widget.accept_multiple_files
@@ -37,7 +37,7 @@ def test_replay_takes_several_runs_with_a_run_column():
 
 
 def test_measure_takes_several_logs_and_shows_the_errored_sample():
-    at = app("pages/measure.py")
+    at = app("pages/measure-logs.py")
     at.radio(key="measure_source").set_value("several").run()
     at.file_uploader(key="response_logs_upload__widget").set_value(
         [(name, (TESTBED / name).read_bytes(), "application/zip") for name in ("inspect_ideal.eval", "inspect_partial.eval")]).run()
@@ -47,7 +47,7 @@ def test_measure_takes_several_logs_and_shows_the_errored_sample():
 
 
 def test_replay_offers_to_leave_out_rows_without_a_score():
-    at = app("pages/replay.py")
+    at = app("pages/replay-run.py")
     at.selectbox(key="replay_source").set_value("upload").run()
     rows = b"".join(f"c{i},{'' if i % 25 == 0 else i % 2}\n".encode() for i in range(100))
     at.file_uploader(key="replay_upload__widget").upload("gaps.csv", b"case,correct\n" + rows, "text/csv").run()
@@ -74,7 +74,7 @@ def test_after_start_audit_the_form_folds_and_the_case_comes_first(tmp_path, mon
     monkeypatch.setenv("AUDIT_HOME", str(tmp_path))
     at = AppTest.from_file(APP, default_timeout=120)
     at.session_state["live_annotator"] = "Ada"
-    at.switch_page("pages/live_audit.py")
+    at.switch_page("pages/live-audit.py")
     at.run()
     at.selectbox(key="live_new_pool").set_value("gpqa:small")
     at = [b for b in at.button if b.label == "Start audit"][0].click().run()

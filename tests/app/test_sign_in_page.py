@@ -15,7 +15,7 @@ from audit_core.analyses import live
 from audit_core.live import LiveAudit, connect, default_db_path, store
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGE = "pages/live_audit.py"
+PAGE = "pages/live-audit.py"
 ISS = "https://id.example.org"
 AUTH = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "x" * 32, "client_id": "c",
         "client_secret": "s", "server_metadata_url": f"{ISS}/.well-known/openid-configuration"}

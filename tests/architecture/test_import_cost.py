@@ -143,17 +143,60 @@ def test_the_shared_page_modules_load_no_engine_library():
 LAZY_PACKAGES = ("analyses", "auditing", "identify", "live", "measure", "report", "sequential", "testbed")
 
 
+def stub_names(name: str) -> tuple[dict[str, str], list[str]]:
+    """The stub ``audit_core/<name>/__init__.pyi``: name -> its module, and the stub's ``__all__``."""
+    tree = ast.parse((ROOT / "audit_core" / name / "__init__.pyi").read_text(encoding="utf-8"))
+    imported, listed = {}, []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 1, f"{name}/__init__.pyi: only `from .module import name` or `from . import module`"
+            if node.module:
+                imported.update({alias.name: f"audit_core.{name}.{node.module}" for alias in node.names})
+            else:   # a submodule the package exports by its name (analyses.live)
+                imported.update({alias.name: f"audit_core.{name}.{alias.name}" for alias in node.names})
+        elif isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
+            listed = ast.literal_eval(node.value)
+        else:
+            assert isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant), ast.unparse(node)  # docstring
+    return imported, listed
+
+
 @pytest.mark.parametrize("name", LAZY_PACKAGES)
-def test_every_lazy_export_resolves(name):
-    # The packages load their exports on first use (audit_core/_lazy.py): a name mapped to the
-    # wrong module would only fail when a page or command first asks for it.
+def test_the_stub_matches_the_exports(name):
+    # The packages load their exports on first use (lazy_loader, from the stub __init__.pyi that
+    # editors and type checkers read): every name of the stub is the object its module defines,
+    # and the package exports exactly the stub's names. A name mapped to the wrong module would
+    # only fail when a page or command first asks for it.
     import importlib
 
+    imported, listed = stub_names(name)
     package = importlib.import_module(f"audit_core.{name}")
-    names = set(package.__all__) | {n for names in package._EXPORTS.values() for n in names}
-    missing = [n for n in sorted(names) if not hasattr(package, n)]
-    assert not missing, f"audit_core.{name} cannot give {missing}"
+    assert sorted(listed) == sorted(imported) == sorted(package.__all__), "the stub's imports, its __all__ and the exports"
+    assert len(set(listed)) == len(listed)
+    for export, module in imported.items():
+        if module == f"audit_core.{name}.{export}" and export not in vars(importlib.import_module(module)):
+            assert getattr(package, export) is importlib.import_module(module), export   # a submodule
+        else:
+            assert getattr(package, export) is getattr(importlib.import_module(module), export), export
     assert set(package.__all__) <= set(dir(package))
+    init = ast.parse((ROOT / "audit_core" / name / "__init__.py").read_text(encoding="utf-8"))
+    assert [ast.unparse(n) for n in init.body if isinstance(n, (ast.Import, ast.ImportFrom))] == ["import lazy_loader"]
+
+
+def test_a_stub_with_a_wrong_name_fails(tmp_path, monkeypatch):
+    # Guards against a vacuous check: a stub naming something its module lacks cannot be exported.
+    import lazy_loader
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text("real = 1\n")
+    (tmp_path / "pkg" / "__init__.py").write_text(
+        "import lazy_loader\n__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)\n")
+    (tmp_path / "pkg" / "__init__.pyi").write_text("from .mod import real, missing\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import pkg
+    assert pkg.real == 1 and lazy_loader.__name__ == "lazy_loader"
+    with pytest.raises(AttributeError):
+        pkg.missing  # noqa: B018
 
 
 def test_a_function_keeps_its_name_over_its_submodule():

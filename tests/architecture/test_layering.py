@@ -147,3 +147,134 @@ def test_cli_commands_reach_the_engine_through_the_use_case_layer():
         names = imported_modules(ROOT / "audit_core" / "cli" / f"{name}.py")
         assert "audit_core.analyses" in names or "audit_core" in names, name
         assert not any(_starts(n, ("audit_core.views",)) for n in names), name
+
+
+# ------------------------------------------------------------------------------ no import cycle
+
+def _module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+
+
+def _package_exports(root: Path, package: str, init: Path) -> dict[str, str]:
+    """name -> the module that defines it, for the names a package exports lazily: its ``.pyi``
+    stub's imports, its ``TYPE_CHECKING`` imports, or an ``_EXPORTS`` table (submodule -> names)."""
+    found: dict[str, str] = {}
+    for source in (init.with_suffix(".pyi"), init):
+        if not source.exists():
+            continue
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = _absolute(package, True, node)
+                for alias in node.names:
+                    found.setdefault(alias.asname or alias.name, base)
+            elif isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "_EXPORTS" for t in node.targets):
+                for sub, names in ast.literal_eval(node.value).items():
+                    for name in names:
+                        found.setdefault(name, sub if "." in sub else f"{package}.{sub}")
+    return found
+
+
+def _absolute(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module if is_package else module.rpartition(".")[0]
+    for _ in range(node.level - 1):
+        base = base.rpartition(".")[0]
+    return f"{base}.{node.module}" if node.module else base
+
+
+def import_graph(root: Path, top: str = "audit_core") -> dict[str, set[str]]:
+    """module -> the modules it imports, anywhere in its body (a function's import is an edge too).
+
+    ``from package import name`` is an edge to the submodule ``name`` or to the module the package
+    takes ``name`` from; a package's lazy exports (stub, ``TYPE_CHECKING``) are no edges of its own.
+    """
+    paths = {_module_name(root, p): p for p in sorted((root / top).rglob("*.py"))}
+    exports = {m: _package_exports(root, m, p) for m, p in paths.items() if p.name == "__init__.py"}
+
+    def targets(module: str, node) -> set[str]:
+        if isinstance(node, ast.Import):
+            return {a.name for a in node.names if a.name in paths}
+        base = _absolute(module, paths[module].name == "__init__.py", node)
+        out = set()
+        for alias in node.names:
+            if f"{base}.{alias.name}" in paths:
+                out.add(f"{base}.{alias.name}")
+            elif alias.name in exports.get(base, {}):
+                out.add(exports[base][alias.name])
+            elif base in paths:
+                out.add(base)
+        return out
+
+    def imports(module: str, nodes) -> set[str]:
+        found = set()
+        for node in nodes:
+            if _is_type_checking(node):
+                continue
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                found |= targets(module, node)
+            found |= imports(module, ast.iter_child_nodes(node))
+        return found
+
+    return {m: imports(m, ast.parse(p.read_text(encoding="utf-8")).body) - {m} for m, p in paths.items()}
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return cycles
+
+
+def test_audit_core_has_no_import_cycle():
+    graph = import_graph(ROOT)
+    assert len(graph) > 100 and graph["audit_core.analyses.live"]     # the whole package was read
+    assert import_cycles(graph) == []
+
+
+def test_the_cycle_check_finds_a_deliberate_cycle(tmp_path):
+    # A temporary package: a imports b at module level, b imports a inside a function (the shape
+    # of the cycles removed in issue 30), c imports a's lazy export through the package.
+    package = tmp_path / "audit_core"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text('_EXPORTS = {"a": ("helper",)}\n')
+    (package / "sub" / "a.py").write_text("from audit_core.sub.b import thing\n\ndef helper():\n    return thing\n")
+    (package / "sub" / "b.py").write_text("def thing():\n    from audit_core.sub.a import helper\n    return helper\n")
+    (package / "sub" / "c.py").write_text("from audit_core.sub import helper\n")
+    graph = import_graph(tmp_path)
+    assert graph["audit_core.sub.c"] == {"audit_core.sub.a"}
+    assert import_cycles(graph) == [["audit_core.sub.a", "audit_core.sub.b"]]
+    (package / "sub" / "b.py").write_text("def thing():\n    return 1\n")      # the cycle removed
+    assert import_cycles(import_graph(tmp_path)) == []

@@ -18,7 +18,7 @@ def app(page: str, **query) -> AppTest:
 
 
 def test_planner_refuses_three_million_cases_with_the_limit():
-    at = app("pages/plan.py")
+    at = app("pages/audit-planner.py")
     at.selectbox(key="plan_pool").set_value("assumed").run()  # the assumed inputs show once it is chosen
     at.text_input(key="plan_sizes").set_value("3000000,5")
     next(b for b in at.button if b.label == "Plan the audit").click().run()
@@ -30,6 +30,6 @@ def test_planner_refuses_three_million_cases_with_the_limit():
 def test_explorer_link_of_twelve_components_by_512_policies_explains_without_the_lattice():
     from audit_core.identify import MAX_LATTICE_WORK
     from tests.bounds.bigclass import big_class, link_text
-    at = app("pages/explorer.py", **{"class": link_text(big_class(12, 512))})
+    at = app("pages/protocol-explorer.py", **{"class": link_text(big_class(12, 512))})
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any(f"{MAX_LATTICE_WORK:,}" in i.value for i in at.info), [i.value for i in at.info]

@@ -91,7 +91,7 @@ def _replay_page_with_an_upload():
     from tests.app.test_pages import APP, GOOD_CSV, metric
 
     at = AppTest.from_file(APP, default_timeout=90)
-    at.switch_page("pages/replay.py").run()
+    at.switch_page("pages/replay-run.py").run()
     at.selectbox(key="replay_source").set_value("upload").run()
     at.file_uploader(key="replay_upload__widget").upload("good.csv", GOOD_CSV, "text/csv").run()
     assert not at.exception and int(metric(at, "Cases replayed")) == 60
@@ -112,7 +112,7 @@ def test_the_replay_page_keeps_how_to_rebuild_its_section_not_its_arrays():
                                 order=order, params=params, model_process=model, auditor_process=auditor).section
     assert score == "correct" and kept.numbers["n"] == 60
     assert json.dumps(json_safe(kept.to_dict())) == json.dumps(json_safe(fresh.to_dict()))
-    at.switch_page("pages/report.py").run()  # the Report page builds it again and offers it
+    at.switch_page("pages/audit-report.py").run()  # the Report page builds it again and offers it
     assert not at.exception and any("Replay of good.csv" in c.label for c in at.checkbox)
 
 

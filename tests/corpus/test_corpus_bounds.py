@@ -88,7 +88,7 @@ PAGE_REFUSED = {"run_million_columns.csv": "10,000 columns", "run_49mb_distinct_
 
 
 def test_replay_page_refuses_each_bound_in_time_and_keeps_the_last_good_run(bounds_corpus):
-    at = app("pages/replay.py")
+    at = app("pages/replay-run.py")
     at.selectbox(key="replay_source").set_value("upload").run()
     at.file_uploader(key="replay_upload__widget").upload("good.csv", GOOD_RUN.encode(), "text/csv").run()
     assert not at.error and int(metric(at, "Cases replayed")) == 30
@@ -105,7 +105,7 @@ def test_replay_page_refuses_each_bound_in_time_and_keeps_the_last_good_run(boun
 
 
 def test_replay_page_draws_a_subgroup_of_45_emoji_and_a_200kb_cell(bounds_corpus):
-    at = app("pages/replay.py")
+    at = app("pages/replay-run.py")
     at.selectbox(key="replay_source").set_value("upload").run()
     for name, cases in (("run_emoji_subgroup.csv", 40), ("run_200kb_quoted_cell.csv", 3)):
         at.file_uploader(key="replay_upload__widget").upload(name, bounds_corpus[name].read_bytes(), "text/csv").run()

@@ -123,7 +123,7 @@ PAGE_RUNS = ["run_lmeval_deep.jsonl", "run_lmeval_list_metric.jsonl", "run_lmeva
 
 
 def test_replay_page_keeps_the_last_good_run_through_every_hostile_upload(corpus):
-    at = app("pages/replay.py")
+    at = app("pages/replay-run.py")
     at.selectbox(key="replay_source").set_value("upload").run()
     at.file_uploader(key="replay_upload__widget").upload("good.csv", GOOD_RUN.encode(), "text/csv").run()
     assert not at.error and int(metric(at, "Cases replayed")) == 30

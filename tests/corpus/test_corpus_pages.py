@@ -11,9 +11,9 @@ from streamlit.testing.v1 import AppTest
 
 FILES = Path(__file__).parent / "files"
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGE_OF = {"run": ("pages/replay.py", "replay_source", "upload", "replay_upload__widget"),
-           "policy": ("pages/explorer.py", "policy_source", "upload", "policy_upload__widget"),
-           "log": ("pages/measure.py", "measure_source", "upload", "measure_upload__widget")}
+PAGE_OF = {"run": ("pages/replay-run.py", "replay_source", "upload", "replay_upload__widget"),
+           "policy": ("pages/protocol-explorer.py", "policy_source", "upload", "policy_upload__widget"),
+           "log": ("pages/measure-logs.py", "measure_source", "upload", "measure_upload__widget")}
 
 
 @pytest.mark.parametrize("path", sorted(p for p in FILES.iterdir() if p.name.split("_", 1)[0] in PAGE_OF),
@@ -24,7 +24,7 @@ def test_every_corpus_file_on_its_page_is_a_result_or_one_error(path, monkeypatc
     at = AppTest.from_file(APP, default_timeout=120)
     at.switch_page(page)
     at.run()
-    chooser = at.selectbox(key=source_key) if page == "pages/replay.py" else at.radio(key=source_key)
+    chooser = at.selectbox(key=source_key) if page == "pages/replay-run.py" else at.radio(key=source_key)
     chooser.set_value(upload_value).run()
     # The file's name is hostile too: it reaches the captions, the verdict and the error messages.
     name = f"![x](http://127.0.0.1:9/x.png) {path.name}"

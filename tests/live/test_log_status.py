@@ -190,7 +190,7 @@ def test_audit_status_loads_no_pandas_and_prints_what_the_replay_prints(tmp_path
 def test_a_label_with_the_next_case_shown_replays_the_log_once(tmp_path, monkeypatch, pool_size):
     """`audit label` shows the next case (a select on the strategy's state, which is then thrown
     away): the status it prints is read before that, not from a second replay of the whole log."""
-    from audit_core.analyses import live
+    from audit_core.analyses import live, open_audits
 
     db = tmp_path / "w.sqlite"
     audit = _create(db, "stratified", n=pool_size, budget=20)
@@ -201,7 +201,7 @@ def test_a_label_with_the_next_case_shown_replays_the_log_once(tmp_path, monkeyp
     replays = []
     monkeypatch.setattr(LiveAudit, "_fresh_state",
                         lambda self, _real=LiveAudit._fresh_state: replays.append(1) or _real(self))
-    live._open_audits.clear()                                # as in a new process
+    open_audits.kept.clear()                                # as in a new process
     action = live.record_label(audit.audit_id, case.case_id, 1, "ann", db=db)
     assert len(replays) == 1
     monkeypatch.undo()
@@ -211,7 +211,7 @@ def test_a_label_with_the_next_case_shown_replays_the_log_once(tmp_path, monkeyp
 
 
 def test_an_undo_replays_the_log_once_and_reports_what_a_replay_reports(tmp_path, monkeypatch):
-    from audit_core.analyses import live
+    from audit_core.analyses import live, open_audits
 
     db = tmp_path / "w.sqlite"
     audit = _create(db, "pre-learned", budget=20)
@@ -221,7 +221,7 @@ def test_an_undo_replays_the_log_once_and_reports_what_a_replay_reports(tmp_path
     replays = []
     monkeypatch.setattr(LiveAudit, "_fresh_state",
                         lambda self, _real=LiveAudit._fresh_state: replays.append(1) or _real(self))
-    live._open_audits.clear()                                # as in a new process
+    open_audits.kept.clear()                                # as in a new process
     action = live.undo_last_label(audit.audit_id, "ann", db=db)
     assert len(replays) == 1 and action.record.score == 0 and action.undone
     monkeypatch.undo()

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import audit_core.analyses.live as live_analyses
 import audit_core.live.store as store
+from audit_core.analyses import open_audits
 from audit_core.cli import main
 
 
@@ -78,9 +78,9 @@ def tiny_disk(tmp_path):
     if done.returncode != 0:
         pytest.skip("cannot mount a tmpfs here")
     yield mount_point
-    for opened in list(live_analyses._open_audits.values()):  # the workspace stays open in this process
+    for opened in list(open_audits.kept.values()):  # the workspace stays open in this process
         opened.conn.close()
-    live_analyses._open_audits.clear()
+    open_audits.kept.clear()
     if subprocess.run(["umount", str(mount_point)], capture_output=True).returncode != 0:
         subprocess.run(["umount", "-l", str(mount_point)], check=False)
 
@@ -110,7 +110,7 @@ def test_a_real_full_disk_while_labelling(audit, tiny_disk, capsys):
 def _tamper(db, sql, *params):
     # A new process (each command is one) opens the audit afresh; this one forgets the audits it
     # keeps open, as a restarted server would.
-    live_analyses._open_audits.clear()
+    open_audits.kept.clear()
     conn = sqlite3.connect(db)
     conn.execute(sql, params)
     conn.commit()

@@ -1,4 +1,4 @@
-"""AppTest of pages/measure.py: renders the bundled log, survives a bad upload with one error."""
+"""AppTest of pages/measure-logs.py: renders the bundled log, survives a bad upload with one error."""
 
 from pathlib import Path
 
@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 from audit_core.measure import load_response_log, measure
 from audit_core.measure.example import EXAMPLE_PATH
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "measure.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "measure-logs.py")
 TIMEOUT = 90
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from audit_core import analyses
-from audit_core.views import charts, stored
+from audit_core.views import charts, first_view, stored
 
 ROOT = Path(__file__).resolve().parents[2]
 FULL = ("target", "sham", "readout", "mapping")
@@ -20,8 +20,8 @@ FULL = ("target", "sham", "readout", "mapping")
 
 def test_every_stored_spec_is_the_one_altair_builds():
     on_file = json.loads(stored.STORE.read_text(encoding="utf-8"))
-    built = stored.first_view_specs()            # through Altair, keyed by inputs and code
-    assert set(on_file) == set(built), "the charts changed: rebuild them with python -m audit_core.views.stored"
+    built = first_view.first_view_specs()          # through Altair, keyed by inputs and code
+    assert set(on_file) == set(built), "the charts changed: rebuild them with python -m audit_core.views.first_view"
     for key, spec in built.items():
         assert on_file[key] == spec
 

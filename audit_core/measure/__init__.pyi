@@ -1,0 +1,28 @@
+"""Names of :mod:`audit_core.measure`, loaded on first use (``lazy_loader`` reads this stub)."""
+
+from .estimates import (
+    ALL_MODELS,
+    COMPOSITION,
+    ENGINE_ESTIMANDS,
+    ESTIMATES,
+    TRANSITION_ESTIMATES,
+    Estimate,
+    Measurement,
+    ModelMeasure,
+    TransitionMeasure,
+    UnitMeasure,
+    bootstrap_intervals,
+    cluster_bootstrap_weights,
+    engine_estimands,
+    measure,
+    paired_units,
+)
+from .invariance import Invariance, measure_invariance
+from .log import NON_ANSWER, ResponseLog, is_non_answer, load_response_log
+
+__all__ = [
+    "ALL_MODELS", "bootstrap_intervals", "cluster_bootstrap_weights", "COMPOSITION", "ENGINE_ESTIMANDS",
+    "engine_estimands", "Estimate", "ESTIMATES", "Invariance", "is_non_answer", "load_response_log",
+    "measure", "measure_invariance", "Measurement", "ModelMeasure", "NON_ANSWER", "paired_units",
+    "ResponseLog", "TRANSITION_ESTIMATES", "TransitionMeasure", "UnitMeasure",
+]
