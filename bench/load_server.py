@@ -400,8 +400,10 @@ async def measure_toggle_load(args, results: dict, figures: dict) -> None:
 
     The floor of each case is the bare page's toggle under the same load (the same number of
     sessions connected and clicking, the same hostile visitor)."""
-    rooms = [ToggleRoom("floor", Server("bench/toggle_floor_app.py", args.timeout), args.timeout),
-             ToggleRoom("explorer", Server("app.py", args.timeout), args.timeout)]
+    rooms = [ToggleRoom("floor", Server("bench/toggle_floor_app.py", args.timeout), args.timeout)]
+    if args.baseline:   # another checkout's explorer, as "before", in the same rounds
+        rooms.append(ToggleRoom("before", Server("app.py", args.timeout, cwd=Path(args.baseline)), args.timeout))
+    rooms.append(ToggleRoom("explorer", Server("app.py", args.timeout), args.timeout))
     try:
         for room in rooms:
             await room.open(args.idle, args.togglers)
@@ -426,7 +428,7 @@ async def measure_toggle_load(args, results: dict, figures: dict) -> None:
             with contextlib.suppress(Exception):
                 await room.close()
             room.server.stop()
-    labels = {"one": f"1 toggler beside {args.idle} idle", "many": f"{args.togglers} toggling at once",
+    labels = {"one": "1 toggler", "many": f"{args.togglers} toggling at once",
               "hostile": f"{args.togglers} toggling at once beside a hostile visitor"}
     for case, label in labels.items():
         for room in rooms:
@@ -435,9 +437,10 @@ async def measure_toggle_load(args, results: dict, figures: dict) -> None:
             figures[f"{room.name}_{case}_p50"] = round(statistics.median(values), 3)
             figures[f"{room.name}_{case}_p95"] = round(pct(values, 95), 3)
     for case in ("many", "hostile"):
-        ratio = figures[f"explorer_{case}_p95"] / figures[f"floor_{case}_p95"]
-        figures[f"ratio_{case}"] = round(ratio, 2)
-        results[f"explorer / floor p95, {labels[case]}"] = f"{ratio:.2f}x (goal <= 2x)"
+        for room in rooms[1:]:
+            ratio = figures[f"{room.name}_{case}_p95"] / figures[f"floor_{case}_p95"]
+            figures[f"{room.name}_ratio_{case}"] = round(ratio, 2)
+            results[f"{room.name} / floor p95, {labels[case]}"] = f"{ratio:.2f}x (goal <= 2x)"
 
 
 async def measure_workbench(name: str, root: Path, args, counts: list[int], results: dict) -> None:
