@@ -342,6 +342,7 @@ class Hostile:
     def __init__(self, server: Server, timeout: float):
         self.session = Session(server, timeout)
         self.runs = 0
+        self.stopping = False
 
     async def start(self) -> None:
         await self.session.connect()
@@ -349,15 +350,21 @@ class Hostile:
         self.task = asyncio.ensure_future(self._loop())
 
     async def _loop(self) -> None:
-        while True:
+        while not self.stopping:
             await self.session.rerun()
             self.runs += 1
 
     async def stop(self) -> None:
-        self.task.cancel()
+        # A flag, not only a cancel: Python 3.11's wait_for can swallow a cancellation that meets
+        # an arriving message, and the loop would go on for ever.
+        self.stopping = True
+        while not self.task.done():
+            self.task.cancel()
+            await asyncio.wait([self.task], timeout=1)
         with contextlib.suppress(asyncio.CancelledError, Exception):
-            await self.task
-        await self.session.close()
+            self.task.result()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.session.close(), timeout=10)
 
 
 class ToggleRoom:
@@ -407,12 +414,15 @@ async def measure_toggle_load(args, results: dict, figures: dict) -> None:
     try:
         for room in rooms:
             await room.open(args.idle, args.togglers)
+            print(f"{room.name}: {args.idle} idle and {args.togglers} togglers connected", flush=True)
         await asyncio.sleep(2)
         cases = {"one": (1, False), "many": (args.togglers, False), "hostile": (args.togglers, True)}
         times = {(room.name, case): [] for room in rooms for case in cases}
-        for _ in range(args.toggle_rounds):
+        for round_ in range(args.toggle_rounds):
+            print(f"round {round_ + 1} of {args.toggle_rounds}; load average {os.getloadavg()[0]:.1f}", flush=True)
             for case, (how_many, hostile) in cases.items():
                 for room in rooms:
+                    print(f"  {room.name}: {case}", flush=True)
                     visitor = Hostile(room.server, args.timeout) if hostile else None
                     if visitor:
                         await visitor.start()
