@@ -18,6 +18,12 @@ in its own process group, ended at the end) and measures:
 * isolation: every session then points its uploader at another session's uploaded file id; the
   server must not hand it that file (its page keeps its own count, never the other's).
 
+``--toggle-load`` measures only the toggles under load (issue 27 item 10), in one run: the floor
+(the bare page) and the explorer on two servers, each with ``--idle`` idle sessions, taking turns
+round by round: one toggler, ``--togglers`` sessions clicking at the same moment, and the same
+beside one hostile visitor (rapid full reruns of its page on the same server); p50 / p95 of each
+and the explorer's p95 over the floor's under the same load (goal: at most 2x).
+
 Bounded: at most 40 sessions, ``--timeout`` seconds per step, the whole run by ``--deadline``.
 Goals (issue 18): first pages p95 <= 2 s with 20 sessions, toggle p95 <= 300 ms, memory <= 1 GB.
 Prints the figures and the load average (the machine may be shared). Run by hand:
@@ -25,12 +31,14 @@ Prints the figures and the load average (the machine may be shared). Run by hand
     python bench/load_server.py            # everything
     python bench/load_server.py --skip-upload --sessions 10,20
     python bench/load_server.py --baseline /path/to/main/checkout   # before -> after in one run
+    python bench/load_server.py --toggle-load                       # toggles under load, with the floor
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -307,6 +315,144 @@ async def upload_session(server: Server, index: int, rows: int, timeout: float) 
     return session, n, info, seconds
 
 
+# ------------------------------------------------------------------ toggles under load (issue 27)
+
+async def toggle_once(session: Session, toggle: tuple[str, str], value: bool) -> float:
+    """Set the toggle (fragment id, widget id) to ``value`` and rerun its fragment; seconds."""
+    frag, wid = toggle
+    session.states[wid] = ("bool_value", value)
+    run = await session.rerun(session.page_name, fragment_id=frag)
+    if run.status != ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY or run.exceptions:
+        raise RuntimeError(f"a toggle's rerun (status {run.status}) did not finish cleanly: {run.exceptions[:1]}")
+    return run.seconds
+
+
+def target_toggle(first: Run, label: str = "target") -> tuple[tuple[str, str], bool]:
+    found = [(frag, el) for frag, el in first.widgets("checkbox") if el.checkbox.label == label]
+    if not found:
+        raise RuntimeError(f"no toggle {label!r} on the page")
+    frag, element = found[0]
+    return (frag, element.checkbox.id), element.checkbox.default
+
+
+class Hostile:
+    """One hostile visitor: its own session asks for a full rerun of its page again and again, as
+    fast as the server answers (a held-down reload key, a script in a loop), for as long as it runs."""
+
+    def __init__(self, server: Server, timeout: float):
+        self.session = Session(server, timeout)
+        self.runs = 0
+        self.stopping = False
+
+    async def start(self) -> None:
+        await self.session.connect()
+        await self.session.rerun()
+        self.task = asyncio.ensure_future(self._loop())
+
+    async def _loop(self) -> None:
+        while not self.stopping:
+            await self.session.rerun()
+            self.runs += 1
+
+    async def stop(self) -> None:
+        # A flag, not only a cancel: Python 3.11's wait_for can swallow a cancellation that meets
+        # an arriving message, and the loop would go on for ever.
+        self.stopping = True
+        while not self.task.done():
+            self.task.cancel()
+            await asyncio.wait([self.task], timeout=1)
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            self.task.result()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.session.close(), timeout=10)
+
+
+class ToggleRoom:
+    """One server with ``idle`` connected sessions (first page loaded) and ``togglers`` sessions
+    ready to click their page's ``target`` toggle."""
+
+    def __init__(self, name: str, server: Server, timeout: float):
+        self.name, self.server, self.timeout = name, server, timeout
+
+    async def open(self, idle: int, togglers: int) -> None:
+        _, self.idle = await first_pages(self.server, idle, self.timeout)
+        self.togglers = [Session(self.server, self.timeout) for _ in range(togglers)]
+        await asyncio.gather(*(s.connect() for s in self.togglers))
+        firsts = [await s.rerun() for s in self.togglers]   # one by one: a warm page each
+        self.toggles = [target_toggle(first) for first in firsts]
+        self.values = [value for _, value in self.toggles]
+        for session, (toggle, value) in zip(self.togglers, self.toggles, strict=True):   # both supports once
+            await toggle_once(session, toggle, not value)
+            await toggle_once(session, toggle, value)
+
+    async def click(self, how_many: int) -> list[float]:
+        """The first ``how_many`` togglers click at once (each flips its toggle); seconds each."""
+        async def one(i: int) -> float:
+            self.values[i] = not self.values[i]
+            return await toggle_once(self.togglers[i], self.toggles[i][0], self.values[i])
+        return list(await asyncio.gather(*(one(i) for i in range(how_many))))
+
+    async def close(self) -> None:
+        await asyncio.gather(*(s.close() for s in self.idle + self.togglers), return_exceptions=True)
+
+
+async def measure_toggle_load(args, results: dict, figures: dict) -> None:
+    """Issue 27 item 10, in one run: the floor (the bare page, ``bench/toggle_floor_app.py``) and
+    the explorer, each on its own server with ``--idle`` idle sessions connected, measured in
+    alternating rounds so the machine's load hits both alike:
+
+    * one toggler beside the idle sessions;
+    * ``--togglers`` sessions clicking their toggle at the same moment;
+    * the same beside one hostile visitor (rapid full reruns of its page, on the same server).
+
+    The floor of each case is the bare page's toggle under the same load (the same number of
+    sessions connected and clicking, the same hostile visitor)."""
+    rooms = [ToggleRoom("floor", Server("bench/toggle_floor_app.py", args.timeout), args.timeout)]
+    if args.baseline:   # another checkout's explorer, as "before", in the same rounds
+        rooms.append(ToggleRoom("before", Server("app.py", args.timeout, cwd=Path(args.baseline)), args.timeout))
+    rooms.append(ToggleRoom("explorer", Server("app.py", args.timeout), args.timeout))
+    try:
+        for room in rooms:
+            await room.open(args.idle, args.togglers)
+            print(f"{room.name}: {args.idle} idle and {args.togglers} togglers connected", flush=True)
+        await asyncio.sleep(2)
+        cases = {"one": (1, False), "many": (args.togglers, False), "hostile": (args.togglers, True)}
+        times = {(room.name, case): [] for room in rooms for case in cases}
+        for round_ in range(args.toggle_rounds):
+            print(f"round {round_ + 1} of {args.toggle_rounds}; load average {os.getloadavg()[0]:.1f}", flush=True)
+            for case, (how_many, hostile) in cases.items():
+                for room in rooms:
+                    print(f"  {room.name}: {case}", flush=True)
+                    visitor = Hostile(room.server, args.timeout) if hostile else None
+                    if visitor:
+                        await visitor.start()
+                        await asyncio.sleep(0.3)
+                    try:
+                        for _ in range(args.toggles if how_many == 1 else 1):
+                            times[(room.name, case)] += await room.click(how_many)
+                    finally:
+                        if visitor:
+                            await visitor.stop()
+    finally:
+        for room in rooms:
+            with contextlib.suppress(Exception):
+                await room.close()
+            room.server.stop()
+    labels = {"one": "1 toggler", "many": f"{args.togglers} toggling at once",
+              "hostile": f"{args.togglers} toggling at once beside a hostile visitor"}
+    for case, label in labels.items():
+        for room in rooms:
+            values = times[(room.name, case)]
+            results[f"{room.name}: {label} (+{args.idle} idle)"] = summary(values)
+            figures[f"{room.name}_{case}_p50"] = round(statistics.median(values), 3)
+            figures[f"{room.name}_{case}_p95"] = round(pct(values, 95), 3)
+    for case in ("many", "hostile"):
+        for room in rooms[1:]:
+            ratio = figures[f"{room.name}_{case}_p95"] / figures[f"floor_{case}_p95"]
+            figures[f"{room.name}_ratio_{case}"] = round(ratio, 2)
+            results[f"{room.name} / floor p95, {labels[case]}"] = f"{ratio:.2f}x (goal <= 2x)"
+
+
 async def measure_workbench(name: str, root: Path, args, counts: list[int], results: dict) -> None:
     """Every workbench figure on one server started from ``root`` (this checkout, or a baseline)."""
     server = Server("app.py", args.timeout, cwd=root)
@@ -366,6 +512,17 @@ async def main(args: argparse.Namespace) -> int:
         raise SystemExit(f"at most {MAX_SESSIONS} sessions")
     print(f"load average at start: {os.getloadavg()}  (cores: {os.cpu_count()})", flush=True)
     results: dict[str, str] = {}
+    if args.toggle_load:
+        if args.idle + args.togglers + 1 > MAX_SESSIONS:
+            raise SystemExit(f"at most {MAX_SESSIONS} sessions")
+        figures: dict[str, float] = {}
+        await measure_toggle_load(args, results, figures)
+        print(f"load average at end: {os.getloadavg()}")
+        width = max(map(len, results))
+        for key, value in results.items():
+            print(f"{key:<{width}}  {value}")
+        print(json.dumps({"load_average": os.getloadavg(), **figures}))
+        return 0
 
     # The floor: a bare Streamlit page.
     floor = Server("bench/toggle_floor_app.py", args.timeout)
@@ -400,6 +557,13 @@ if __name__ == "__main__":
     parser.add_argument("--upload-mb", type=float, default=10.0)
     parser.add_argument("--upload-concurrency", type=int, default=4, help="uploads in flight at once (default 4)")
     parser.add_argument("--skip-upload", action="store_true")
+    parser.add_argument("--toggle-load", action="store_true",
+                        help="only the toggles under load (issue 27 item 10): the floor and the explorer, "
+                             "one toggler, --togglers at once, and the same beside a hostile visitor")
+    parser.add_argument("--idle", type=int, default=20, help="idle sessions beside the togglers (default 20)")
+    parser.add_argument("--togglers", type=int, default=10, help="sessions toggling at once (default 10)")
+    parser.add_argument("--toggle-rounds", type=int, default=6,
+                        help="rounds of the toggle cases, floor and explorer taking turns (default 6)")
     parser.add_argument("--baseline", metavar="DIR", help="another checkout (e.g. the main branch) measured first "
                                                             "in the same run, as 'before'")
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per step (default 180)")

@@ -1,7 +1,7 @@
 """Every ``st.cache_*`` wrapper of the dashboard, keyed by one content key per source.
 
-Sources (parsed input files), the lattice of a class and replays of a run are cached with
-``cache_resource``: they are frozen objects the engine never changes, and an upload is parsed
+Sources (parsed input files), the lattice of a class, the explorer's view of a support and replays
+of a run are cached with ``cache_resource``: they are frozen objects the engine never changes, and an upload is parsed
 (and replayed with given choices) once however many pages and sessions use it. Other analyses (engine
 result + tables + charts + report section) are cached with ``cache_data``, which hands every
 session its own copy, so nothing one session holds can change what another sees. Every cache is
@@ -77,7 +77,9 @@ def support_lattice(policy_key: str, estimand: str, _policy: Source):
     return analyses.support_lattice(_policy, estimand)
 
 
-@st.cache_data(show_spinner=False, max_entries=512, ttl=TTL)
+# One shared object per support (not cache_data's copy per session and rerun: unpickling the view
+# was a third of a toggle's rerun). The view is frozen and the explorer only reads it.
+@st.cache_resource(show_spinner=False, max_entries=512, ttl=TTL)
 def explore_support(policy_key: str, components: tuple[str, ...], estimand: str,
                     cells: tuple[str, ...] | None, _policy: Source):
     try:

@@ -10,10 +10,40 @@ tests/app/test_layout_browser.py measures the plot after a *Present* toggle and 
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import pandas as pd
 import streamlit as st
+from streamlit import dataframe_util
 
 from audit_core.report import chart_png, chart_svg, safe_csv_bytes
+
+# A stored spec (one object a shared cache hands every session: ``stored=True``) with its named
+# datasets already in the Arrow bytes Streamlit sends. st.vega_lite_chart converts a dataset given
+# as rows on every call (the explorer's lattice: two per toggle, ~40% of a toggle's rerun); given
+# bytes it sends them as they are. The same call Streamlit makes, so the same bytes reach the browser.
+_PREPARED: OrderedDict[int, tuple[dict, dict]] = OrderedDict()
+_PREPARED_ENTRIES = 256
+_PREPARED_LOCK = threading.Lock()
+
+
+def _with_arrow_datasets(spec: dict) -> dict:
+    with _PREPARED_LOCK:
+        found = _PREPARED.get(id(spec))
+        if found is not None and found[0] is spec:
+            _PREPARED.move_to_end(id(spec))
+            return found[1]
+    datasets = spec.get("datasets")
+    if not isinstance(datasets, dict) or not all(isinstance(rows, list) for rows in datasets.values()):
+        return spec
+    prepared = {**spec, "datasets": {name: dataframe_util.convert_anything_to_arrow_bytes(rows)
+                                     for name, rows in datasets.items()}}
+    with _PREPARED_LOCK:
+        _PREPARED[id(spec)] = (spec, prepared)   # the spec kept alive with it: its id is not reused
+        while len(_PREPARED) > _PREPARED_ENTRIES:
+            _PREPARED.popitem(last=False)
+    return prepared
 
 
 def _chart_name(spec: dict) -> str:
@@ -24,10 +54,11 @@ def _chart_name(spec: dict) -> str:
     return "-".join(filter(None, slug.split("-")))[:60] or "chart"
 
 
-def show_chart(spec: dict, *, key: str | None = None, on_select=None, export: bool = True):
+def show_chart(spec: dict, *, key: str | None = None, on_select=None, export: bool = True, stored: bool = False):
     """Draw a Vega-Lite spec full width without Streamlit's theme (report and app look alike),
-    with PNG and SVG downloads rendered offline by vl-convert when clicked."""
-    shown = st.vega_lite_chart(spec, width="stretch", theme=None, key=key,
+    with PNG and SVG downloads rendered offline by vl-convert when clicked. ``stored``: the spec
+    is a shared cached object that never changes (its datasets are converted once, not per rerun)."""
+    shown = st.vega_lite_chart(_with_arrow_datasets(spec) if stored else spec, width="stretch", theme=None, key=key,
                                on_select=on_select or "ignore")
     if export:
         name = _chart_name(spec)

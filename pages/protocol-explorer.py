@@ -339,7 +339,7 @@ def show_details(view) -> None:
             # browser swaps the rows in place instead of drawing the chart again.
             # Only the Hasse diagram has nodes to click: Streamlit refuses on_select on a chart
             # without a selection (the level-by-level chart of 6-12 components).
-            _shared.show_chart(view.lattice_chart, key=chart_key,
+            _shared.show_chart(view.lattice_chart, key=chart_key, stored=True,
                                on_select=(lambda: on_lattice_pick(chart_key, component_names))
                                if view.lattice_clickable else None)
     with right:
@@ -350,17 +350,14 @@ def show_details(view) -> None:
         if len(classes) > MAX_LISTED_COLLISIONS:
             _shared.show_table(classes)
         else:  # wrapped text: member lists are too long for a narrow table column
-            st.text("\n\n".join(f"Class {row['class']} (τ = {row['τ values']}; {row['size']} "
-                                 f"polic{'y' if row['size'] == 1 else 'ies'}): {row['members']}"
-                                 for row in classes.to_dict(orient="records")))
+            st.text(view.class_text)
         if ident.mixture_signatures:
             st.markdown("**Mixtures** occupy these classes (weights are not identifiable):")
             mixtures = view.mixture_table
             if len(mixtures) > MAX_LISTED_COLLISIONS:
                 _shared.show_table(mixtures)
             else:  # a text line per mixture: no table widget to rebuild on every toggle
-                st.text("\n".join(f"{row['mixture']}: class{'es' if ',' in row['classes occupied'] else ''} "
-                                   f"{row['classes occupied']}" for row in mixtures.to_dict(orient="records")))
+                st.text(view.mixture_text)
 
     st.subheader("Collisions")
     if not ident.collisions:
@@ -372,14 +369,11 @@ def show_details(view) -> None:
         if len(collisions) > MAX_LISTED_COLLISIONS:
             _shared.show_table(collisions)
         else:  # the cell lists are long; as wrapped text they stay readable on a projector
-            st.text("\n\n".join(f"{row['policy A']} ≡ {row['policy B']} (τ {row['τ(A)']} vs {row['τ(B)']}): "
-                                 f"any one of {row['# separating cells']} cells separates them: "
-                                 f"{row['cells that would separate them']}"
-                                 for row in collisions.to_dict(orient="records")))
+            st.text(view.collision_text)
 
     # The heat map is the heaviest chart: drawn on request, so it stays out of the toggle's path.
     if st.toggle("Show the policy × cell responses", key=_shared.kept("explorer_heatmap")):
-        _shared.show_chart(view.heatmap_chart)
+        _shared.show_chart(view.heatmap_chart, stored=True)
     _shared.register_section(view.section)
 
 

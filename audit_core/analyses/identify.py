@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import pandas as pd
 
@@ -99,6 +100,29 @@ class SupportExploration(Displayed):
             return ()
         have = set(self.identification.cells)
         return tuple(c for c in self.repair.supports[0] if c not in have)
+
+    # The lists as wrapped text (the explorer shows a short list as one text element, a long one as
+    # its table): written once per support, not on every toggle's rerun.
+    @cached_property
+    def class_text(self) -> str:
+        """One paragraph per equivalence class: its τ values, size and members."""
+        return "\n\n".join(f"Class {row['class']} (τ = {row['τ values']}; {row['size']} "
+                            f"polic{'y' if row['size'] == 1 else 'ies'}): {row['members']}"
+                            for row in self.class_table.to_dict(orient="records"))
+
+    @cached_property
+    def mixture_text(self) -> str:
+        """One line per mixture: the classes it occupies."""
+        return "\n".join(f"{row['mixture']}: class{'es' if ',' in row['classes occupied'] else ''} "
+                         f"{row['classes occupied']}" for row in self.mixture_table.to_dict(orient="records"))
+
+    @cached_property
+    def collision_text(self) -> str:
+        """One paragraph per collision: the pair, its τ values and the cells that would separate it."""
+        return "\n\n".join(f"{row['policy A']} ≡ {row['policy B']} (τ {row['τ(A)']} vs {row['τ(B)']}): "
+                            f"any one of {row['# separating cells']} cells separates them: "
+                            f"{row['cells that would separate them']}"
+                            for row in self.collision_table.to_dict(orient="records"))
 
 
 def identify_support(policy: Source, components: Sequence[str] | None = None, estimand: str = "tau_full",
