@@ -62,29 +62,28 @@ def warm_replay() -> None:
         return
     groups = tuple(g for g in defaults.subgroups if g in columns)
     order = defaults.order if defaults.order in columns else False
-    labels = _cache.score_labels(source.key, score, source)
+    labels = _cache.score_labels(source, score)
     if labels is not None and labels.needs_mapping:  # the page asks for a mapping first
         return
     d = analyses.AuditParams.for_style(table.style)   # the page's widgets start at the style's defaults
     params = analyses.AuditParams.from_thresholds(table.style, q=d.q, alpha=d.alpha, m=d.m, q_mod=d.q_mod,
                                                   q_aud=d.q_aud, eta=d.eta)
-    _cache.replay_run(source.key, score, groups, order, repr(params.to_dict()), analyses.DEFAULT_MODEL_PROCESS,
-                      analyses.DEFAULT_AUDITOR_PROCESS, (), False, source, params)   # as the page: no row left out
+    _cache.replay_run(source, score, groups, order, analyses.DEFAULT_MODEL_PROCESS,
+                      analyses.DEFAULT_AUDITOR_PROCESS, (), False, params)   # as the page: no row left out
 
 
 def warm_measure() -> None:
     """Measure's first view: the bundled response log at the page's default interval settings."""
     from audit_core.analyses.measure import INTERVALS
     source = _uploads.bundled_source("response_log")
-    _cache.measure_log(source.key, 2000, 0, 0.95, next(iter(INTERVALS)), source)
+    _cache.measure_log(source, 2000, 0, 0.95, next(iter(INTERVALS)))
 
 
 def warm_compare() -> None:
     """Compare's first view: the bundled set of four runs, A and B its first two, margin 0.02."""
     source = _uploads.bundled_source("run", "compare:gpqa")
     params = analyses.audit_params(analyses.resolve_style(None, source.value.style))  # as the Compare page
-    _cache.compare_runs((source.key,), None, None, repr(params.to_dict()), 0.95, float(analyses.COMPARE_MARGIN),
-                        None, (0, 1), (source,), params)
+    _cache.compare_runs((source,), None, None, 0.95, float(analyses.COMPARE_MARGIN), None, (0, 1), params)
 
 
 def warm_supports_page() -> None:
@@ -97,8 +96,7 @@ def warm_supports_page() -> None:
     if len(values) != 2:   # more values: the page starts from a cost table
         return
     estimand = next(iter(analyses.available_estimands(pc)))
-    _cache.check_supports(policy.key, estimand, tuple(sorted({values[0]: 1.0, values[1]: 1.0}.items())), (), (),
-                          10.0, policy)
+    _cache.check_supports(policy, estimand, tuple(sorted({values[0]: 1.0, values[1]: 1.0}.items())), (), (), 10.0)
 
 
 def warm_testbed() -> None:

@@ -112,8 +112,8 @@ subgroups = tuple(chosen_groups) or None
 
 def compare(pair: tuple[int, int]):
     params = audit_params(resolve_style(None, sources[0].value.style))  # run A's own style, as the CLI and API
-    return _cache.compare_runs(tuple(s.key for s in sources), score, subgroups, repr(params.to_dict()),
-                               float(confidence), float(margin), int(budget) or None, pair, tuple(sources), params)
+    return _cache.compare_runs(tuple(sources), score, subgroups, float(confidence), float(margin),
+                               int(budget) or None, pair, params)
 
 
 try:

@@ -72,7 +72,7 @@ with st.expander("Interval settings"):
                         format_func=INTERVALS.get)
 
 _shared.write_link(LINK, shareable=source.bundled)
-view = _cache.measure_log(source.key, n_boot, seed, confidence, interval, source)
+view = _cache.measure_log(source, n_boot, seed, confidence, interval)
 result, pooled = view.result, view.result.pooled
 
 _shared.show_verdict(view.verdict)

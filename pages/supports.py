@@ -96,7 +96,7 @@ if st.session_state[REQUEST_KEY] != request:
 
 try:
     with st.spinner("Solving with CP-SAT…"):
-        search = _cache.check_supports(policy.key, estimand, cost, must, exclude, time_limit, policy)
+        search = _cache.check_supports(policy, estimand, cost, must, exclude, time_limit)
 except InputError as exc:
     _shared.show_input_error(exc, "these constraints", "Change them and press Solve again.")
     _shared.stop_page()
