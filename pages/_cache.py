@@ -118,7 +118,7 @@ def warm_supports(policy: Source, estimand: str) -> None:
                     explore_support(policy, combo, estimand, None)
                 except Exception:  # noqa: BLE001  (a warm-up never fails a page: the toggle computes it)
                     return
-        # The first page needed no solver (stored suggestions); Minimal supports does: load it now.
+        # The first page needed no solver (its results kept on disk); Minimal supports does: load it now.
         _runs.wait_until_idle()
         analyses.load_solver()
 
