@@ -14,6 +14,7 @@ import streamlit as st
 from audit_core.analyses import ESTIMANDS, available_estimands
 from audit_core.errors import InputError
 from pages import _cache, _shared, _uploads
+from pages._first_views import SUPPORTS as FIRST
 
 REQUEST_KEY = "synthesis_request"
 
@@ -60,7 +61,7 @@ with st.form("synthesis"):
         cost_axis = st.selectbox("Axis that sets the cost", axes, key=_shared.kept("syn_axis"))
         values = list(pc.axes[cost_axis])
         if len(values) == 2:
-            ratio = st.slider(f"Cost of '{values[1]}' relative to '{values[0]}'", 1.0, 10.0, 1.0, 0.5,
+            ratio = st.slider(f"Cost of '{values[1]}' relative to '{values[0]}'", 1.0, 10.0, FIRST.ratio, 0.5,
                               key=_shared.kept(f"syn_ratio_{cost_axis}"), help="1 = every cell costs the same.")
             axis_cost = {values[0]: 1.0, values[1]: float(ratio)}
         else:
@@ -68,7 +69,7 @@ with st.form("synthesis"):
                                                   "cost": [last_costs.get(v, 1.0) for v in values]}),
                                     disabled=["value"], hide_index=True, key="axis_costs")
             axis_cost = dict(zip(edited["value"], edited["cost"].astype(float), strict=False))
-        time_limit = st.number_input("Time limit (seconds)", 0.5, 600.0, 10.0, 0.5, key=_shared.kept("syn_time"),
+        time_limit = st.number_input("Time limit (seconds)", 0.5, 600.0, FIRST.time_limit, 0.5, key=_shared.kept("syn_time"),
                                      help="Limit of the whole search; a support found by then is reported "
                                           "with its cost, a proven lower bound and the gap.")
     with c2:
