@@ -99,7 +99,8 @@ def cached(kind: str, inputs: Any, compute: Callable[[], T], encode: Callable[[T
 
 def _write(path: Path, entry: dict) -> None:
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.parent.parent.mkdir(mode=0o700, parents=True, exist_ok=True)   # the folder: its owner's only
+        path.parent.mkdir(mode=0o700, exist_ok=True)
         text = json.dumps(entry, sort_keys=True, ensure_ascii=False, default=str)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
         try:

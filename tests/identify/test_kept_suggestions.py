@@ -90,6 +90,13 @@ def test_the_cache_ignores_what_it_cannot_trust(cache):
     assert not list((cache / "k").glob(".tmp-*"))                         # no temporary file left
 
 
+def test_a_new_folder_is_its_owners_only(monkeypatch, tmp_path):
+    monkeypatch.setenv(results_cache.ENV, str(tmp_path / "new"))
+    results_cache.cached("k", 1, lambda: 1)
+    assert (tmp_path / "new").stat().st_mode & 0o777 == 0o700
+    assert (tmp_path / "new" / "k").stat().st_mode & 0o777 == 0o700
+
+
 def test_off_or_an_unwritable_folder_means_computing_every_time(monkeypatch, tmp_path):
     monkeypatch.setenv(results_cache.ENV, "off")
     assert results_cache.folder() is None
