@@ -111,10 +111,8 @@ def upload_source(kind: str, label: str, types: list[str], help: str | None = No
 
 
 def load_upload(kind: str, upload: Upload, policy: Source | None = None) -> Source:
-    policy_key = policy.key if policy is not None else ""
     data = list(upload.parts) if upload.parts else upload.data   # several files: (name, bytes) pairs
-    return _cache.source(kind, upload.key if not policy_key else f"{upload.key}+{policy_key}", data,
-                         upload.name, policy_key, policy, upload.edited_from)
+    return _cache.source(kind, upload.key, data, upload.name, policy, upload.edited_from)
 
 
 def bundled_source(kind: str, key: str | None = None) -> Source:

@@ -7,9 +7,9 @@ and computing the page's bundled default view (Replay replays the bundled record
 its charts; Measure bootstraps the bundled response log; Compare replays two bundled runs; Testbed
 generates the default items; Minimal supports solves the bundled class). Both go into what every
 session shares: ``sys.modules`` and the ``pages/_cache.py`` caches, called with the arguments the
-page passes on its first run (tests/app/test_page_warm_up.py checks that a page's first run after
-the warm-up computes none of them). Numbers are the engine's, computed by the same cached calls;
-nothing is stored on disk.
+page passes on its first run, each page's first view declared once in ``pages/_first_views.py``
+(tests/app/test_page_warm_up.py checks that a page's first run after the warm-up computes none of
+them). Numbers are the engine's, computed by the same cached calls, kept in memory only.
 
 Uploads are never warmed. The warm-up waits for the explorer's own warm-up (the supports of the
 bundled class and the solver, pages/_cache.py) so a visitor toggling on the first page goes first,
@@ -25,6 +25,7 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx
 
 from audit_core import analyses
 from pages import _cache, _runs, _uploads
+from pages._first_views import COMPARE, MEASURE, SUPPORTS, TESTBED
 
 # app.py imports this module on a fresh server's first run: it names the use cases' choices
 # (analyses.BUNDLED, analyses.ALL_DIRECTIONS ...) only inside the steps, so importing it loads
@@ -62,34 +63,34 @@ def warm_replay() -> None:
         return
     groups = tuple(g for g in defaults.subgroups if g in columns)
     order = defaults.order if defaults.order in columns else False
-    labels = _cache.score_labels(source.key, score, source)
+    labels = _cache.score_labels(source, score)
     if labels is not None and labels.needs_mapping:  # the page asks for a mapping first
         return
     d = analyses.AuditParams.for_style(table.style)   # the page's widgets start at the style's defaults
     params = analyses.AuditParams.from_thresholds(table.style, q=d.q, alpha=d.alpha, m=d.m, q_mod=d.q_mod,
                                                   q_aud=d.q_aud, eta=d.eta)
-    _cache.replay_run(source.key, score, groups, order, repr(params.to_dict()), analyses.DEFAULT_MODEL_PROCESS,
-                      analyses.DEFAULT_AUDITOR_PROCESS, (), False, source, params)   # as the page: no row left out
+    _cache.replay_run(source, score, groups, order, analyses.DEFAULT_MODEL_PROCESS,
+                      analyses.DEFAULT_AUDITOR_PROCESS, (), False, params)   # as the page: no row left out
 
 
 def warm_measure() -> None:
-    """Measure's first view: the bundled response log at the page's default interval settings."""
+    """Measure's first view: the bundled response log at the page's first interval settings."""
     from audit_core.analyses.measure import INTERVALS
     source = _uploads.bundled_source("response_log")
-    _cache.measure_log(source.key, 2000, 0, 0.95, next(iter(INTERVALS)), source)
+    _cache.measure_log(source, MEASURE.n_boot, MEASURE.seed, MEASURE.confidence, next(iter(INTERVALS)))
 
 
 def warm_compare() -> None:
-    """Compare's first view: the bundled set of four runs, A and B its first two, margin 0.02."""
-    source = _uploads.bundled_source("run", "compare:gpqa")
+    """Compare's first view: the bundled set of runs, A and B its first two, the engine's margin."""
+    source = _uploads.bundled_source("run", COMPARE.run_set)
     params = analyses.audit_params(analyses.resolve_style(None, source.value.style))  # as the Compare page
-    _cache.compare_runs((source.key,), None, None, repr(params.to_dict()), 0.95, float(analyses.COMPARE_MARGIN),
-                        None, (0, 1), (source,), params)
+    _cache.compare_runs((source,), None, None, COMPARE.confidence, float(analyses.COMPARE_MARGIN),
+                        COMPARE.budget or None, COMPARE.pair, params)
 
 
 def warm_supports_page() -> None:
-    """Minimal supports' first view: the bundled class, its first estimand, every cell costing the
-    same (per value of the readout axis, ratio 1), nothing required or excluded, 10 s limit."""
+    """Minimal supports' first view: the bundled class, its first estimand, costs per value of the
+    readout axis at the page's first ratio, nothing required or excluded, its first time limit."""
     policy = _uploads.bundled_source("policy_class")
     pc = policy.value
     axes = list(pc.axes)
@@ -97,13 +98,14 @@ def warm_supports_page() -> None:
     if len(values) != 2:   # more values: the page starts from a cost table
         return
     estimand = next(iter(analyses.available_estimands(pc)))
-    _cache.check_supports(policy.key, estimand, tuple(sorted({values[0]: 1.0, values[1]: 1.0}.items())), (), (),
-                          10.0, policy)
+    cost = {values[0]: 1.0, values[1]: float(SUPPORTS.ratio)}
+    _cache.check_supports(policy, estimand, tuple(sorted(cost.items())), (), (), SUPPORTS.time_limit)
 
 
 def warm_testbed() -> None:
-    """Testbed's first view: 24 clusters, seed 0, every direction, depth 3, 6 distractors."""
-    _cache.generate_testbed(24, 0, tuple(analyses.ALL_DIRECTIONS), 3, 6)
+    """Testbed's first view: its first clusters, seed, depth and distractors, every direction."""
+    _cache.generate_testbed(TESTBED.n_clusters, TESTBED.seed, tuple(analyses.ALL_DIRECTIONS), TESTBED.depth,
+                            TESTBED.distractors)
 
 
 STEPS = (("imports", import_use_cases), ("supports", warm_supports_page), ("replay", warm_replay),

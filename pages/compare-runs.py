@@ -19,9 +19,10 @@ from audit_core.analyses import BUNDLED, COMPARE_MARGIN, audit_params, resolve_s
 from audit_core.errors import InputError
 from audit_core.report import format as fmt
 from pages import _cache, _shared, _uploads
+from pages._first_views import COMPARE as FIRST
 
 SET, RUNS = "set", "runs"
-BUNDLED_SET = "compare:gpqa"
+BUNDLED_SET = FIRST.run_set
 UPLOAD, NONE = "upload", "none"
 RUN_KEYS = [k for k in BUNDLED if k != "recorded_run"] + [UPLOAD]
 LABELS = {**{k: f"Bundled: {BUNDLED[k].title}" for k in BUNDLED}, UPLOAD: "Upload a run (CSV or log)",
@@ -102,10 +103,10 @@ margin = c1.select_slider("Margin δ of B − A (agreed beforehand)", MARGINS, v
                           key=_shared.kept("compare_margin"), format_func=lambda v: f"{v:g}",
                           help="B better: lower bound above δ; A better: upper bound below −δ; equivalent: both "
                                "inside ±δ; non-inferior: lower bound above −δ. Choose it before looking.")
-budget = c2.number_input("Budget (paired cases planned; 0 = open-ended)", min_value=0, value=0, step=50,
+budget = c2.number_input("Budget (paired cases planned; 0 = open-ended)", min_value=0, value=FIRST.budget, step=50,
                          key=_shared.kept("compare_budget"),
                          help="Undecided at the budget is 'inconclusive at the budget'; before it, 'continue'.")
-confidence = c3.select_slider("Confidence", [0.8, 0.9, 0.95, 0.99], value=0.95, key=_shared.kept("compare_confidence"))
+confidence = c3.select_slider("Confidence", [0.8, 0.9, 0.95, 0.99], value=FIRST.confidence, key=_shared.kept("compare_confidence"))
 with st.expander("Roles"):
     r1, r2 = st.columns(2)
     score = r1.selectbox("Score column, scorer or metric (every run)", score_options, key=_shared.kept("compare_score"),
@@ -117,12 +118,12 @@ subgroups = tuple(chosen_groups) or None
 
 def compare(pair: tuple[int, int]):
     params = audit_params(resolve_style(None, sources[0].value.style))  # run A's own style, as the CLI and API
-    return _cache.compare_runs(tuple(s.key for s in sources), score, subgroups, repr(params.to_dict()),
-                               float(confidence), float(margin), int(budget) or None, pair, tuple(sources), params)
+    return _cache.compare_runs(tuple(sources), score, subgroups, float(confidence), float(margin),
+                               int(budget) or None, pair, params)
 
 
 try:
-    view = compare((0, 1))
+    view = compare(FIRST.pair)
     if len(view.names) > 2:   # which two runs are A and B: by name, from the runs themselves
         p1, p2 = st.columns(2)
         for key, index in (("compare_pair_A", 0), ("compare_pair_B", 1)):

@@ -16,6 +16,7 @@ import streamlit as st
 from audit_core.analyses.measure import INTERVALS
 from audit_core.report import format as fmt
 from pages import _cache, _shared, _uploads
+from pages._first_views import MEASURE as FIRST
 
 BUNDLED, UPLOAD, SEVERAL = "bundled", "upload", "several"
 
@@ -68,16 +69,16 @@ source = source or _uploads.bundled_source("response_log")
 
 with st.expander("Interval settings"):
     c1, c2, c3, c4 = st.columns(4)
-    n_boot = int(c1.number_input("Bootstrap replicates", min_value=0, max_value=20000, value=2000, step=500,
+    n_boot = int(c1.number_input("Bootstrap replicates", min_value=0, max_value=20000, value=FIRST.n_boot, step=500,
                                  key=_shared.kept("measure_boot"), help="Clusters are resampled with replacement."))
-    seed = int(c2.number_input("Seed", min_value=0, value=0, step=1, key=_shared.kept("measure_seed")))
-    confidence = float(c3.select_slider("Confidence", options=[0.8, 0.9, 0.95, 0.99], value=0.95,
+    seed = int(c2.number_input("Seed", min_value=0, value=FIRST.seed, step=1, key=_shared.kept("measure_seed")))
+    confidence = float(c3.select_slider("Confidence", options=[0.8, 0.9, 0.95, 0.99], value=FIRST.confidence,
                                         key=_shared.kept("measure_confidence")))
     interval = c4.radio("Error bars", list(INTERVALS), key=_shared.kept("measure_interval"),
                         format_func=INTERVALS.get)
 
 _shared.write_link(LINK, shareable=source.bundled)
-view = _cache.measure_log(source.key, n_boot, seed, confidence, interval, source)
+view = _cache.measure_log(source, n_boot, seed, confidence, interval)
 result, pooled = view.result, view.result.pooled
 
 _shared.show_verdict(view.verdict)

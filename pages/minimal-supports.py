@@ -19,6 +19,7 @@ from audit_core.analyses import ESTIMANDS, available_estimands
 from audit_core.errors import InputError
 from audit_core.report import format as fmt
 from pages import _cache, _shared, _uploads
+from pages._first_views import SUPPORTS as FIRST
 
 REQUEST_KEY = "synthesis_request"
 
@@ -65,7 +66,7 @@ with st.form("synthesis"):
         cost_axis = st.selectbox("Axis that sets the cost", axes, key=_shared.kept("syn_axis"))
         values = list(pc.axes[cost_axis])
         if len(values) == 2:
-            ratio = st.slider(f"Cost of '{values[1]}' relative to '{values[0]}'", 1.0, 10.0, 1.0, 0.5,
+            ratio = st.slider(f"Cost of '{values[1]}' relative to '{values[0]}'", 1.0, 10.0, FIRST.ratio, 0.5,
                               key=_shared.kept(f"syn_ratio_{cost_axis}"), help="1 = every cell costs the same.")
             axis_cost = {values[0]: 1.0, values[1]: float(ratio)}
         else:
@@ -73,7 +74,7 @@ with st.form("synthesis"):
                                                   "cost": [last_costs.get(v, 1.0) for v in values]}),
                                     disabled=["value"], hide_index=True, key="axis_costs")
             axis_cost = dict(zip(edited["value"], edited["cost"].astype(float), strict=False))
-        time_limit = st.number_input("Time limit (seconds)", 0.5, 600.0, 10.0, 0.5, key=_shared.kept("syn_time"),
+        time_limit = st.number_input("Time limit (seconds)", 0.5, 600.0, FIRST.time_limit, 0.5, key=_shared.kept("syn_time"),
                                      help="Limit of the whole search; a support found by then is reported "
                                           "with its cost, a proven lower bound and the gap.")
     with c2:
@@ -101,7 +102,7 @@ if st.session_state[REQUEST_KEY] != request:
 
 try:
     with st.spinner("Solving with CP-SAT…"):
-        search = _cache.check_supports(policy.key, estimand, cost, must, exclude, time_limit, policy)
+        search = _cache.check_supports(policy, estimand, cost, must, exclude, time_limit)
 except InputError as exc:
     _shared.show_input_error(exc, "these constraints", "Change them and press Solve again.")
     _shared.stop_page()

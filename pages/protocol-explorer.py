@@ -275,11 +275,11 @@ def support_view() -> None:
         st.caption("This class is too large to travel in a link: export it (JSON) and share the file.")
 
     try:
-        view = _cache.explore_support(policy.key, components, estimand, custom, policy)
+        view = _cache.explore_support(policy, components, estimand, custom)
     except InputError as exc:  # a custom cell list from a hand-edited link
         _shared.show_input_error(exc, "the cell list in the link", "Showing the component toggles instead.")
         st.session_state["custom_cells"] = custom = None
-        view = _cache.explore_support(policy.key, components, estimand, None, policy)
+        view = _cache.explore_support(policy, components, estimand, None)
     show_numbers(view, custom)
     with toggle_row:
         component_toggles()
@@ -384,7 +384,7 @@ def leave_one_out() -> None:
     st.caption("Collisions that appear when one component is dropped; a witness is a colliding pair, "
                "exclusive when no other removal produces it. The corollary is generated from the data.")
     try:
-        lattice = _cache.support_lattice(policy.key, estimand, policy)
+        lattice = _cache.support_lattice(policy, estimand)
     except InputError:
         lattice = None
     loo = leave_one_out_table(lattice)
@@ -402,7 +402,7 @@ def mount_instant_numbers() -> None:
     """The four numbers of every support, for the browser to show as a toggle flips (outside the
     fragment: they change with the class and the estimand, not with a toggle)."""
     try:
-        lattice = _cache.support_lattice(policy.key, estimand, policy)
+        lattice = _cache.support_lattice(policy, estimand)
     except InputError:   # too many components for a lattice: the numbers come with the rerun
         return
     _shared.instant_numbers(component_names, support_metrics_by_key(lattice), EXPLORER_PATHS)

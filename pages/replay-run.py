@@ -267,7 +267,7 @@ if score_col is None:
             + ACCEPTED_SCORES, icon=":material/touch_app:")
     _shared.stop_page()
 # A log's scorer values have their own documented meaning; a CSV's text labels may need a mapping.
-labels = None if table.is_log else _cache.score_labels(source.key, score_col, source)
+labels = None if table.is_log else _cache.score_labels(source, score_col)
 if labels is not None and labels.needs_mapping and not labels.too_many:
     mapping_key = f"mapping_{data_key}_{score_col}"
     st.markdown(f"**Scores for the labels of {_shared.plain(score_col)}** (edit where the suggestion is wrong; "
@@ -287,7 +287,7 @@ elif labels is not None and labels.too_many:
                + ACCEPTED_SCORES)
 
 # Rows without a score: said, and left out only when the user asks (issue 29 item 7).
-n_missing = _cache.missing_score_count(source.key, score_col, source)
+n_missing = _cache.missing_score_count(source, score_col)
 drop_missing = bool(n_missing) and st.checkbox(
     f"Leave out the {n_missing:,} rows without a score in {_shared.plain(score_col)}",
     key=_shared.kept(f"drop_missing_{data_key}_{score_col}"),
@@ -305,9 +305,8 @@ try:
         params = AuditParams.from_thresholds(style, q=q, alpha=alpha, m=m, q_mod=q_mod, q_aud=q_aud, eta=eta)
     except InputError as exc:  # the engine names its fields; the page names its widgets
         raise InputError(in_page_terms(str(exc), q, d)) from None
-    replay_args = (source.key, score_col, None if group_cols is None else tuple(group_cols), order_col,
-                   repr(params.to_dict()), model_process, auditor_process,
-                   tuple(sorted((score_mapping or {}).items())), drop_missing, source, params)
+    replay_args = (source, score_col, None if group_cols is None else tuple(group_cols), order_col,
+                   model_process, auditor_process, tuple(sorted((score_mapping or {}).items())), drop_missing, params)
     view = _cache.replay_run(*replay_args)
     st.session_state[LAST_GOOD] = replay_args
 except InputError as exc:

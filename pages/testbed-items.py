@@ -18,6 +18,7 @@ from audit_core.analyses import ALL_DIRECTIONS, content_key
 from audit_core.errors import InputError
 from audit_core.report import format as fmt
 from pages import _cache, _shared
+from pages._first_views import TESTBED as FIRST
 
 _shared.page_header(
     "Testbed items",
@@ -32,11 +33,11 @@ LINK = [_shared.LinkField("clusters", "tb_clusters", "int", low=1, high=2000),
 _shared.link_settings(LINK)
 
 c1, c2, c3, c4 = st.columns(4)
-n_clusters = int(c1.number_input("Clusters", 1, 2000, 24, 6, key=_shared.kept("tb_clusters"),
+n_clusters = int(c1.number_input("Clusters", 1, 2000, FIRST.n_clusters, 6, key=_shared.kept("tb_clusters"),
                                  help="Each cluster gives 36 items (one per cell)."))
-seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, 1, key=_shared.kept("tb_seed")))
-depth = int(c3.number_input("Derivation depth", 1, 40, 3, 1, key=_shared.kept("tb_depth")))
-distractors = int(c4.number_input("Distractor rules", 0, 200, 6, 1, key=_shared.kept("tb_distractors")))
+seed = int(c2.number_input("Seed", 0, 2**31 - 1, FIRST.seed, 1, key=_shared.kept("tb_seed")))
+depth = int(c3.number_input("Derivation depth", 1, 40, FIRST.depth, 1, key=_shared.kept("tb_depth")))
+distractors = int(c4.number_input("Distractor rules", 0, 200, FIRST.distractors, 1, key=_shared.kept("tb_distractors")))
 directions = st.multiselect("Oracle directions (base → target), assigned to clusters in turn", ALL_DIRECTIONS,
                             default=list(ALL_DIRECTIONS), key=_shared.kept("tb_directions"))
 _shared.write_link(LINK)

@@ -1,7 +1,20 @@
 """Shared pytest set-up. The package is importable from the repository root (``python -m pytest``
 puts the working directory on ``sys.path``) or installed with ``pip install -e .``."""
 
+import os
+import shutil
+import tempfile
+
 import pytest
+
+# Results the package keeps on disk (audit_core/results_cache.py): every test process, and every
+# process it starts, uses a folder of its own, empty at its start, never the user's cache.
+_CACHE = tempfile.mkdtemp(prefix="audit-test-cache-")
+os.environ["AUDIT_CACHE_DIR"] = _CACHE
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(_CACHE, ignore_errors=True)
 
 
 def _schedule_rank(item) -> int:

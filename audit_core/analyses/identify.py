@@ -17,6 +17,7 @@ from functools import cached_property
 
 import pandas as pd
 
+from audit_core import results_cache
 from audit_core.analyses.common import Verdict, plural
 from audit_core.analyses.display import Displayed
 from audit_core.analyses.sources import Source, edited_class_source
@@ -137,10 +138,28 @@ def identify_support(policy: Source, components: Sequence[str] | None = None, es
 def load_solver() -> None:
     """Import the libraries of a minimal-support search (OR-Tools, and scipy.optimize for its LP
     bound) ahead of the first search. The explorer's first view of the bundled class needs neither
-    (its suggestions are stored), the Minimal supports page both: the dashboard loads them in the
+    once its suggestions are kept on disk (:mod:`.suggestions`), the Minimal supports page both: the dashboard loads them in the
     background once the first page is drawn, so that page's first load does not pay for them."""
     import scipy.optimize  # noqa: F401
     from ortools.sat.python import cp_model  # noqa: F401
+
+
+def chart_store(policy: Source):
+    """Where the class charts of ``policy`` are kept (the ``store`` of :func:`views.lattice_spec`):
+    on disk for a bundled class, computed at first use (:mod:`audit_core.results_cache`, keyed by
+    the chart's rows and texts, Altair's version and the package's code); built for any other."""
+    return _kept_chart if policy.bundled else views.build_spec
+
+
+def _kept_chart(kind: str, inputs: dict, build) -> dict:
+    return results_cache.cached("chart", {"kind": kind, "inputs": inputs, "altair": results_cache.package_version("altair")}, build,
+                                decode=_a_spec)
+
+
+def _a_spec(value) -> dict:
+    if not isinstance(value, dict) or "datasets" not in value:
+        raise TypeError("not a chart spec")
+    return value
 
 
 def support_lattice(policy: Source, estimand: str = "tau_full") -> Lattice:
@@ -189,7 +208,8 @@ def lattice_overview(policy: Source, estimand: str = "tau_full") -> LatticeOverv
         verdict = Verdict("bad", f"{estimand} is identified on none of the {len(lat.supports)} supports.")
     return LatticeOverview(source=policy, estimand=estimand, lattice=lat, supports_table=views.lattice_table(lat),
                            leave_one_out_table=views.leave_one_out_table(lat),
-                           lattice_chart=views.lattice_spec(lat, policy.value.component_names, estimand, None),
+                           lattice_chart=views.lattice_spec(lat, policy.value.component_names, estimand, None,
+                                                            store=chart_store(policy)),
                            verdict=verdict)
 
 
@@ -238,13 +258,14 @@ def explore_support(policy: Source, components: Sequence[str] | None = None, est
     tau_values = estimand_values(pc, estimand)
     tau = dict(zip(pc.names, tau_values.astype(int).tolist(), strict=True))
     label = f"custom {len(custom)}-cell support" if custom else views.support_name(components)
-    # the bundled class's suggestions are stored (analyses/suggestions.py): no solve on a first page
+    # a bundled class's suggestions are kept on disk at first use (analyses/suggestions.py)
     inside, repair = suggestions(pc, estimand, ident, bundled=policy.bundled) if suggest else (None, None)
     added = () if repair is None else tuple(c for c in repair.supports[0] if c not in set(ident.cells))
     verdict = _explore_verdict(estimand, label, ident, inside, repair, added)
     current = views.support_key(components) if not custom else ""
-    lattice_chart = None if lat is None else views.lattice_spec(lat, pc.component_names, estimand, current)
-    heatmap_chart = views.heatmap_spec(pc, tau_values, ident.cells)
+    store = chart_store(policy)
+    lattice_chart = None if lat is None else views.lattice_spec(lat, pc.component_names, estimand, current, store=store)
+    heatmap_chart = views.heatmap_spec(pc, tau_values, ident.cells, store=store)
     charts = ((ReportChart("Support lattice (Hasse diagram)", lattice_chart),) if lattice_chart else ()) + (
         ReportChart("Policy × cell responses", heatmap_chart),)
     section = views.identification_section(

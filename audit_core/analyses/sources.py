@@ -8,6 +8,7 @@ and keep the user's last good source, and the CLI reads files exactly as the pag
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +61,13 @@ class Source:
 
     def __repr__(self) -> str:
         return f"Source({self.kind}, {self.name!r}, key={self.key})"
+
+    def content_hash(self) -> str:
+        """SHA-256 of what the source is: its kind, content key (the bytes and name it was read
+        from, and any layout class), name, description and origin; the same file read twice gets
+        the same hash, two different inputs never do (a cache keys a source by it)."""
+        text = json.dumps([self.kind, self.key, self.name, self.description, self.bundled, self.edited_from])
+        return hashlib.sha256(text.encode()).hexdigest()
 
 
 def content_key(data: bytes, name: str = "") -> str:

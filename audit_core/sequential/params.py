@@ -8,6 +8,8 @@ defaults; any field can be overridden there (``AuditParams.gpqa(m=20)``) or with
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -165,6 +167,11 @@ class AuditParams:
         data["grid_mod"] = list(self.grid_mod)
         data["grid_aud"] = list(self.grid_aud)
         return data
+
+    def content_hash(self) -> str:
+        """SHA-256 of every field (a cache keys parameters by it): equal parameters, equal hash."""
+        text = json.dumps(self.to_dict(), sort_keys=True, default=repr)
+        return hashlib.sha256(text.encode()).hexdigest()
 
     def __repr__(self) -> str:
         return (f"AuditParams(q={self.q}, alpha={self.alpha}, m={self.m}, q-delta={self.q_mod}, "

@@ -6,7 +6,7 @@ charts only draw numbers computed by the engines. Styling for a projector: large
 axis titles and legends everywhere, and every colour doubled by a shape, dash, label or text.
 
 Altair is imported by each builder, not with this module (importing it costs ~0.3 s): a page whose
-charts are all stored (:mod:`audit_core.views.stored`) never loads it.
+charts were all kept on disk (the bundled class's, :mod:`audit_core.results_cache`) never loads it.
 """
 
 from __future__ import annotations

@@ -29,9 +29,14 @@ from audit_core.views.charts import (
     response_heatmap,
     shorten_rows,
 )
-from audit_core.views.stored import stored_spec
 
 EMPTY_SUPPORT_KEY = "∅"
+
+
+def build_spec(kind: str, inputs: dict, build) -> dict:
+    """The default ``store`` of the class charts: build the chart (``kind`` and ``inputs`` name it
+    for a store that keeps it, such as the use-case layer's on-disk cache of the bundled class)."""
+    return build()
 
 
 def support_name(components: Sequence[str]) -> str:
@@ -103,10 +108,10 @@ def lattice_levels_spec(lat, component_names: Sequence[str], estimand: str, curr
 
 
 def lattice_spec(lat, component_names: Sequence[str], estimand: str, current: str | None,
-                 store=stored_spec, template: bool = True) -> dict:
+                 store=build_spec, template: bool = True) -> dict:
     """Hasse diagram of ``lattice()``: rank = number of components, ``current`` node outlined.
     Above MAX_HASSE_COMPONENTS components the levels view (:func:`lattice_levels_spec`) is drawn.
-    ``store``: where the class's chart may be stored (:mod:`.stored`). ``template``: copy the
+    ``store(kind, inputs, build)``: where the class's chart may be kept (default: built). ``template``: copy the
     class's chart and set the current node (see :func:`_class_template`); False: build this
     support's chart through Altair (the definition the copy is tested against)."""
     if len(component_names) > MAX_HASSE_COMPONENTS:
@@ -148,7 +153,7 @@ def lattice_spec(lat, component_names: Sequence[str], estimand: str, current: st
 # lattice's current node; the heat map's in-support flags and letter ink) and the heat map's title:
 # chart_spec's positional data-set names keep everything else identical. So each chart is built
 # through Altair once per class (~0.25 s of CPU for both, most of a toggle's work), from the rows of
-# no support, kept here (and for the bundled class stored, :mod:`.stored`), and every support gets
+# no support, kept here (and for the bundled class on disk, ``store``), and every support gets
 # a copy with its own rows (tests: equal to Altair's own build of that support).
 _TEMPLATES: OrderedDict[str, dict] = OrderedDict()
 _TEMPLATES_MAX = 32
@@ -171,7 +176,7 @@ def _class_template(kind: str, inputs: dict, build, store) -> dict:
     return copy.deepcopy(spec)
 
 
-def heatmap_spec(pc, tau: np.ndarray, support: Sequence[str], store=stored_spec, template: bool = True) -> dict:
+def heatmap_spec(pc, tau: np.ndarray, support: Sequence[str], store=build_spec, template: bool = True) -> dict:
     """Policy × cell responses of the deterministic policies, support cells outlined.
 
     At most :data:`~audit_core.views.charts.MAX_CHART_ROWS` rectangles are drawn: with more

@@ -80,8 +80,9 @@ def test_after_the_warm_up_a_pages_first_run_computes_nothing_bundled_and_shows_
 def test_importing_the_warm_up_loads_no_use_case(tmp_path):
     # app.py imports pages._warm on a fresh server's first run, before the first page is drawn:
     # it must add nothing but itself to what the shared page modules load (an import of the
-    # testbed's choices at module level loaded the testbed generator and the estimands there).
+    # testbed's choices at module level loaded the testbed generator and the estimands there), and
+    # the pages' first views, plain values declared once for the page and the warm-up.
     code = ("import sys, json; import pages._page_config, pages._cache, pages._uploads, pages._shared, pages._state; "
             "before = set(sys.modules); import pages._warm; "
             "print(json.dumps(sorted(set(sys.modules) - before)))")
-    assert run_probe(code, tmp_path=tmp_path, timeout=120) == ["pages._warm"]
+    assert run_probe(code, tmp_path=tmp_path, timeout=120) == ["pages._first_views", "pages._warm"]

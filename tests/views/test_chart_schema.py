@@ -3,10 +3,10 @@
 The pages build charts without checking them against the Vega-Lite JSON schema (a third of a
 chart's build time; audit_core/views/charts.py: VALIDATE_SPECS), so the check happens here: each
 use case below runs with validation on, and Altair raises on any spec that breaks the schema.
-The stored specs (``bundled_charts.json``) and the explorer's cached templates would skip Altair
-altogether, so the fixture turns both off and counts the validating builds: a test whose charts
-were never built through Altair fails instead of passing unchecked. The stored specs themselves are
-validated against the Vega-Lite schema directly.
+The bundled class's charts kept on disk (audit_core/results_cache.py) and the explorer's cached
+templates would skip Altair altogether, so the fixture turns both off and counts the validating
+builds: a test whose charts were never built through Altair fails instead of passing unchecked.
+The kept specs themselves are validated against the Vega-Lite schema directly.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from audit_core.views import charts
 
 @pytest.fixture
 def validating(monkeypatch):
-    from audit_core.views import identify, stored
+    from audit_core.views import identify
     monkeypatch.setattr(charts, "VALIDATE_SPECS", True)
-    monkeypatch.setattr(stored, "_store", lambda: {})   # build every chart, none from the store
+    monkeypatch.setenv("AUDIT_CACHE_DIR", "off")   # build every chart, none kept on disk
     monkeypatch.setattr(identify, "_TEMPLATES", type(identify._TEMPLATES)())  # and no cached template
     builds = []
 
@@ -46,17 +46,20 @@ def checked(validating):
     assert True in validating, "no chart was built through Altair with the schema check on"
 
 
-def test_the_stored_specs_are_valid_vega_lite():
+def test_the_kept_specs_are_valid_vega_lite(monkeypatch, tmp_path):
     import json
 
     from altair.utils.schemapi import validate_jsonschema
     from altair.vegalite.v5.schema.core import load_schema
 
-    from audit_core.views import stored
-    specs = json.loads(stored.STORE.read_text(encoding="utf-8"))
-    assert len(specs) >= 2
+    from audit_core.views import identify
+    monkeypatch.setenv("AUDIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(identify, "_TEMPLATES", type(identify._TEMPLATES)())
+    analyses.explore_support(analyses.policy_source(), None, "tau_full")
+    specs = [json.loads(p.read_text(encoding="utf-8"))["value"] for p in (tmp_path / "chart").glob("*.json")]
+    assert len(specs) == 2
     schema = load_schema()
-    for spec in specs.values():
+    for spec in specs:
         validate_jsonschema(spec, schema)
 
 
