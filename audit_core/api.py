@@ -509,7 +509,7 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
 @_checked
 def confidence_sequence(scores: Any, *, score: str | None = None, subgroup: str | Sequence[str] | None = None,
                         groups: Sequence[Any] | None = None, confidence: float = 0.95, method: str = "auto",
-                        name: str | None = None) -> SubgroupSequences:
+                        score_type: str | None = None, name: str | None = None) -> SubgroupSequences:
     """Anytime-valid confidence sequences of the mean score, overall and per subgroup: after every
     score t an interval [L_t, U_t] with P(mean in [L_t, U_t] for all t) ≥ ``confidence`` (Ville's
     inequality; the hedged beta mixture for 0/1 scores, PrPl-EB for graded ones, Waudby-Smith and
@@ -523,6 +523,8 @@ def confidence_sequence(scores: Any, *, score: str | None = None, subgroup: str 
         directly, one subgroup label per score.
     confidence : 1 − α of every interval (each subgroup's on its own); method : ``"auto"`` or one
         of :data:`audit_core.sequential.confseq.METHODS`.
+    score_type : ``"binary"`` or ``"graded"``, declared before the data: what ``"auto"`` chooses by
+        (None: the type of all the scores given, right for a recorded run; declare it for a stream).
 
     Returns ``SubgroupSequences``: ``table`` (``group, n, mean, cs_low, cs_high, method,
     empty_from``), ``sequences`` (every group's bounds after every score), ``trajectory_chart``,
@@ -553,7 +555,7 @@ def confidence_sequence(scores: Any, *, score: str | None = None, subgroup: str 
         if missing:
             raise InputError(f"subgroup: column {missing[0]!r} not found")
         return analyses.subgroup_sequences(scores[column].to_numpy(), scores[columns] if columns else None, confidence,
-                                  method, name or str(column))
+                                  method, name or str(column), score_type)
     if score is not None or subgroup is not None:
         raise InputError("score, subgroup: name columns of a data frame; for scores given directly use groups=")
     if isinstance(scores, (str, bytes, Mapping)) or not isinstance(scores, Iterable):
@@ -564,7 +566,7 @@ def confidence_sequence(scores: Any, *, score: str | None = None, subgroup: str 
         if isinstance(groups, (str, bytes)) or not isinstance(groups, Iterable):
             raise _type_error("groups", "one subgroup label per score", groups)
         frame = pd.DataFrame({"group": list(groups)})
-    return analyses.subgroup_sequences(scores, frame, confidence, method, name or "scores")
+    return analyses.subgroup_sequences(scores, frame, confidence, method, name or "scores", score_type)
 
 
 def _pool(pool: Any, score=None, subgroup=None, features=None, suspect=None) -> Source:

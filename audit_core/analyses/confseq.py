@@ -19,7 +19,7 @@ import pandas as pd
 from audit_core.analyses.common import Verdict
 from audit_core.analyses.display import Displayed
 from audit_core.errors import InputError
-from audit_core.sequential.confseq import AUTO, ConfidenceSequence, confidence_sequence
+from audit_core.sequential.confseq import AUTO, ConfidenceSequence, confidence_sequence, score_type_of
 from audit_core.views.sequential import MAX_TRAJECTORY_POINTS, confidence_sequence_chart
 
 OVERALL = "(all)"
@@ -80,9 +80,11 @@ def _scores(values, what: str) -> np.ndarray:
 
 
 def subgroup_sequences(scores: Sequence[float] | np.ndarray | pd.Series, groups: pd.DataFrame | None = None,
-                       confidence: float = 0.95, method: str = AUTO, name: str = "scores") -> SubgroupSequences:
+                       confidence: float = 0.95, method: str = AUTO, name: str = "scores",
+                       score_type: str | None = None) -> SubgroupSequences:
     """:func:`confidence_sequence` of ``scores`` (in their order) overall and within each
-    combination of the ``groups`` columns (same length as ``scores``)."""
+    combination of the ``groups`` columns (same length as ``scores``). ``score_type``: declared
+    before the data, else the type of all the scores (every group uses the same)."""
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0.0 < confidence < 1.0:
         raise InputError(f"confidence: must lie strictly between 0 and 1, got {confidence!r}")
     x = _scores(scores, "scores")
@@ -96,7 +98,9 @@ def subgroup_sequences(scores: Sequence[float] | np.ndarray | pd.Series, groups:
         labels = groups.astype(str).agg(" / ".join, axis=1).to_numpy()
         for label in sorted(set(labels)):
             parts[label] = x[labels == label]
-    sequences = {g: confidence_sequence(v, alpha=alpha, method=method) for g, v in parts.items()}
+    score_type = score_type or score_type_of(x)
+    sequences = {g: confidence_sequence(v, alpha=alpha, method=method, score_type=score_type)
+                 for g, v in parts.items()}
     rows = []
     for group, seq in sequences.items():
         low, high = seq.final

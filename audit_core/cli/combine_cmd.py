@@ -29,7 +29,9 @@ def register(subparsers) -> None:
     p.add_argument("--level", type=float, default=0.05, help="FDR / FWER level (default 0.05)")
     p.add_argument("--method", choices=api.COMBINE_METHODS, default="both", help="procedure (default both)")
     p.add_argument("--side", choices=MULTIPLE_SIDES, default="model",
-                   help="model: find failures (default); auditor: certify passes")
+                   help="model: each audit's model e-value, a rejection = failure mode found (default); auditor: "
+                        "the auditor's e-value, a rejection = that audit's strategy did not keep finding subgroups "
+                        "below q (not a proof that none is)")
     p.add_argument("--at", choices=MULTIPLE_TIMES, default="end", help="e-value after the last case (default) or at the dual stop")
     p.add_argument("--style", choices=STYLES,
                    help=f"parameters for CSV runs (default: each run's own style, else {DEFAULT_STYLE})")

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from audit_core.data.inspect_log import inspect_value
 from audit_core.errors import InputError, listed, quoted
 from audit_core.presets import DEFAULT_AUDITOR_PROCESS, DEFAULT_MODEL_PROCESS, DEFAULT_STYLE
-from audit_core.sequential.confseq import confidence_sequence, hedged_mixture_counts
+from audit_core.sequential.confseq import BINARY, GRADED, SCORE_TYPES, confidence_sequence, hedged_mixture_counts
 from audit_core.sequential.dual import DualTest, check_roles
 from audit_core.sequential.params import AuditParams
 
@@ -103,23 +103,32 @@ class StreamingInterval:
     per-step intervals (:func:`~audit_core.sequential.confseq.hedged_mixture_counts`), looked
     up by counts and computed a window of reachable counts at a time. Equal to
     ``confidence_sequence(scores, alpha).final`` to rounding (tests/inspect/test_manager.py).
-    Once a graded score arrives the construction is PrPl-EB over the whole sequence, as
-    ``confidence_sequence`` chooses it, recomputed at each score (O(n))."""
+    ``score_type`` declared before the data (issue 28 item 5): ``"graded"`` is PrPl-EB from the
+    first score, recomputed at each score (O(n)); ``"binary"`` refuses a score other than 0 or 1.
+    None: 0/1 until a graded score arrives, then PrPl-EB over the whole sequence, as
+    ``confidence_sequence`` would choose it for the scores so far; that switch is decided by the
+    data, so the α bound covers the run only when it never happens (declare the type)."""
 
-    __slots__ = ("alpha", "scores", "successes", "low", "high", "graded")
+    __slots__ = ("alpha", "scores", "successes", "low", "high", "graded", "score_type")
 
-    def __init__(self, alpha: float):
+    def __init__(self, alpha: float, score_type: str | None = None):
+        if score_type is not None and score_type not in SCORE_TYPES:
+            raise InputError(f"score_type: expected one of {', '.join(SCORE_TYPES)} or None, got {score_type!r}")
         self.alpha = alpha
         self.scores: list[float] = []
         self.successes = 0
         self.low, self.high = 0.0, 1.0
-        self.graded = False
+        self.score_type = score_type
+        self.graded = score_type == GRADED
 
     def update(self, y: float) -> tuple[float, float]:
+        if self.score_type == BINARY and y not in (0.0, 1.0):
+            raise InputError(f"score_type: declared {BINARY!r} but a score is {y:g}; declare {GRADED!r} for "
+                             "a scorer with partial credit")
         self.scores.append(y)
         if self.graded or y not in (0.0, 1.0):
             self.graded = True
-            self.low, self.high = confidence_sequence(self.scores, self.alpha).final
+            self.low, self.high = confidence_sequence(self.scores, self.alpha, score_type=GRADED).final
             return self.low, self.high
         self.successes += int(y)
         key = (self.alpha, self.successes, len(self.scores) - self.successes)
@@ -174,8 +183,9 @@ class AnytimeStopping:
     """
 
     def __init__(self, score: str | None, subgroups: tuple[str, ...], rules: StoppingRules, params: AuditParams,
-                 model_process: str, auditor_process: str, epochs: str):
+                 model_process: str, auditor_process: str, epochs: str, score_type: str | None = None):
         self.score = score
+        self.score_type = score_type
         self.subgroup_keys = subgroups
         self.rules = rules
         self.params = params
@@ -233,7 +243,7 @@ class AnytimeStopping:
             group.dual = (DualTest(dual_params, self.model_process, self.auditor_process) if self.rules.dual
                           else None)
             if self.rules.precision is not None or self.rules.threshold is not None:
-                group.stream = StreamingInterval(self.family_alpha)
+                group.stream = StreamingInterval(self.family_alpha, self.score_type)
         self.n_cases = len(ids) * epochs
         self.used = 0
         self.order: list[list] = []   # [id, epoch, status] of every completed sample, in completion order
@@ -377,6 +387,7 @@ class AnytimeStopping:
             "version": SCHEMA_VERSION,
             "task": self.task,
             "parameters": {"score": self.score_name, "subgroups": list(self.subgroup_keys), "epochs": self.epochs,
+                           "score_type": self.score_type,
                            "rules": self.rules.to_dict(), "alpha": self.params.alpha,
                            "family_alpha": self.family_alpha, "K": len(self.groups),
                            "model_process": self.model_process, "auditor_process": self.auditor_process,
@@ -470,7 +481,7 @@ def early_stopping(score: str | None = None, subgroups: str | Sequence[str] | No
                    budget: int | None = None, params: AuditParams | None = None, style: str = DEFAULT_STYLE,
                    alpha: float | None = None, q: float | None = None,
                    model_process: str = DEFAULT_MODEL_PROCESS, auditor_process: str = DEFAULT_AUDITOR_PROCESS,
-                   epochs: str = CASES, stop_when: str = ALL) -> AnytimeStopping:
+                   epochs: str = CASES, stop_when: str = ALL, score_type: str | None = None) -> AnytimeStopping:
     """An Inspect AI early-stopping manager with anytime-valid rules (``Task(early_stopping=...)``).
 
     Args:
@@ -486,6 +497,9 @@ def early_stopping(score: str | None = None, subgroups: str | Sequence[str] | No
         model_process, auditor_process: the dual test's pair (replay's defaults).
         epochs: ``"cases"`` (each (sample, epoch) a case) or ``"clusters"`` (a sample's mean over its epochs).
         stop_when: a subgroup stops when ``"all"`` of its rules have answered, or ``"any"``.
+        score_type: ``"binary"`` (a 0/1 scorer such as ``match``) or ``"graded"`` (partial credit),
+            declared before the run: the precision and threshold rules' interval is chosen by it.
+            None: 0/1 until a graded score arrives (the α bound then assumes none does).
 
     Returns:
         An :class:`AnytimeStopping`; ``early_stopping()`` watches the only scorer with the dual test
@@ -522,4 +536,7 @@ def early_stopping(score: str | None = None, subgroups: str | Sequence[str] | No
     rules = StoppingRules(dual=bool(dual), precision=None if precision is None else float(precision),
                           threshold=None if threshold is None else float(threshold), budget=budget,
                           stop_when=stop_when)
-    return AnytimeStopping(score, keys, rules, params, model_process, auditor_process, epochs)
+    if score_type is not None and score_type not in SCORE_TYPES:
+        raise InputError(f"early stopping: score_type must be one of {', '.join(SCORE_TYPES)} or None, "
+                         f"got {score_type!r}")
+    return AnytimeStopping(score, keys, rules, params, model_process, auditor_process, epochs, score_type)

@@ -146,6 +146,11 @@ BETA_BINOMIAL = "beta-binomial mixture"
 PRPL_EB = "PrPl-EB"
 BETTING = "hedged betting"
 AUTO = "auto"
+# The score column's type, declared before any data (issue 28 item 5): "auto" then needs no look at
+# the scores. BINARY: every score is 0 or 1 (a match scorer, a correct/incorrect label); GRADED:
+# any score in [0, 1] (partial credit).
+BINARY, GRADED = "binary", "graded"
+SCORE_TYPES = (BINARY, GRADED)
 METHODS = (HEDGED_MIXTURE, BETA_BINOMIAL, PRPL_EB, BETTING)
 # Only with a declared planned_n (0/1 scores): tuned to it before any data (module doc).
 PLANNED = "planned-n hedged likelihood ratio"
@@ -679,8 +684,15 @@ def _betting(x: np.ndarray, alpha: float, grid_size: int = 1000) -> tuple[np.nda
     return low, high
 
 
+def score_type_of(scores) -> str:
+    """:data:`BINARY` when every score is 0 or 1, else :data:`GRADED`: the type of a whole recorded
+    column, read once before a replay's first step (each subgroup then uses the column's type)."""
+    x = np.asarray(scores, dtype=float)
+    return BINARY if bool(np.all((x == 0.0) | (x == 1.0))) else GRADED
+
+
 def confidence_sequence(scores, alpha: float = 0.05, method: str = AUTO,
-                        planned_n: int | None = None) -> ConfidenceSequence:
+                        planned_n: int | None = None, score_type: str | None = None) -> ConfidenceSequence:
     """Anytime-valid bounds after every step of ``scores`` (module doc).
 
     ``method``: ``"auto"`` (default: the hedged beta mixture when every score is 0 or 1, PrPl-EB
@@ -688,9 +700,23 @@ def confidence_sequence(scores, alpha: float = 0.05, method: str = AUTO,
     ``planned_n``: the number of scores the audit plans (its budget), declared before any data; with
     it, ``"auto"`` on 0/1 scores uses the planned-n hedged likelihood ratio (:data:`PLANNED`, module
     doc), narrower at and before planned_n, still valid at every step after it. Without it
-    (default) nothing changes."""
+    (default) nothing changes.
+    ``score_type``: what ``"auto"`` chooses by, declared before any data (issue 28 item 5):
+    ``"binary"`` (the hedged beta mixture; a score other than 0 or 1 is refused) or ``"graded"``
+    (PrPl-EB, valid for every score in [0, 1], 0/1 included). None (default): read from all the
+    scores given, :func:`score_type_of`; right for a recorded run, whose scores are all there before
+    the first step. A stream (scores arriving, an early-stopping rule) declares it: a construction
+    switched when the first graded score arrives is not covered by the α bound."""
     x = _check(scores, alpha)
+    if score_type is not None and score_type not in SCORE_TYPES:
+        raise InputError(f"score_type: expected one of {', '.join(SCORE_TYPES)} or None, got {score_type!r}")
     binary = bool(np.all((x == 0.0) | (x == 1.0)))
+    if score_type == BINARY and not binary:
+        bad = x[(x != 0.0) & (x != 1.0)][0]
+        raise InputError(f"score_type: declared {BINARY!r} but a score is {bad:g}; declare {GRADED!r} for "
+                         "scores with partial credit")
+    if score_type == GRADED and method == AUTO:
+        method = PRPL_EB
     if planned_n is not None:
         planned_n = _check_planned(planned_n)
     if method == AUTO:

@@ -49,7 +49,7 @@ import pandas as pd
 
 from audit_core.errors import InputError
 from audit_core.sequential.checks import check_scores
-from audit_core.sequential.confseq import confidence_sequence
+from audit_core.sequential.confseq import confidence_sequence, score_type_of
 from audit_core.sequential.dual import (
     AUDIT_PASSED,
     FAILURE_FOUND,
@@ -294,18 +294,18 @@ def _subgroup_frame(subgroups, n: int) -> pd.DataFrame:
 
 
 def proportion(scores: np.ndarray, label: tuple = (ALL_CASES,), confidence: float = 0.95,
-               family_alpha: float | None = None) -> Proportion:
+               family_alpha: float | None = None, score_type: str | None = None) -> Proportion:
     """:class:`Proportion` of scores given in arrival order (Wilson, the confidence sequence at
     1 - confidence, and at ``family_alpha`` (the subgroup's share α_g) for the family-wise bounds;
-    None: the same)."""
+    None: the same). ``score_type``: the run's score type (None: these scores')."""
     y = np.asarray(scores, dtype=float)
     correct = float(y.sum())
     low, high = wilson_interval(correct, len(y), confidence)
     # round: 1 - 0.95 is 0.050000000000000044 in binary; the level meant is 0.05
     alpha = round(1.0 - confidence, 12)
-    cs_low, cs_high = confidence_sequence(y, alpha).final
+    cs_low, cs_high = confidence_sequence(y, alpha, score_type=score_type).final
     fw_low, fw_high = ((cs_low, cs_high) if family_alpha is None or family_alpha == alpha
-                       else confidence_sequence(y, family_alpha).final)
+                       else confidence_sequence(y, family_alpha, score_type=score_type).final)
     return Proportion(label=tuple(label), n=len(y), correct=correct, accuracy=correct / len(y) if len(y) else 0.0,
                       ci_low=low, ci_high=high, cs_low=cs_low, cs_high=cs_high, fw_low=fw_low, fw_high=fw_high,
                       fw_alpha=alpha if family_alpha is None else float(family_alpha))
@@ -335,8 +335,11 @@ def subgroup_table(scores: np.ndarray, subgroups=None, confidence: float = 0.95,
     arrival order, and fw_low/fw_high, the same at the subgroup's share ``fw_alpha`` of
     ``family_level`` (None: 1 - confidence): α/K over the ``family`` of K declared subgroups
     (labels, or tuples of labels for several columns), or, with ``family`` None, by order of first
-    appearance (module doc). Without subgroups the run is one declared subgroup."""
+    appearance (module doc). Without subgroups the run is one declared subgroup. Every subgroup's
+    construction follows the whole column's score type (:func:`~audit_core.sequential.confseq.score_type_of`),
+    not its own few scores."""
     y = check_scores(scores)
+    score_type = score_type_of(y)
     frame = _subgroup_frame(subgroups, len(y))
     columns = list(frame.columns)
     positions = frame.groupby(columns, sort=True, dropna=False).indices  # label -> ascending row positions
@@ -355,7 +358,7 @@ def subgroup_table(scores: np.ndarray, subgroups=None, confidence: float = 0.95,
         here = y[where]
         key = (here.tobytes(), levels[label])
         if key not in by_sequence:
-            by_sequence[key] = proportion(here, label, confidence, levels[label]).to_dict()
+            by_sequence[key] = proportion(here, label, confidence, levels[label], score_type).to_dict()
         rows.append({**dict(zip(columns, label, strict=True)), **by_sequence[key]})
     table = pd.DataFrame(rows, columns=columns + list(STAT_COLUMNS))
     return table.sort_values(columns, kind="stable").reset_index(drop=True)

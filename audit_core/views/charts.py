@@ -401,7 +401,11 @@ def subgroup_accuracy_chart(table: pd.DataFrame, q: float | None,
             x="fw_low:Q", x2="fw_high:Q", y=y))
     layers += [alt.Chart(marks).mark_rule(strokeWidth=6, color="#9ecae1", opacity=0.9).encode(
                    x="cs_low:Q", x2="cs_high:Q", y=y),
-               alt.Chart(marks).mark_rule(strokeWidth=2, color="#555").encode(x="ci_low:Q", x2="ci_high:Q", y=y),
+               # Wilson's interval is drawn light and dashed: it holds only at a sample size fixed in
+               # advance, and an auditor who stops when its upper end drops below q = 0.85 at a true
+               # 0.85 says "below q" in 20.9% of runs (anytime-valid: 1.2%; issue 28 item 5)
+               alt.Chart(marks).mark_rule(strokeWidth=1.5, color="#999", strokeDash=[3, 2]).encode(
+                   x="ci_low:Q", x2="ci_high:Q", y=y),
                points]
     if q is not None:
         line = pd.DataFrame({"q": [q], "label": [f"q = {q:g}"]})
@@ -411,10 +415,12 @@ def subgroup_accuracy_chart(table: pd.DataFrame, q: float | None,
     if has_family:
         legend = ["▼ below q family-wise, ◆ below q for this subgroup alone, ● neither",
                   f"bars: widest = family-wise ({family or 'α/K'}),",
-                  "middle = this subgroup's 95% anytime-valid, thin = Wilson (fixed n)"]
+                  "middle = this subgroup's 95% anytime-valid,",
+                  "dashed = Wilson, fixed n only: not the audit's evidence (stopping on it errs far more often than α)"]
     else:
         legend = ["▼ anytime-valid interval below q, ● not",
-                  "bars: wide = 95% anytime-valid, thin = Wilson (fixed n)"]
+                  "bars: wide = 95% anytime-valid,",
+                  "dashed = Wilson, fixed n only: not the audit's evidence (stopping on it errs far more often than α)"]
     return alt.layer(*layers).properties(
         title=alt.TitleParams(title, subtitle=legend + ([note] if note else [])),
         height=max(200, 26 * len(order)))

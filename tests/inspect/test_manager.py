@@ -120,6 +120,27 @@ def test_streaming_interval_equals_confidence_sequence_0_1_and_graded():
                 assert (low, high) == pytest.approx(confidence_sequence(scores[:k], 0.01).final, abs=1e-12)
 
 
+def test_a_declared_score_type_fixes_the_construction_before_the_first_score():
+    """Issue 28 item 5: graded is PrPl-EB from the first score (on 0/1 scores too); binary refuses a
+    graded score; the manager's record names the declared type."""
+    rng = np.random.default_rng(5)
+    scores = (rng.random(60) < 0.7).astype(float)
+    graded = StreamingInterval(0.05, "graded")
+    for k, y in enumerate(scores, start=1):
+        low, high = graded.update(float(y))
+        if k in (1, 7, 60):
+            expected = confidence_sequence(scores[:k], 0.05, score_type="graded")
+            assert expected.method == "PrPl-EB" and (low, high) == pytest.approx(expected.final, abs=1e-12)
+    binary = StreamingInterval(0.05, "binary")
+    binary.update(1.0)
+    with pytest.raises(InputError, match="declared 'binary' but a score is 0.5"):
+        binary.update(0.5)
+    with pytest.raises(InputError, match="score_type"):
+        early_stopping(precision=0.2, score_type="ordinal")
+    record = drive(early_stopping(budget=5, dual=False, score_type="binary"), ["C", "I"] * 5)
+    assert record["parameters"]["score_type"] == "binary"
+
+
 def test_budget_skips_everything_after_it():
     record = drive(early_stopping(budget=25, dual=False), ["C", "I"] * 50)
     assert record["used"] == 25 and record["run"] == 25 and record["skipped"] == 75
