@@ -509,7 +509,8 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
 @_checked
 def confidence_sequence(scores: Any, *, score: str | None = None, subgroup: str | Sequence[str] | None = None,
                         groups: Sequence[Any] | None = None, confidence: float = 0.95, method: str = "auto",
-                        score_type: str | None = None, name: str | None = None) -> SubgroupSequences:
+                        score_type: str | None = None, planned_n: int | None = None,
+                        name: str | None = None) -> SubgroupSequences:
     """Anytime-valid confidence sequences of the mean score, overall and per subgroup: after every
     score t an interval [L_t, U_t] with P(mean in [L_t, U_t] for all t) ≥ ``confidence`` (Ville's
     inequality; the hedged beta mixture for 0/1 scores, PrPl-EB for graded ones, Waudby-Smith and
@@ -525,6 +526,8 @@ def confidence_sequence(scores: Any, *, score: str | None = None, subgroup: str 
         of :data:`audit_core.sequential.confseq.METHODS`.
     score_type : ``"binary"`` or ``"graded"``, declared before the data: what ``"auto"`` chooses by
         (None: the type of all the scores given, right for a recorded run; declare it for a stream).
+    planned_n : the number of scores the audit plans (its budget), declared before the data: the
+        overall interval is tuned to it, narrower up to planned_n and still valid after it.
 
     Returns ``SubgroupSequences``: ``table`` (``group, n, mean, cs_low, cs_high, method,
     empty_from``), ``sequences`` (every group's bounds after every score), ``trajectory_chart``,
@@ -555,7 +558,7 @@ def confidence_sequence(scores: Any, *, score: str | None = None, subgroup: str 
         if missing:
             raise InputError(f"subgroup: column {missing[0]!r} not found")
         return analyses.subgroup_sequences(scores[column].to_numpy(), scores[columns] if columns else None, confidence,
-                                  method, name or str(column), score_type)
+                                  method, name or str(column), score_type, planned_n)
     if score is not None or subgroup is not None:
         raise InputError("score, subgroup: name columns of a data frame; for scores given directly use groups=")
     if isinstance(scores, (str, bytes, Mapping)) or not isinstance(scores, Iterable):
@@ -566,7 +569,7 @@ def confidence_sequence(scores: Any, *, score: str | None = None, subgroup: str 
         if isinstance(groups, (str, bytes)) or not isinstance(groups, Iterable):
             raise _type_error("groups", "one subgroup label per score", groups)
         frame = pd.DataFrame({"group": list(groups)})
-    return analyses.subgroup_sequences(scores, frame, confidence, method, name or "scores", score_type)
+    return analyses.subgroup_sequences(scores, frame, confidence, method, name or "scores", score_type, planned_n)
 
 
 def _pool(pool: Any, score=None, subgroup=None, features=None, suspect=None) -> Source:

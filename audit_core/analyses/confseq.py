@@ -81,10 +81,12 @@ def _scores(values, what: str) -> np.ndarray:
 
 def subgroup_sequences(scores: Sequence[float] | np.ndarray | pd.Series, groups: pd.DataFrame | None = None,
                        confidence: float = 0.95, method: str = AUTO, name: str = "scores",
-                       score_type: str | None = None) -> SubgroupSequences:
+                       score_type: str | None = None, planned_n: int | None = None) -> SubgroupSequences:
     """:func:`confidence_sequence` of ``scores`` (in their order) overall and within each
     combination of the ``groups`` columns (same length as ``scores``). ``score_type``: declared
-    before the data, else the type of all the scores (every group uses the same)."""
+    before the data, else the type of all the scores (every group uses the same). ``planned_n``:
+    the number of scores the audit plans, declared before the data: the overall sequence is tuned
+    to it (the planned-n construction for 0/1 scores); a subgroup's own size is not planned."""
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0.0 < confidence < 1.0:
         raise InputError(f"confidence: must lie strictly between 0 and 1, got {confidence!r}")
     x = _scores(scores, "scores")
@@ -99,7 +101,8 @@ def subgroup_sequences(scores: Sequence[float] | np.ndarray | pd.Series, groups:
         for label in sorted(set(labels)):
             parts[label] = x[labels == label]
     score_type = score_type or score_type_of(x)
-    sequences = {g: confidence_sequence(v, alpha=alpha, method=method, score_type=score_type)
+    sequences = {g: confidence_sequence(v, alpha=alpha, method=method, score_type=score_type,
+                                        planned_n=planned_n if g == OVERALL else None)
                  for g, v in parts.items()}
     rows = []
     for group, seq in sequences.items():

@@ -46,3 +46,21 @@ def test_every_subgroup_follows_the_columns_type_not_its_own():
     assert set(sequences.table["method"]) == {PRPL_EB}
     declared = subgroup_sequences(scores[groups == "a"], score_type="graded")
     assert set(declared.table["method"]) == {PRPL_EB}
+
+
+def test_a_planned_n_tunes_the_overall_interval_from_the_python_call():
+    """Issue 28 item 3: the planned-n construction reached from ``audit_core.confidence_sequence``;
+    the overall interval is the planned one (narrower here), a subgroup's is not tuned."""
+    import audit_core
+    from audit_core.sequential.confseq import PLANNED
+
+    scores = [1, 1, 0, 1] * 10
+    groups = ["a", "b"] * 20
+    planned = audit_core.confidence_sequence(scores, groups=groups, planned_n=40).to_frame().set_index("group")
+    plain = audit_core.confidence_sequence(scores, groups=groups).to_frame().set_index("group")
+    assert planned.loc["(all)", "method"] == PLANNED and plain.loc["(all)", "method"] == HEDGED_MIXTURE
+    assert (planned.loc["(all)", "cs_high"] - planned.loc["(all)", "cs_low"]
+            < plain.loc["(all)", "cs_high"] - plain.loc["(all)", "cs_low"])
+    expected = confidence_sequence(np.array(scores, dtype=float), 0.05, planned_n=40).final
+    assert (planned.loc["(all)", "cs_low"], planned.loc["(all)", "cs_high"]) == pytest.approx(expected, abs=1e-12)
+    assert planned.loc["a", "method"] == plain.loc["a", "method"] == HEDGED_MIXTURE
