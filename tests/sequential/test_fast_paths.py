@@ -99,7 +99,8 @@ def test_process_set_equals_one_process_per_name(kind, weights):
 def test_subgroup_table_equals_one_proportion_per_subgroup():
     """subgroup_table computes each distinct score sequence (and level) once; every row must equal
     proportion() of that subgroup's own scores at its family-wise level: α/K over a declared
-    family, its share by order of first appearance without one."""
+    family, its share by order of first appearance without one; every subgroup with the column's
+    score type (graded here, so a subgroup of 0/1 scores is PrPl-EB too: issue 28 item 5)."""
     from audit_core.sequential.replay import proportion, spending_share, subgroup_table
 
     rng = np.random.default_rng(11)
@@ -110,11 +111,11 @@ def test_subgroup_table_equals_one_proportion_per_subgroup():
     k = len(declared)
     assert len(table) == k - 1
     for row in table.itertuples(index=False):
-        direct = proportion(scores[groups == row.group], (row.group,), 0.9, 0.05 / k).to_dict()
+        direct = proportion(scores[groups == row.group], (row.group,), 0.9, 0.05 / k, "graded").to_dict()
         assert {c: getattr(row, c) for c in direct} == direct
     spent = subgroup_table(scores, {"group": groups}, confidence=0.9, family_level=0.05)
     rank = {g: j for j, g in enumerate(dict.fromkeys(groups), start=1)}  # order of first appearance
     for row in spent.itertuples(index=False):
         share = 0.05 * spending_share(rank[row.group])
-        direct = proportion(scores[groups == row.group], (row.group,), 0.9, share).to_dict()
+        direct = proportion(scores[groups == row.group], (row.group,), 0.9, share, "graded").to_dict()
         assert {c: getattr(row, c) for c in direct} == direct
