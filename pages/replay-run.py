@@ -337,7 +337,7 @@ m1.metric("Cases replayed", fmt.count(result.n))
 m2.metric("Stopped at case", fmt.count(dual.stop),
           help="Cases annotated when the dual test stopped (— = never within the run).")
 m3.metric("Overall accuracy", fmt.rate(overall.accuracy),
-          help=f"95% anytime-valid interval [{fmt.rate(overall.cs_low)}, {fmt.rate(overall.cs_high)}] (valid when "
+          help=f"95% anytime-valid interval {fmt.anytime_interval(overall.cs_low, overall.cs_high)} (valid when "
                f"cases arrived in random order; an adaptive auditor changes what it covers); Wilson (fixed n) "
                f"[{fmt.rate(overall.ci_low)}, {fmt.rate(overall.ci_high)}].")
 

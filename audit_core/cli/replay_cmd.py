@@ -228,7 +228,7 @@ def render_text(payload: dict) -> str:
                      f"{process['decision']}")
     overall = payload["overall"]
     lines += ["", f"Overall accuracy {overall['accuracy']:.3f} (n={overall['n']}): 95% anytime-valid "
-                  f"[{overall['cs_low']:.3f}, {overall['cs_high']:.3f}], Wilson (fixed n) "
+                  f"{fmt.anytime_interval(overall['cs_low'], overall['cs_high'])}, Wilson (fixed n) "
                   f"[{overall['ci_low']:.3f}, {overall['ci_high']:.3f}]"]
     columns = payload["subgroup_columns"]
     if columns:
@@ -240,7 +240,7 @@ def render_text(payload: dict) -> str:
             flag = ("  (below q, family-wise)" if row.get("fw_high", row["cs_high"]) < params["q"] else
                     "  (below q for this subgroup alone)" if row["cs_high"] < params["q"] else "")
             lines.append(f"  {label[:44]:<44} n={row['n']:<5} acc={row['accuracy']:.3f} "
-                         f"[{row['cs_low']:.3f}, {row['cs_high']:.3f}] "
+                         f"{fmt.anytime_interval(row['cs_low'], row['cs_high'])} "
                          f"({row['ci_low']:.3f}, {row['ci_high']:.3f}){flag}")
         if len(rows) > _MAX_SUBGROUP_ROWS:
             lines.append(f"  ... {len(rows) - _MAX_SUBGROUP_ROWS} more (see --json)")

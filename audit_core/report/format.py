@@ -74,6 +74,20 @@ def rate(value: Any, digits: int = RATE_DIGITS) -> str:
     return _finite_or_mark(value, lambda number: f"{number:.{digits}f}")
 
 
+EMPTY_SEQUENCE = ("empty: no one mean fits these scores in the order given (a file sorted by subgroup, "
+                  "or a mean that drifts; by chance at most α)")
+
+
+def anytime_interval(low: Any, high: Any) -> str:
+    """An anytime-valid interval as "[low, high]", or :data:`EMPTY_SEQUENCE` when the running
+    intersection became empty (the confidence sequence keeps both ends where they met, so
+    low = high): a point is never shown as if it were an interval."""
+    lo, hi = _number(low), _number(high)
+    if lo is not None and hi is not None and lo >= hi:
+        return EMPTY_SEQUENCE
+    return f"[{rate(low)}, {rate(high)}]"
+
+
 def log10_e(log_e: Any) -> float | None:
     """A natural-log e-value as log₁₀ E (None when missing or -inf: no evidence yet, or E = 0)."""
     number = _number(log_e)

@@ -130,8 +130,8 @@ def replay_section(result, model_processes: Sequence[str], data_name: str, sourc
                  *(f"Warning: {w}" for w in warnings),   # rows left out, an unfinished run: before any rate
                  f"{fmt.count(result.n)} cases; dual test ({dual.model_process} vs {dual.auditor_process}): "
                  f"{dual.decision}" + (f" at case {fmt.count(dual.stop)}" if dual.stop else "") + ".",
-                 f"Overall accuracy {fmt.rate(overall.accuracy)} (95% anytime-valid interval {fmt.rate(overall.cs_low)}–"
-                 f"{fmt.rate(overall.cs_high)}, valid for cases in random order; Wilson, fixed n: "
+                 f"Overall accuracy {fmt.rate(overall.accuracy)} (95% anytime-valid interval "
+                 f"{fmt.anytime_interval(overall.cs_low, overall.cs_high)}, valid for cases in random order; Wilson, fixed n: "
                  f"{fmt.rate(overall.ci_low)}–{fmt.rate(overall.ci_high)}). Subgroup intervals hold under adaptive sampling.",
                  *flag_statements(result),
                  *notes),

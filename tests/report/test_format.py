@@ -54,3 +54,20 @@ def test_paired_intervals_join_each_low_high_pair_where_it_stood():
     assert shown["Wilson 95%"].tolist() == ["[0.250, 0.750]", f"[0.500, {fmt.INFINITE}]"]
     assert shown["orphan_low"].tolist() == [0.2, 0.3]          # no partner: left as it is
     assert list(frame.columns)[2] == "ci_low"                  # the input is not changed
+
+
+def test_an_empty_confidence_sequence_is_said_not_drawn_as_a_point():
+    """The bundled SDOH run is sorted by category: no one mean fits its 2,268 scores in that order
+    and the overall running intersection is empty (both ends met at 0.730, the accuracy 0.880).
+    Page, report and command line say so instead of "[0.730, 0.730]"."""
+    import audit_core
+    from audit_core.cli.replay_cmd import render_text
+
+    assert fmt.anytime_interval(0.1, 0.25) == "[0.100, 0.250]"
+    assert fmt.anytime_interval(0.7296, 0.7296) == fmt.EMPTY_SEQUENCE
+    view = audit_core.replay("sdoh")
+    overall = view.result.overall
+    assert overall.cs_low == overall.cs_high and not overall.cs_low <= overall.accuracy <= overall.cs_high
+    text = render_text(view.to_dict())
+    assert fmt.EMPTY_SEQUENCE in text and "[0.730, 0.730]" not in text
+    assert any(fmt.EMPTY_SEQUENCE in line for line in view.section.summary)
