@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-TONES = ("good", "bad", "neutral")
-
 
 @dataclass(frozen=True)
 class Verdict:

@@ -57,7 +57,7 @@ class SupportExploration(Displayed):
     inside : cheapest identifying support using only the support's cells (when τ is identified
         and a suggestion was asked for), else None.
     repair : cheapest identifying support containing the support's cells (when τ is not
-        identified and some support identifies it), else None; ``added_cells`` lists what it adds.
+        identified and some support identifies it), else None.
     class_table, collision_table, mixture_table, leave_one_out_table : display tables.
     lattice_chart, heatmap_chart : Vega-Lite specs.
     lattice_clickable : True when ``lattice_chart`` is the Hasse diagram, whose nodes select a
@@ -93,14 +93,6 @@ class SupportExploration(Displayed):
     def to_dict(self) -> dict:
         """The document ``identify --json`` prints: the engine's identification on the support."""
         return self.identification.to_dict()
-
-    @property
-    def added_cells(self) -> tuple[str, ...]:
-        """Cells the cheapest repair adds to the support (empty without a repair)."""
-        if self.repair is None or not self.repair.supports:
-            return ()
-        have = set(self.identification.cells)
-        return tuple(c for c in self.repair.supports[0] if c not in have)
 
     # The lists as wrapped text (the explorer shows a short list as one text element, a long one as
     # its table): written once per support, not on every toggle's rerun.
@@ -310,10 +302,6 @@ class SupportSearch(Displayed):
     def to_dict(self) -> dict:
         """The document ``synthesize --json`` prints: the engine's synthesis."""
         return self.synthesis.to_dict()
-
-    @property
-    def all_identify(self) -> bool:
-        return all(c.identified for c in self.checks)
 
 
 def _search_verdict(estimand: str, result: Synthesis, checks, time_limit: float | None = None) -> Verdict:

@@ -23,8 +23,6 @@ from audit_core.report.document import ReportChart, ReportSection, ReportTable
 from audit_core.sequential import AuditParams
 from audit_core.views import auditing as views
 
-MODES = SIMULATION_MODES
-
 
 @dataclass(frozen=True)
 class SamplingFrequency:
@@ -126,8 +124,8 @@ def simulate_study(pool: Source, rows: Sequence[tuple[str, str]], replicates: in
     ``backend``: "local" (a process pool on this machine) or "dask" (a LocalCluster, or the
     cluster at ``address``); the results are the same whatever the backend.
     """
-    if mode not in MODES:
-        raise InputError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
+    if mode not in SIMULATION_MODES:
+        raise InputError(f"mode: expected one of {', '.join(SIMULATION_MODES)}, got {mode!r}")
     lifted: tuple[str, ...] = ()
     if mode == "null":  # the model's null made true: every subgroup below q lifted to q
         lifted_pool, lifted = pool.value.lifted_to(params.q)

@@ -215,11 +215,6 @@ SDOH_FAMILIES = ("coordination", "mental", "function", "safety", "housing", "sub
                  "alcohol_tobacco", "food", "immigration")
 
 
-def sdoh_category_accuracy() -> dict[str, float]:
-    """Published-marginal accuracy of each SDoH-style category (correct / 81)."""
-    return {name: k / SDOH_N_NOTES for name, _, _, k in SDOH_CATEGORIES}
-
-
 def sdoh_style_pool(seed: int = DEFAULT_SEED) -> pd.DataFrame:
     """2,268 note x category comparisons with exactly the published per-category agreement.
 

@@ -127,15 +127,8 @@ class ResponseLog:
         """Observed cells whose response equals the cluster's oracle response."""
         return self.observed & (self.codes == self.expected[self.unit_clusters])
 
-    def unit_model(self) -> np.ndarray:
-        return self.unit_models
-
     def unit_cluster(self) -> np.ndarray:
         return self.unit_clusters
-
-    def response_strings(self, unit: int) -> list[str | None]:
-        """Responses of one unit per cell (None where not observed)."""
-        return [self.codebook[c] if c >= 0 else None for c in self.codes[unit]]
 
 
 MAX_LISTED = 12  # names listed in a note before "and N more"

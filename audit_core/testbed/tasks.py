@@ -40,7 +40,6 @@ TAG_KEY = "testbed"  # metadata / doc key of the testbed tag
 LMEVAL_TAG = "testbed"
 LMEVAL_TASKS = {GENERATED: "testbed_generated", SCORING: "testbed_scoring"}
 LETTER_FILTER = "letter"
-INSPECT_SCORER = "testbed"
 
 
 def cluster_fingerprint(cluster: Cluster) -> str:

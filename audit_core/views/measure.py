@@ -15,8 +15,6 @@ from audit_core.views.charts import chart_spec
 # The estimates compared in the chart, left to right: static -> conditional -> joint -> full support.
 CHART_ESTIMATES = ("base_accuracy", "target_follow", "sham_stay", "local_given_base", "local_paired", "tau_full")
 INTERVALS = {"bootstrap": "cluster bootstrap", "wilson": "Wilson"}
-# Display name of the bundled example log wherever it is shown (page, report), so it reads as synthetic.
-EXAMPLE_LOG_NAME = "example_response_log.csv (synthetic)"
 COMPOSITION_COLOURS = ("#9e9e9e", "#d95f02", "#7570b3", "#e6ab02", "#1b9e77")
 COMPOSITION_TAGS = ("R", "B", "I", "O", "S")
 MODEL_SHAPES = ("circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "wedge", "stroke")
