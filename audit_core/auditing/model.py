@@ -30,6 +30,17 @@ _PHI_BLOCK = 4096  # rows of the design built at once
 _INVERSE = np.concatenate(([np.inf], 1.0 / np.arange(1.0, 21.0)))
 
 
+def ensemble_mean_std(members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and population standard deviation over the K members (axis 0) of (K, n) predictions:
+    numpy's mean and std spelled out so the mean is summed once (std adds the same rows in the
+    same order, divides by K and takes the root, so the same numbers)."""
+    k = members.shape[0]
+    mean = members.sum(axis=0) / k
+    spread = members - mean
+    np.multiply(spread, spread, out=spread)
+    return mean, np.sqrt(spread.sum(axis=0) / k)
+
+
 def _inverse_weights(weights: np.ndarray) -> np.ndarray:
     counts = weights.astype(np.intp)
     if counts.max() < len(_INVERSE) and np.array_equal(counts, weights):
@@ -114,14 +125,7 @@ class OnlineEnsemble:
 
     def predict(self, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Ensemble mean and standard deviation of the predicted accuracy of ``rows``."""
-        members = self.predict_members(rows)
-        # numpy's mean and std (population) spelled out so the mean is summed once: std adds the
-        # same rows in the same order, divides by K and takes the root, so the same numbers.
-        k = members.shape[0]
-        mean = members.sum(axis=0) / k
-        spread = members - mean
-        np.multiply(spread, spread, out=spread)
-        return mean, np.sqrt(spread.sum(axis=0) / k)
+        return ensemble_mean_std(self.predict_members(rows))
 
 
 class RefitEnsemble(OnlineEnsemble):
@@ -225,11 +229,4 @@ class NeuralEnsemble:
         return 1.0 / (1.0 + np.exp(-(np.einsum("knh,kh->kn", hidden, w2) + b2)))
 
     def predict(self, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        members = self.predict_members(rows)
-        # numpy's mean and std (population) spelled out so the mean is summed once: std adds the
-        # same rows in the same order, divides by K and takes the root, so the same numbers.
-        k = members.shape[0]
-        mean = members.sum(axis=0) / k
-        spread = members - mean
-        np.multiply(spread, spread, out=spread)
-        return mean, np.sqrt(spread.sum(axis=0) / k)
+        return ensemble_mean_std(self.predict_members(rows))
