@@ -46,6 +46,15 @@ DEFAULT_DB_NAME = "audits.sqlite"
 # not after SQLite's 30 s (issue 27 item 9 measured 36 s before `audit next` said so).
 LOCK_WAIT_SECONDS = 5.0
 
+
+# The event log is append-only: every schema that (re)creates the table puts these triggers back.
+_NO_UPDATE = """CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+"""
+_NO_DELETE = """CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+"""
+
 _V1 = """
 CREATE TABLE pools (
     id INTEGER PRIMARY KEY,
@@ -75,11 +84,7 @@ CREATE TABLE events (
     score REAL
 );
 CREATE INDEX events_by_audit ON events(audit_id, id);
-CREATE TRIGGER events_no_update BEFORE UPDATE ON events
-    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
-CREATE TRIGGER events_no_delete BEFORE DELETE ON events
-    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
-"""
+""" + _NO_UPDATE + _NO_DELETE
 
 # Schema 2: proposals carry the batch they were made in (k cases claimed in one transaction). A
 # schema-1 log had only single proposals, so each proposal becomes its own batch. The append-only
@@ -88,9 +93,7 @@ _V2 = """
 ALTER TABLE events ADD COLUMN batch INTEGER;
 DROP TRIGGER events_no_update;
 UPDATE events SET batch = id WHERE kind = 'proposed';
-CREATE TRIGGER events_no_update BEFORE UPDATE ON events
-    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
-"""
+""" + _NO_UPDATE
 
 # Schema 3: a proposed case can be skipped with a reason (unreadable, out of scope, ...). SQLite cannot
 # widen a CHECK constraint in place, so the events table is rebuilt (same ids, same rows) with the
@@ -112,11 +115,7 @@ INSERT INTO events_v3 (id, audit_id, kind, case_id, annotator, ts, score, batch)
 DROP TABLE events;
 ALTER TABLE events_v3 RENAME TO events;
 CREATE INDEX events_by_audit ON events(audit_id, id);
-CREATE TRIGGER events_no_update BEFORE UPDATE ON events
-    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
-CREATE TRIGGER events_no_delete BEFORE DELETE ON events
-    BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
-"""
+""" + _NO_UPDATE + _NO_DELETE
 
 # Schema 4 (issue 23): who acted, and how we know. Every earlier event's name was typed in, so it is
 # self-declared (verified 0, source 'declared': the column defaults). ADD COLUMN updates no row, so
