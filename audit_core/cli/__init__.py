@@ -71,6 +71,32 @@ FAIL_ON_DECISIONS = {"failure mode found": "failure", "audit passed": "passed", 
 ANY_FLAG = "any-flag"
 
 
+def add_dual_test_flags(parser: argparse.ArgumentParser, style_default: str, *, scope: str = "",
+                        processes: bool = True) -> None:
+    """``--style``, ``--q``, ``--alpha``, ``--m`` (and ``--model-process``, ``--auditor-process``):
+    the dual test's parameters, declared once for every command that runs one (``scope`` says to
+    what they apply, e.g. "for CSV runs"; ``style_default`` what the style defaults to)."""
+    from audit_core.presets import (
+        AUDITOR_PROCESSES,
+        DEFAULT_AUDITOR_PROCESS,
+        DEFAULT_MODEL_PROCESS,
+        MODEL_PROCESSES,
+        STYLES,
+    )
+    to = f" {scope}" if scope else ""
+    parser.add_argument("--style", choices=STYLES,
+                        help=f"default parameters{to} (docs/e-processes.md, Parameters and defaults; default: "
+                             f"{style_default})")
+    parser.add_argument("--q", type=float, help=f"performance threshold q{to}")
+    parser.add_argument("--alpha", type=float, help=f"level alpha{to}: a test stops when its E >= 1/alpha")
+    parser.add_argument("--m", type=int, help=f"auditor's budget m{to} (its null is tested from step m)")
+    if processes:
+        parser.add_argument("--model-process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS,
+                            help=f"the model's e-process (default {DEFAULT_MODEL_PROCESS})")
+        parser.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default=DEFAULT_AUDITOR_PROCESS,
+                            help=f"the auditor's e-process (default {DEFAULT_AUDITOR_PROCESS})")
+
+
 def add_fail_on(parser: argparse.ArgumentParser, conditions: Sequence[str], meaning: str) -> None:
     """``--fail-on COND[,COND]``: exit 1 when one of the conditions is met (the output is unchanged)."""
     def parse(text: str) -> tuple[str, ...]:

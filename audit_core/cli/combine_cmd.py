@@ -9,16 +9,11 @@ passed"), after the run's last case (``--at end``) or at the dual test's stop (`
 from __future__ import annotations
 
 from audit_core import api
-from audit_core.cli import add_fail_on, emit, fail_on_status
+from audit_core.cli import add_dual_test_flags, add_fail_on, emit, fail_on_status
 from audit_core.presets import (
-    AUDITOR_PROCESSES,
-    DEFAULT_AUDITOR_PROCESS,
-    DEFAULT_MODEL_PROCESS,
     DEFAULT_STYLE,
-    MODEL_PROCESSES,
     MULTIPLE_SIDES,
     MULTIPLE_TIMES,
-    STYLES,
 )
 
 
@@ -33,14 +28,8 @@ def register(subparsers) -> None:
                         "the auditor's e-value, a rejection = that audit's strategy did not keep finding subgroups "
                         "below q (not a proof that none is)")
     p.add_argument("--at", choices=MULTIPLE_TIMES, default="end", help="e-value after the last case (default) or at the dual stop")
-    p.add_argument("--style", choices=STYLES,
-                   help=f"parameters for CSV runs (default: each run's own style, else {DEFAULT_STYLE})")
-    p.add_argument("--q", type=float, help="performance threshold q for CSV runs")
-    p.add_argument("--alpha", type=float, help="per-audit level alpha for CSV runs")
-    p.add_argument("--m", type=int, help="auditor's budget m for CSV runs")
+    add_dual_test_flags(p, f"each run's own style, else {DEFAULT_STYLE}", scope="for CSV runs")
     p.add_argument("--score", help="score column of CSV runs (auto-detected if omitted)")
-    p.add_argument("--model-process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS)
-    p.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default=DEFAULT_AUDITOR_PROCESS)
     add_fail_on(p, ("failure", "passed", "inconclusive"),
                 "failure: an audit rejected with --side model; passed: one rejected with --side auditor; "
                 "inconclusive: an audit no method rejected")

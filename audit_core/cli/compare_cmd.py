@@ -10,17 +10,12 @@ exits 1 when a run is worse than the baseline A beyond the margin (a regression 
 from __future__ import annotations
 
 from audit_core import api
-from audit_core.cli import emit
+from audit_core.cli import add_dual_test_flags, emit
 from audit_core.presets import (
-    AUDITOR_PROCESSES,
     COMPARE_MARGIN,
-    DEFAULT_AUDITOR_PROCESS,
-    DEFAULT_MODEL_PROCESS,
     DEFAULT_STYLE,
     FAIL_ON,
-    MODEL_PROCESSES,
     RUN_COLUMN,
-    STYLES,
 )
 
 _MAX_LISTED = 20
@@ -45,12 +40,7 @@ def register(subparsers) -> None:
     p.add_argument("--id", dest="id_column", help="case id column of every run (auto-detected if omitted)")
     p.add_argument("--subgroup", action="append", metavar="COL", help="subgroup column (repeat or comma-separate)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval confidence (default 0.95)")
-    p.add_argument("--style", choices=STYLES, help=f"dual-test parameters (default: run A's own style, else {DEFAULT_STYLE})")
-    p.add_argument("--q", type=float, help="performance threshold q")
-    p.add_argument("--alpha", type=float, help="level alpha of each run's dual test")
-    p.add_argument("--m", type=int, help="auditor's budget m")
-    p.add_argument("--model-process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS)
-    p.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default=DEFAULT_AUDITOR_PROCESS)
+    add_dual_test_flags(p, f"run A's own style, else {DEFAULT_STYLE}", scope="of each run's dual test")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run)
 

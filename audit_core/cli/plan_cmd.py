@@ -17,13 +17,12 @@ import math
 
 from audit_core import analyses, api
 from audit_core.auditing.backends import BACKENDS
-from audit_core.cli import emit, flag, stderr_progress
+from audit_core.cli import add_dual_test_flags, emit, flag, stderr_progress
 from audit_core.errors import InputError
 from audit_core.presets import (
     DEFAULT_MODEL_PROCESS,
     MODEL_PROCESSES,
     STRATEGY_NAMES,
-    STYLES,
 )
 
 
@@ -51,10 +50,7 @@ def register(subparsers) -> None:
     p.add_argument("--base-accuracy", type=float, default=0.92, help="assumed: accuracy of the others (default 0.92)")
     p.add_argument("--strategy", choices=STRATEGY_NAMES, default="adaptive")
     p.add_argument("--process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS)
-    p.add_argument("--style", choices=STYLES, help="parameter defaults (default: the pool's style, else gpqa)")
-    p.add_argument("--q", type=float, help="performance threshold q")
-    p.add_argument("--alpha", type=float, help="level alpha")
-    p.add_argument("--m", type=int, help="auditor's budget m")
+    add_dual_test_flags(p, "the pool's style, else gpqa", processes=False)
     p.add_argument("--budget", type=int, help="labels per audit (default: the style's)")
     p.add_argument("--n-init", type=int, dest="n_init", help="initial random cases of the adaptive auditor")
     p.add_argument("--budgets", type=_ints, metavar="N,N,...", help="rows of the budget table (default: five up to --budget)")

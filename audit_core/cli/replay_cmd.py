@@ -15,16 +15,11 @@ from __future__ import annotations
 import argparse
 
 from audit_core import analyses, api
-from audit_core.cli import ANY_FLAG, FAIL_ON_DECISIONS, add_fail_on, emit, fail_on_status
+from audit_core.cli import ANY_FLAG, FAIL_ON_DECISIONS, add_dual_test_flags, add_fail_on, emit, fail_on_status
 from audit_core.errors import InputError
 from audit_core.presets import (
-    AUDITOR_PROCESSES,
-    DEFAULT_AUDITOR_PROCESS,
-    DEFAULT_MODEL_PROCESS,
     DEFAULT_STYLE,
-    MODEL_PROCESSES,
     PROCESS_NAMES,
-    STYLES,
     WEIGHT_SCHEMES,
 )
 
@@ -63,20 +58,13 @@ def register(subparsers) -> None:
     parser.add_argument("--choices", action="store_true",
                         help="list what the file offers (a log's scorers or metrics, its subgroup keys and the "
                              "default ones, lm-eval filters; a CSV's columns and detected roles) and stop")
-    parser.add_argument("--style", choices=STYLES,
-                        help=f"default parameters (docs/e-processes.md, Parameters and defaults; default: the run's "
-                             f"own style, else {DEFAULT_STYLE})")
-    parser.add_argument("--q", type=float, help="performance threshold q")
-    parser.add_argument("--alpha", type=float, help="level; stop when E >= 1/alpha")
-    parser.add_argument("--m", type=int, help="auditor's budget m (its null is tested from step m)")
+    add_dual_test_flags(parser, f"the run's own style, else {DEFAULT_STYLE}")
     parser.add_argument("--delta", type=float, help="model's fixed alternative is q - delta")
     parser.add_argument("--delta-aud", type=float, help="auditor's fixed alternative is q + delta-aud")
     parser.add_argument("--eta", type=float, help="EWAF learning rate")
     parser.add_argument("--weights", choices=WEIGHT_SCHEMES, help="changepoint weights of the SR processes")
     parser.add_argument("--grid-mod", type=_grid, help="forecaster grid below q, e.g. 0.6,0.7,0.8")
     parser.add_argument("--grid-aud", type=_grid, help="forecaster grid above q, e.g. 0.88,0.91,0.94")
-    parser.add_argument("--model-process", choices=MODEL_PROCESSES, default=DEFAULT_MODEL_PROCESS)
-    parser.add_argument("--auditor-process", choices=AUDITOR_PROCESSES, default=DEFAULT_AUDITOR_PROCESS)
     add_fail_on(parser, (*FAIL_ON_DECISIONS.values(), ANY_FLAG),
                 "failure / passed / inconclusive: the dual test's decision; any-flag: a subgroup below q, "
                 "family-wise or for that subgroup alone")

@@ -14,7 +14,7 @@ budget 400, 20 initial cases (``AuditParams.gpqa()`` / ``.sdoh()``).
 from __future__ import annotations
 
 from audit_core import analyses, api
-from audit_core.cli import emit, flag, stderr_progress
+from audit_core.cli import add_dual_test_flags, emit, flag, stderr_progress
 from audit_core.cli.plan_cmd import add_backend_options
 from audit_core.presets import (
     ALL_GPQA_POOLS,
@@ -49,10 +49,7 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="study seed (default 0)")
     p.add_argument("--scenario", choices=("pool", "bank"), default="pool",
                    help="(a) pool without replacement, or (b) fresh draws from a stratum bank")
-    p.add_argument("--style", choices=("gpqa", "sdoh"), help="parameter defaults (default: the pool's own style, else gpqa)")
-    p.add_argument("--q", type=float, help="performance threshold q")
-    p.add_argument("--alpha", type=float, help="level alpha (default 0.05)")
-    p.add_argument("--m", type=int, help="auditor's budget m (default 40)")
+    add_dual_test_flags(p, "the pool's own style, else gpqa", processes=False)
     p.add_argument("--n-init", type=int, dest="n_init", help="initial random cases of the adaptive auditor")
     p.add_argument("--suspect", action="append", metavar="SUBGROUP",
                    help="a subgroup the informed-prior auditor suspects (repeatable)")
