@@ -710,7 +710,7 @@ def confidence_sequence(scores, alpha: float = 0.05, method: str = AUTO,
     x = _check(scores, alpha)
     if score_type is not None and score_type not in SCORE_TYPES:
         raise InputError(f"score_type: expected one of {', '.join(SCORE_TYPES)} or None, got {score_type!r}")
-    binary = bool(np.all((x == 0.0) | (x == 1.0)))
+    binary = score_type_of(x) == BINARY
     if score_type == BINARY and not binary:
         bad = x[(x != 0.0) & (x != 1.0)][0]
         raise InputError(f"score_type: declared {BINARY!r} but a score is {bad:g}; declare {GRADED!r} for "
