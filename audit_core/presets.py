@@ -70,6 +70,9 @@ COMPARE_DECISIONS = (B_BETTER, A_BETTER, EQUIVALENT, NON_INFERIOR, CONTINUE, INC
 FAIL_ON = ("worse", "not-non-inferior")
 # The column of a long CSV that names each row's run.
 RUN_COLUMN = "run"
+# The column naming each case's task (lm-eval runs spanning several tasks have it; so may a CSV):
+# Compare runs then compares within each task and pooled.
+TASK_COLUMN = "task"
 
 # Who a live label is recorded for when no annotator is named.
 DEFAULT_ANNOTATOR = "annotator"

@@ -167,6 +167,10 @@ with g2:
     _shared.show_chart(view.ranks_chart)
 with st.expander(f"Every pair ({len(view.pairs_table)})"):
     _shared.show_table(view.pairs_table)
+if view.tasks is not None:
+    st.subheader(f"Per task ({len(view.tasks.tasks)}) and pooled")
+    st.caption(_shared.plain(view.tasks.pooling.capitalize() + "."))
+    _shared.show_table(view.task_table)
 
 st.subheader("Fixed sample size, for reference")
 f1, f2 = st.columns(2)

@@ -35,10 +35,19 @@ from audit_core.presets import (
     INCONCLUSIVE_AT_BUDGET,
     NON_INFERIOR,
     RUN_COLUMN,
+    TASK_COLUMN,
 )
 from audit_core.report.document import ReportSection
 from audit_core.sequential import AuditParams
-from audit_core.sequential.compare import ManyRunComparison, MatchedRuns, RunComparison, compare_many, match_runs
+from audit_core.sequential.compare import (
+    ManyRunComparison,
+    MatchedRuns,
+    RunComparison,
+    TaskComparisons,
+    compare_by_task,
+    compare_many,
+    match_runs,
+)
 from audit_core.sequential.compare import compare_runs as _compare_runs
 from audit_core.sequential.params import audit_params
 from audit_core.views import sequential as views
@@ -57,7 +66,10 @@ class RunsComparison(Displayed):
         each run's unmatched ids. names : every run's name; A and B are ``comparison.names``.
     decisions_table, subgroup_table, changes_table, tie_table, pairs_table : display tables;
     difference_chart (fixed-n, per subgroup), trajectory_chart (the sequence with the margin band),
-    ranks_chart : Vega-Lite specs; section; verdict (the decision sentence).
+    ranks_chart : Vega-Lite specs; section; verdict (the decision sentence). tasks : when the
+    matched cases span two or more tasks (a ``task`` column), every run compared within each task
+    and pooled (:class:`~audit_core.sequential.compare.TaskComparisons`, its pooling stated), else
+    None; task_table : its table (empty without tasks).
     """
 
     sources: tuple[Source, ...]
@@ -75,6 +87,8 @@ class RunsComparison(Displayed):
     ranks_chart: dict = field(repr=False)
     section: ReportSection = field(repr=False)
     verdict: Verdict
+    tasks: TaskComparisons | None = field(default=None, repr=False)
+    task_table: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
 
     _key_table = "tie_table"
     _key_chart = "trajectory_chart"
@@ -100,7 +114,8 @@ class RunsComparison(Displayed):
     def to_dict(self) -> dict:
         """The document ``compare --json`` prints."""
         return {**self.comparison.to_dict(), "verdict": self.verdict.text,
-                "runs": {**self.runs.to_dict(), "unmatched": self.matched.to_dict()}}
+                "runs": {**self.runs.to_dict(), "unmatched": self.matched.to_dict()},
+                "tasks": None if self.tasks is None else self.tasks.to_dict()}
 
 
 _SENTENCES = {
@@ -196,6 +211,7 @@ def compare_runs(source_a: Source, source_b: Source | None = None, score: str | 
     order = [first, second] + [i for i in range(len(runs)) if i not in (first, second)]
     matched = match_runs([runs[i] for i in order], [run_names[i] for i in order])
     many = compare_many(matched.scores, matched.names, 1.0 - confidence, margin, budget)
+    tasks = _by_task(runs[order[0]], matched, 1.0 - confidence, margin, budget)
     verdict = _verdict(result, many)
     chart = views.comparison_chart(result)
     trajectory = views.difference_trajectory_chart(result)
@@ -206,12 +222,25 @@ def compare_runs(source_a: Source, source_b: Source | None = None, score: str | 
                             "confidence": confidence, "margin": margin, "budget": budget,
                             "multiplicity": f"{many.multiplicity} over {many.family_size} pair(s)"},
         chart, verdict=verdict.text, many=many,
-        charts=(("Anytime-valid difference with the margin band", trajectory), ("Ranks and tie groups", ranks)))
+        charts=(("Anytime-valid difference with the margin band", trajectory), ("Ranks and tie groups", ranks)),
+        tasks=tasks)
     return RunsComparison(sources=sources, comparison=result, runs=many, matched=matched, names=tuple(run_names),
                           decisions_table=views.decisions_table(result), subgroup_table=views.subgroup_display_table(result),
                           changes_table=result.changes, tie_table=many.tie_table(), pairs_table=views.pairs_table(many),
                           difference_chart=chart, trajectory_chart=trajectory, ranks_chart=ranks, section=section,
-                          verdict=verdict)
+                          verdict=verdict, tasks=tasks,
+                          task_table=tasks.table() if tasks is not None else pd.DataFrame())
+
+
+def _by_task(first, matched: MatchedRuns, alpha: float, margin: float, budget: int | None) -> TaskComparisons | None:
+    """Per task and pooled, when the first run names two or more tasks among the matched cases."""
+    if TASK_COLUMN not in first.frame.columns or first.id is None:
+        return None
+    task_of = dict(zip(first.frame[first.id].astype(str), first.frame[TASK_COLUMN].astype(str), strict=True))
+    labels = [task_of[i] for i in matched.ids]
+    if len(set(labels)) < 2:
+        return None
+    return compare_by_task(matched.scores, labels, matched.names, alpha, margin, budget)
 
 
 def _distinct(names: Sequence[str]) -> list[str]:

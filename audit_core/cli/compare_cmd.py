@@ -111,6 +111,12 @@ def render_text(payload: dict) -> str:
             lines.append("Cases not in every run: " + "; ".join(
                 f"{k}: {v['count']} ({', '.join(v['ids'][:5])}{', ...' if v['count'] > 5 else ''})"
                 for k, v in unmatched.items()))
+    if payload["tasks"]:
+        tasks = payload["tasks"]
+        lines += ["", f"Per task and pooled ({tasks['pooling']}):"]
+        for task, runs_of in (*tasks["per_task"].items(), ("pooled", tasks["pooled"])):
+            groups = " > ".join("{" + ", ".join(g) + "}" for g in runs_of["groups"])
+            lines.append(f"  {str(task)[:30]:<30} n={runs_of['n']:<6} tie groups, best first: {groups}")
     lines += ["", "Dual-test decision of each run alone:"]
     for d in payload["decisions"]:
         stop = f" at case {d['stop']}" if d["stop"] else f" after {d['n']} cases"

@@ -33,6 +33,7 @@ Mapping (issue 9):
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import math
@@ -166,9 +167,26 @@ def iter_eval_archive(raw: bytes, name: str):
     return header, each()
 
 
+# The last archive read, by content digest: a log's choices (its scorers and metadata keys) and its
+# frame are read one after the other from the same bytes, and parsing is most of a log's read time.
+# One entry bounds the memory held; callers only read what it returns.
+_LAST_READ: dict[tuple[bytes, str], tuple[dict, list[dict]]] = {}
+
+
 def read_eval_archive(raw: bytes, name: str) -> tuple[dict, list[dict]]:
     """(header, samples in write order) of a ``.eval`` zip archive, all held at once: refused when
-    the members declare, or turn out to expand to, more than :data:`MAX_ARCHIVE_BYTES`."""
+    the members declare, or turn out to expand to, more than :data:`MAX_ARCHIVE_BYTES`. The same
+    bytes read again (under the same name) return the same objects, not a second parse."""
+    key = (hashlib.blake2b(raw, digest_size=20).digest(), name)
+    read = _LAST_READ.get(key)  # one lookup: another session's thread may replace the entry meanwhile
+    if read is None:
+        read = _read_eval_archive(raw, name)
+        _LAST_READ.clear()
+        _LAST_READ[key] = read
+    return read
+
+
+def _read_eval_archive(raw: bytes, name: str) -> tuple[dict, list[dict]]:
     archive, header_info, samples = _eval_members(raw, name)
     declared = sum(i.file_size for i in samples) + (header_info.file_size if header_info else 0)
     if declared > MAX_ARCHIVE_BYTES:

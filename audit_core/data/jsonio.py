@@ -19,6 +19,8 @@ import math
 import re
 from typing import Any
 
+import numpy as np
+
 from audit_core.errors import InputError
 
 MAX_DEPTH = 100  # nesting levels; real logs and classes use fewer than 20
@@ -61,6 +63,31 @@ def depth_exceeds(document: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+# A JSON string literal (the document is valid JSON when this is used): brackets inside one do not nest.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')  # unrolled: one step per run of plain characters
+
+
+def text_depth(text: str | bytes) -> int:
+    """The nesting depth of a valid JSON text, from its characters: the running count of ``{``/``[``
+    less ``}``/``]`` outside string literals, at its highest. Equals the depth
+    :func:`depth_exceeds` walks in the parsed document (a container per opening bracket), in a
+    fraction of the time (a regular expression and a cumulative sum, no Python loop per node)."""
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    codes = np.frombuffer(_STRING.sub(b'""', raw), dtype=np.uint8)
+    if codes.size == 0:
+        return 0
+    steps = ((codes == 123) | (codes == 91)).astype(np.int32) - ((codes == 125) | (codes == 93))  # {[ and }]
+    return int(np.cumsum(steps).max(initial=0))
+
+
+def _depth_over(text: str | bytes, limit: int) -> bool:
+    """``text_depth(text) > limit``, skipping the scan when the text has no more opening brackets
+    than the limit (each level needs one)."""
+    if text.count("{" if isinstance(text, str) else b"{") + text.count("[" if isinstance(text, str) else b"[") <= limit:
+        return False
+    return text_depth(text) > limit
+
+
 def lone_surrogate(document: Any) -> str | None:
     """The first string (key or value) of ``document`` holding a lone surrogate, else None."""
     stack = [document]
@@ -91,7 +118,7 @@ def loads(text: str | bytes, where: str) -> Any:
         if isinstance(exc, json.JSONDecodeError):
             raise
         raise InputError(f"{where}: a number JSON cannot hold") from None  # e.g. the int digit limit
-    if isinstance(document, (dict, list)) and depth_exceeds(document):
+    if isinstance(document, (dict, list)) and _depth_over(text, MAX_DEPTH):
         raise InputError(f"{where}: JSON nested too deeply (more than {MAX_DEPTH} levels)")
     escaped = text if isinstance(text, str) else text.decode("utf-8", "replace")
     if _SURROGATE_ESCAPE.search(escaped) and lone_surrogate(document) is not None:

@@ -769,3 +769,63 @@ def match_runs(runs, names: Sequence[str]) -> MatchedRuns:
                         for run, run_ids in zip(runs, ids, strict=True)])
     unmatched = {name: tuple(i for i in run_ids if i not in common) for name, run_ids in zip(names, ids, strict=True)}
     return MatchedRuns(tuple(names), tuple(order), scores, unmatched)
+
+
+@dataclass(frozen=True, repr=False)
+class TaskComparisons:
+    """K runs compared within each task and over all tasks pooled.
+
+    Attributes
+    ----------
+    tasks : the tasks, in the order their first case appears. per_task : one
+    :class:`ManyRunComparison` per task, on that task's matched cases, each at level
+    ``alpha / len(tasks)`` (Bonferroni over the tasks: every task's claims hold at once with
+    probability >= 1 - alpha). pooled : the comparison on every matched case at level ``alpha``,
+    each case weighing the same (a task weighs by its number of cases). pooling : that rule in words.
+    """
+
+    tasks: tuple[str, ...]
+    per_task: tuple[ManyRunComparison, ...]
+    pooled: ManyRunComparison
+    alpha: float
+
+    @property
+    def pooling(self) -> str:
+        return (f"pooled: every matched case weighs the same (a task by its number of cases), at level "
+                f"{self.alpha:g}; per task: each of the {len(self.tasks)} tasks at level "
+                f"{self.alpha:g}/{len(self.tasks)} (Bonferroni over the tasks), so every task's claims hold at once")
+
+    def table(self) -> pd.DataFrame:
+        """One row per task and run (the pooled rows last): cases, mean, tie group, rank interval."""
+        rows = []
+        for task, many in (*zip(self.tasks, self.per_task, strict=True), ("pooled", self.pooled)):
+            group_of = many.group_of
+            for run, name in enumerate(many.names):
+                rows.append({"task": task, "run": name, "n": many.n, "mean": many.means[run],
+                             "group": group_of[run], "rank_low": many.rank_low[run], "rank_high": many.rank_high[run]})
+        return pd.DataFrame(rows, columns=["task", "run", "n", "mean", "group", "rank_low", "rank_high"])
+
+    def to_dict(self) -> dict:
+        return {"pooling": self.pooling, "tasks": list(self.tasks),
+                "per_task": {t: m.to_dict() for t, m in zip(self.tasks, self.per_task, strict=True)},
+                "pooled": self.pooled.to_dict()}
+
+    def __repr__(self) -> str:
+        return f"TaskComparisons(tasks={list(self.tasks)}, K={len(self.pooled.names)}, n={self.pooled.n})"
+
+
+def compare_by_task(scores, tasks, names: tuple[str, ...] | None = None, alpha: float = 0.05, margin: float = 0.0,
+                    budget: int | None = None) -> TaskComparisons:
+    """:func:`compare_many` within each task (``tasks``: each matched case's task, in the cases'
+    order) at level alpha / T, and over all cases at level alpha. ``budget`` (the planned number of
+    paired cases) applies to the pooled comparison; within a task, undecided is "continue"."""
+    y = np.asarray(scores, dtype=float)
+    labels = np.asarray([str(t) for t in tasks], dtype=object)
+    if y.ndim != 2 or len(labels) != y.shape[1]:
+        raise InputError(f"tasks: {len(labels)} task label(s) for {y.shape[-1] if y.ndim else 0} matched case(s)")
+    order = tuple(dict.fromkeys(labels))
+    if len(order) < 2:
+        raise InputError(f"tasks: the matched cases span {len(order)} task; per task and pooled needs two or more")
+    pooled = compare_many(y, names, alpha, margin, budget)
+    per_task = tuple(compare_many(y[:, labels == t], pooled.names, alpha / len(order), margin) for t in order)
+    return TaskComparisons(order, per_task, pooled, float(alpha))

@@ -182,30 +182,34 @@ def decisions_table(comparison) -> pd.DataFrame:
 
 
 def comparison_section(comparison, source: str, parameters: dict, chart: dict, verdict: str = "",
-                       many=None, charts: Sequence[tuple[str, dict]] = ()) -> ReportSection:
+                       many=None, charts: Sequence[tuple[str, dict]] = (), tasks=None) -> ReportSection:
     """The report section of a comparison: the decision sentence, the anytime-valid and fixed-n
-    numbers, the tie groups of all runs; tables and charts as on the page."""
+    numbers, the tie groups of all runs (per task and pooled, when ``tasks``); tables and charts
+    as on the page."""
     a, b = comparison.names
     o = comparison.overall
     many_tables = () if many is None else (ReportTable("Tie groups and rank intervals", many.tie_table()),
                                            ReportTable("Every pair, simultaneous bounds", pairs_table(many)))
+    task_tables = () if tasks is None else (ReportTable("Tie groups per task and pooled", tasks.table()),)
     return ReportSection(
         key="compare", title=f"Comparison of {b} with {a}" if many is None or len(many.names) == 2
         else f"Comparison of {len(many.names)} runs", source=source, parameters=parameters,
         summary=(*((verdict,) if verdict else ()),
                  *((sequential_summary(comparison),) if comparison.sequence is not None else ()),
                  *((many_summary(many),) if many is not None and len(many.names) > 2 else ()),
+                 *((f"Per task and {tasks.pooling}.",) if tasks is not None else ()),
                  f"{comparison.n_common} common cases (only in {a}: {len(comparison.only_a)}, only in {b}: "
                  f"{len(comparison.only_b)}); difference {o.difference:+.3f} [{o.ci_low:+.3f}, {o.ci_high:+.3f}] "
                  f"({o.interval}, fixed n); {o.regressions} regressions, {o.improvements} improvements.",
                  *comparison.notes),
-        tables=(*many_tables,
+        tables=(*many_tables, *task_tables,
                 ReportTable("Each run's audit decision", decisions_table(comparison)),
                 ReportTable("Paired difference per subgroup", comparison.subgroups),
                 ReportTable("Regressions and improvements, case by case", comparison.changes)),
         charts=(*(ReportChart(title, spec) for title, spec in charts),
                 ReportChart("Paired difference overall and per subgroup", chart),),
-        numbers={**comparison.to_dict(), **({"runs": many.to_dict()} if many is not None else {})})
+        numbers={**comparison.to_dict(), **({"runs": many.to_dict()} if many is not None else {}),
+                 **({"tasks": tasks.to_dict()} if tasks is not None else {})})
 
 
 # ---------------------------------------------------------------------------- many audits at once

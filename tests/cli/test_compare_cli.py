@@ -146,3 +146,30 @@ def test_compare_refuses_disjoint_runs_and_one_table_without_a_run_column(tmp_pa
     assert main(["compare", a]) == 2
     err = [line for line in capsys.readouterr().err.splitlines() if line]
     assert len(err) == 2 and "no case id in common" in err[0] and "'run' column" in err[1]
+
+
+def test_runs_spanning_tasks_are_compared_per_task_and_pooled(tmp_path, capsys):
+    """A long CSV with a ``task`` column: m2 beats m1 on 'code' by far, ties it on 'facts'; the
+    per-task groups say so, the pooled ones weigh every case alike; CLI and Python agree."""
+    rng = np.random.default_rng(8)
+    n = 400
+    rows = []
+    for task, accuracies in (("code", {"m1": 0.3, "m2": 0.9}), ("facts", {"m1": 0.7, "m2": 0.7})):
+        u = rng.random(n)
+        for name, p in accuracies.items():
+            y = (np.where(rng.random(n) < 0.7, u, rng.random(n)) < p).astype(int)
+            rows.append(pd.DataFrame({"case_id": [f"{task}/{i}" for i in range(n)], "task": task, "run": name,
+                                      "correct": y}))
+    path = tmp_path / "long.csv"
+    pd.concat(rows).to_csv(path, index=False)
+    assert main(["compare", str(path), "--json"]) == 0
+    tasks = json.loads(capsys.readouterr().out)["tasks"]
+    assert tasks["tasks"] == ["code", "facts"]
+    assert tasks["per_task"]["code"]["groups"] == [["m2"], ["m1"]]
+    assert len(tasks["per_task"]["facts"]["groups"]) == 1
+    assert tasks["per_task"]["code"]["alpha"] == pytest.approx(0.025) and tasks["pooled"]["alpha"] == pytest.approx(0.05)
+    assert tasks["pooled"]["n"] == 2 * n and tasks["per_task"]["code"]["n"] == n
+    assert tasks == audit_core.compare(str(path)).to_dict()["tasks"]
+    assert main(["compare", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "Per task and pooled" in text and "code" in text and "{m2} > {m1}" in text
