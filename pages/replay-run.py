@@ -56,7 +56,7 @@ _shared.page_header(
 labels = {k: f"Bundled: {BUNDLED[k].title}" for k in BUNDLED}
 labels[UPLOAD] = "Upload a labelled CSV or evaluation log"
 labels[SEVERAL] = "Upload several runs (CSVs or logs, read as one table with a run column)"
-labels[FOLLOW] = "Follow a file on this machine (re-read on request)"
+labels[FOLLOW] = "Follow a file on this machine (re-read on request or automatically)"
 
 
 def reread(path: str) -> None:
@@ -70,6 +70,22 @@ def reread(path: str) -> None:
     st.session_state["replay_follow_error"] = None
     _uploads.accept_upload("follow", _uploads.Upload(Path(path).name, data, source.key))
     st.session_state["replay_follow_read"] = (path, dt.datetime.now().strftime("%H:%M:%S"), len(data))
+
+
+AUTO_SECONDS = 5
+
+
+def watch(path: str) -> None:
+    """Read the followed file again when its content changed (a fragment run every AUTO_SECONDS):
+    the whole page then replays what is there now."""
+    followed = _uploads.accepted_upload("follow")
+    try:
+        data = analyses.file_bytes(path, ACCESS, st.get_option("server.maxUploadSize") * 2**20)
+    except InputError:
+        return  # said by the next Re-read; the last reading stands
+    if followed is None or analyses.content_key(data, Path(path).name) != analyses.content_key(followed.data, followed.name):
+        reread(path)
+        st.rerun(scope="app")
 
 
 def _in_range(value: float) -> float:
@@ -145,7 +161,14 @@ with up_col:
                                   "Rows already replayed keep their trajectories (growing runs)." +
                                   (" A relative path is taken from the data folder; files outside it are not read."
                                    if ACCESS.folder else ""))
-        st.button("Re-read now", on_click=reread, args=(path,), icon=":material/refresh:", key="replay_reread")
+        r1, r2 = st.columns([1, 3])
+        r1.button("Re-read now", on_click=reread, args=(path,), icon=":material/refresh:", key="replay_reread")
+        auto = r2.toggle(f"Re-read every {AUTO_SECONDS} s while the file changes", key=_shared.kept("replay_follow_auto"),
+                         help="For a run being written (an Inspect log while the evaluation runs, a CSV being "
+                              "labelled): the page replays each new version. The decision at each reading is the "
+                              "one you would have stopping then: the e-processes hold at any stopping time.")
+        if auto and path:
+            st.fragment(functools.partial(watch, path), run_every=AUTO_SECONDS)()
         if st.session_state.get("replay_follow_error"):
             kept = " The last reading stays below." if _uploads.accepted_upload("follow") is not None else ""
             st.error(f"Could not read the file: {_shared.plain(st.session_state['replay_follow_error'])}.{kept}",

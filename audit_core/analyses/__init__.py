@@ -9,6 +9,7 @@ CLI commands print them; nothing is assembled twice.
 * :mod:`.identify`: :func:`identify_support`, :func:`explore_support`, :func:`support_lattice`, :func:`check_supports`.
 * :mod:`.measure`: :func:`measure_log`.
 * :mod:`.replay`: :func:`replay_run`.
+* :mod:`.follow`: :func:`follow_run` (a run read again while it is written).
 * :mod:`.simulate`: :func:`simulate_study`.
 * :mod:`.plan`: :func:`plan_study` (how many labels will the audit need?).
 * :mod:`.compare`: :func:`compare_runs` (two runs, case by case).

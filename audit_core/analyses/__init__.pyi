@@ -28,6 +28,7 @@ from .combine import CombinedAudits, combine_audits, combine_files
 from .common import Verdict
 from .compare import RunsComparison, compare_runs
 from .confseq import SubgroupSequences, subgroup_sequences
+from .follow import Reading, follow_run
 from .identify import (
     BEHAVIOURS,
     BehaviourRule,
@@ -81,5 +82,5 @@ __all__ = [
     "RunsComparison", "RunTable", "score_labels", "simulate_study", "Source", "STRATEGY_NAMES",
     "StudySimulation", "STYLES", "support_lattice", "SupportExploration", "SupportSearch", "TestbedCheck",
     "TestbedItems", "typed_run", "Verdict", "SubgroupSequences", "subgroup_sequences", "FAMILY_FLAG",
-    "SUBGROUP_FLAG",
+    "SUBGROUP_FLAG", "follow_run", "Reading",
 ]

@@ -73,7 +73,15 @@ def register(subparsers) -> None:
                              "(repeat; default the model and task of each log, or the file name)")
     parser.add_argument("--drop-missing", action="store_true",
                         help="leave out rows without a score (the output says how many); without it they are refused")
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--follow", action="store_true",
+                        help="read FILE again whenever it changes (a run still being written): one line per "
+                             "reading, then the full replay when an Inspect log records its end, when FILE has not "
+                             "changed for --idle seconds, or at Ctrl-C")
+    parser.add_argument("--every", type=float, default=2.0, metavar="S", help="with --follow: seconds between checks "
+                                                                             "(default 2)")
+    parser.add_argument("--idle", type=float, default=60.0, metavar="S",
+                        help="with --follow: stop after S seconds without a change (default 60)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document (with --follow: at the end)")
     parser.set_defaults(func=run)
 
 
@@ -129,18 +137,25 @@ def run(args) -> int:
     if args.choices:
         emit(_choices(analyses.run_source(source, check=False, labels=args.label)), args.json, render_choices)
         return 0
-    try:
-        run_source = analyses.run_source(source, name=", ".join(str(f) for f in args.file), check=False,
-                                         labels=args.label)
-        view = api.replay(run_source, score=args.score, subgroup=subgroups, order=args.order,
-                          file_order=args.file_order, filter=args.filter, style=args.style, q=args.q,
-                          alpha=args.alpha, m=args.m, delta=args.delta, delta_aud=args.delta_aud, eta=args.eta,
-                          weights=args.weights, grid_mod=args.grid_mod, grid_aud=args.grid_aud,
-                          model_process=args.model_process, auditor_process=args.auditor_process,
-                          score_mapping=_score_mapping(args.score_map, run_source, args.score),
-                          drop_missing=args.drop_missing)
-    except InputError as exc:
-        raise InputError(_with_flags(_with_q_hint(str(exc), args))) from None
+    def replayed(run_source):
+        try:
+            return api.replay(run_source, score=args.score, subgroup=subgroups, order=args.order,
+                              file_order=args.file_order, filter=args.filter, style=args.style, q=args.q,
+                              alpha=args.alpha, m=args.m, delta=args.delta, delta_aud=args.delta_aud, eta=args.eta,
+                              weights=args.weights, grid_mod=args.grid_mod, grid_aud=args.grid_aud,
+                              model_process=args.model_process, auditor_process=args.auditor_process,
+                              score_mapping=_score_mapping(args.score_map, run_source, args.score),
+                              drop_missing=args.drop_missing)
+        except InputError as exc:
+            raise InputError(_with_flags(_with_q_hint(str(exc), args))) from None
+
+    if args.follow:
+        if len(args.file) != 1:
+            raise InputError("replay --follow: follow one file")
+        view = _followed(args.file[0], replayed, args)
+    else:
+        view = replayed(analyses.run_source(source, name=", ".join(str(f) for f in args.file), check=False,
+                                            labels=args.label))
     payload = view.to_dict()
     payload["notes"] = [_with_flags(note) for note in payload["notes"]]
     emit(payload, args.json, render_text)
@@ -148,6 +163,29 @@ def run(args) -> int:
     if payload["flags"]["family_wise"] or payload["flags"]["per_subgroup"]:
         met.add(ANY_FLAG)
     return fail_on_status(args, met)
+
+
+def _followed(path: str, replayed, args):
+    """Each reading as one line on stderr (stdout keeps the final document); the last good view."""
+    import sys
+
+    last = None
+    try:
+        for reading in analyses.follow_run(path, replayed, every=args.every, idle=args.idle):
+            if reading.error is not None:
+                line = f"could not read this version ({reading.error}); " + (
+                    "the last reading stands" if last is not None else "waiting for the next change")
+            else:
+                last = reading.view
+                d = last.result.dual
+                line = (f"{last.result.n} scores, {d.decision}" + (f" at step {d.stop}" if d.stop else "")
+                        + (f", run {reading.status}" if reading.status else ""))
+            print(f"[{reading.at}] reading {reading.number}: {line}", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        print("stopped following", file=sys.stderr)
+    if last is None:
+        raise InputError(f"replay --follow: no readable version of {path!r} was seen")
+    return last
 
 
 def _choices(source) -> dict:

@@ -281,6 +281,17 @@ def _label_of(display: str, raw: bytes | Path) -> str:
     return Path(display).stem or display
 
 
+def run_status_of(raw: bytes, display: str) -> str | None:
+    """An Inspect AI log's run status (``started`` while it runs, then ``success``, ``error`` or
+    ``cancelled``); None for a file that records none (a CSV, lm-eval samples)."""
+    kind, parsed = detect_kind(raw, display)
+    if kind not in (INSPECT_EVAL, INSPECT_JSON):
+        return None
+    from audit_core.data.inspect_log import iter_eval_archive, run_status
+    header = iter_eval_archive(raw, display)[0] if kind == INSPECT_EVAL else parsed
+    return run_status(header) if isinstance(header, dict) else None
+
+
 def run_labels(files, labels=None) -> list[str]:
     """One distinct label per run: the user's (as many as runs), else :func:`_label_of`, with the
     file name added where two runs would share one (two logs of the same model and task)."""

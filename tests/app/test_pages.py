@@ -515,3 +515,21 @@ def test_planner_shows_the_assumed_structure_only_for_the_assumed_pool():
     at.selectbox(key="plan_pool").set_value("assumed").run()
     keys = {w.key for w in (*at.text_input, *at.number_input)}
     assert {"plan_sizes", "plan_fail", "plan_base"} <= keys
+
+
+def test_replay_rereads_a_followed_file_automatically_when_it_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUDIT_DATA_DIR", str(tmp_path))
+    path = tmp_path / "growing.csv"
+    head = "case,grp,correct\n" + "".join(f"c{i},{'a' if i % 2 else 'b'},{int(i % 5 != 0)}\n" for i in range(30))
+    path.write_text(head)
+    at = app("pages/replay-run.py")
+    at.selectbox(key="replay_source").set_value("follow").run()
+    at.text_input(key="replay_follow_path").input(str(path)).run()
+    at.toggle(key="replay_follow_auto").set_value(True).run()  # no button pressed: the watcher read it
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert int(metric(at, "Cases replayed")) == 30
+    path.write_text(head + "".join(f"c{i},a,1\n" for i in range(30, 45)))
+    at.run()  # what the watcher's timer does: the fragment runs, sees new content, replays the page
+    assert not at.exception and int(metric(at, "Cases replayed")) == 45
+    at.run()  # unchanged: nothing new is read
+    assert int(metric(at, "Cases replayed")) == 45 and not at.error
