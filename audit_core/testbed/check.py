@@ -74,9 +74,9 @@ def _item_problems(item: Item, label: str, axes) -> list[str]:
         return out + [f"{where}: the theory is inconsistent (an atom is derived with both signs)"]
     if item.oracle != label:
         out.append(f"{where}: oracle is {item.oracle!r} but the solver derives {label}")
-    if item.oracles and item.world_oracles.get(item.world) != item.oracle:
+    if item.oracles and item.world_oracles.get(item.world) != label:
         out.append(f"{where}: the oracles of the worlds give {item.world_oracles.get(item.world)!r} in world "
-                   f"{item.world!r} but the item's oracle is {item.oracle!r}")
+                   f"{item.world!r} but the solver derives {label}")
     if item.correct != letter(parts["mapping"], label):
         out.append(f"{where}: correct letter is {item.correct!r} but {label} is "
                    f"{letter(parts['mapping'], label)!r} under mapping {parts['mapping']}")
