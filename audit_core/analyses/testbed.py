@@ -128,7 +128,10 @@ def testbed_support(support: str | Sequence[str] | None = None, cost: Mapping[st
     cells = [c for c in cells if c]
     if not cells:
         raise InputError("support: give at least one cell id, or 'cheapest'")
-    _, ordered = resolve_support(pc, cells=cells)
+    try:
+        _, ordered = resolve_support(pc, cells=cells)
+    except InputError as exc:
+        raise InputError(f"support: {exc}") from None
     return ordered, "cells"
 
 
