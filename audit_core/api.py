@@ -335,7 +335,8 @@ def generate_testbed(clusters: int, *, seed: int = 0, directions: str | Sequence
                      depth: int | None = None, distractors: int | None = None,
                      vocabulary: str | Sequence[str] | None = None, out: str | Path | None = None,
                      inspect: str | Path | None = None, inspect_task: str | Path | None = None,
-                     lmeval_task: str | Path | None = None) -> TestbedItems:
+                     lmeval_task: str | Path | None = None, support: str | Sequence[str] | None = None,
+                     cost: Mapping[str, float] | str | None = None) -> TestbedItems:
     """Solver-grounded testbed items: ``clusters`` seeded signed-Horn clusters, one item per cell (36
     per cluster), each label re-derived by the three-valued solver.
 
@@ -343,6 +344,9 @@ def generate_testbed(clusters: int, *, seed: int = 0, directions: str | Sequence
     ``inspect_task`` (a ``.py`` file) an Inspect AI task runnable as ``inspect eval task.py --model ...``
     with its samples beside it, ``lmeval_task`` (a folder) an lm-eval task folder for
     ``lm_eval --tasks testbed --include_path DIR --log_samples``; ``measure_log`` reads the logs they write.
+    ``support``: the cells to make items for (cell ids, ``"cheapest"``: the synthesis's cheapest
+    identifying support of the frozen class under ``cost``, default all 36); ``manifest.json``
+    beside the task files (and ``<out>.manifest.json`` beside the items) records it.
     Returns ``TestbedItems`` (``items``, ``jsonl``, ``inspect_jsonl``, ``summary_table``, ``verdict``,
     ``task_files`` written).
 
@@ -357,8 +361,12 @@ def generate_testbed(clusters: int, *, seed: int = 0, directions: str | Sequence
     view = analyses.generate_testbed(clusters, seed, _names(directions, "directions"),
                                      GeneratorParams.depth if depth is None else depth,
                                      GeneratorParams.distractors if distractors is None else distractors,
-                                     _names(vocabulary, "vocabulary"))
-    for path, text, what in ((out, view.jsonl, "items file"), (inspect, view.inspect_jsonl, "samples file")):
+                                     _names(vocabulary, "vocabulary"), support=support, cost=_cost(cost))
+    manifest = analyses.testbed_manifest_text(view)
+    outputs = [(out, view.jsonl, "items file"), (inspect, view.inspect_jsonl, "samples file")]
+    if out is not None:
+        outputs.append((Path(out).with_suffix(".manifest.json"), manifest, "manifest file"))
+    for path, text, what in outputs:
         if path is not None:  # whole or not at all, also on Ctrl-C
             write_file(path, text.encode("utf-8"), what)
     from dataclasses import replace

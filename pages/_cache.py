@@ -195,8 +195,9 @@ def plan_study(pool: Source, strategy: str, process: str, params, replicates: in
 
 
 @st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
-def generate_testbed(n_clusters: int, seed: int, directions: tuple[str, ...], depth: int, distractors: int):
-    return analyses.generate_testbed(n_clusters, seed, directions or None, depth, distractors)
+def generate_testbed(n_clusters: int, seed: int, directions: tuple[str, ...], depth: int, distractors: int,
+                     support: str | None = None):
+    return analyses.generate_testbed(n_clusters, seed, directions or None, depth, distractors, support=support)
 
 
 @st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)

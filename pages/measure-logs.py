@@ -92,6 +92,23 @@ m4.metric("Units with all cells (τ_full)", f"{pooled.n_complete_units} / {poole
 for note in result.notes:
     st.info(_shared.plain(note), icon=":material/info:")
 
+if view.identified is not None:
+    ident = view.identified
+    st.subheader("τ_full through identification")
+    st.caption(_shared.plain(f"Assumption: {ident.assumption}. {ident.statement}"))
+    i1, i2, i3, i4 = st.columns(4)
+    tau = ident.pooled.tau
+    i1.metric("τ_full (identified)", "–" if tau.rate is None else f"{tau.rate:.3f}",
+              help=f"{tau.successes} of {tau.n} identified units")
+    i2.metric("Outside the class", f"{ident.pooled.n_outside} / {ident.pooled.outside.n}",
+              help="Units whose answers on the support are no policy's: counted, never given a τ.")
+    i3.metric("Cells per cluster", f"{len(ident.cells)} / {ident.n_cells_full}")
+    i4.metric("Model calls saved", fmt.count(ident.model_calls_full - ident.model_calls),
+              help=f"{ident.model_calls:,} calls instead of {ident.model_calls_full:,}")
+    _shared.show_table(view.identified_table)
+    for note in ident.notes:
+        st.info(_shared.plain(note), icon=":material/info:")
+
 st.subheader("Estimates per model")
 _shared.show_chart(view.estimates_chart, key="measure_estimates_chart")
 table = view.estimates_table

@@ -146,8 +146,14 @@ if result.supports:
 
     pick = st.selectbox("Support to open in the explorer", optima["#"],
                         format_func=lambda i: f"#{i}: {optima['cells'][i - 1]}")
-    if st.button("Open in protocol explorer", icon=":material/open_in_new:"):
+    b1, b2 = st.columns(2)
+    if b1.button("Open in protocol explorer", icon=":material/open_in_new:"):
         st.switch_page("pages/protocol-explorer.py", query_params={
             "components": "none", "estimand": estimand, "cells": ",".join(result.supports[pick - 1])})
+    if policy.bundled and result.identifies and estimand == "tau_full":  # the testbed's items are the frozen layout's
+        if b2.button("Run these cells: testbed items for this support", icon=":material/play_arrow:", key="ms_run_cells",
+                     help="Items and task files for these cells only; Measure gives τ_full through identification "
+                          "from their logs."):
+            st.switch_page("pages/testbed-items.py", query_params={"support": ",".join(result.supports[pick - 1])})
 
 _shared.register_section(search.section)

@@ -66,7 +66,15 @@ from .sources import (
     response_log_source,
     run_source,
 )
-from .testbed import ALL_DIRECTIONS, TestbedCheck, TestbedItems, check_testbed, generate_testbed
+from .testbed import (
+    ALL_DIRECTIONS,
+    TestbedCheck,
+    TestbedItems,
+    check_testbed,
+    generate_testbed,
+    testbed_manifest_text,
+    testbed_support,
+)
 
 __all__ = [
     "ACCEPTED_SCORES", "add_policy", "ALL_DIRECTIONS", "assumed_pool_source", "audit_params",
@@ -74,7 +82,7 @@ __all__ = [
     "BUNDLED_POOLS", "check_supports", "check_testbed", "class_file", "class_from_link", "class_link",
     "combine_audits", "combine_files", "CombinedAudits", "COMPARE_MARGIN", "compare_runs", "composable",
     "content_key", "copy_policy", "DEFAULT_AUDITOR_PROCESS", "DEFAULT_MODEL_PROCESS", "DEFAULT_RUN",
-    "estimand_unavailable", "ESTIMANDS", "explore_support", "file_bytes", "follow_access", "generate_testbed",
+    "estimand_unavailable", "ESTIMANDS", "explore_support", "file_bytes", "follow_access", "generate_testbed", "testbed_manifest_text", "testbed_support",
     "identify_support", "lattice_overview", "live", "live_audit_status", "LiveAction", "load_solver",
     "LogMeasurement", "measure_log", "missing_score_count", "MODEL_PROCESSES", "NULL_POOL", "paper_params",
     "paper_rows", "plan_study", "PlannedAudit", "policy_row", "policy_source", "pool_source", "remove_policy",

@@ -17,6 +17,7 @@ from audit_core.analyses.identify import identify_support
 from audit_core.analyses.sources import Source
 from audit_core.identify import Identification
 from audit_core.measure import ALL_MODELS, Measurement, measure
+from audit_core.measure.identified import IdentifiedTau, covered_cells, identified_tau
 from audit_core.measure.invariance import Invariance, measure_invariance
 from audit_core.measure.log import mapping_axis
 from audit_core.report.document import ReportSection
@@ -40,6 +41,9 @@ class LogMeasurement(Displayed):
     identification : ``identify`` of τ_full on the support the log covers (the cells observed in
         at least one unit), under the log's layout and its policies; ``support_verdict`` says it
         next to the measured τ_full (issue 20: identification and measurement side by side).
+    identified : when the log covers only part of the layout and that part identifies τ_full, τ_full
+        through identification (:func:`~audit_core.measure.identified_tau`): each unit's answers on
+        the support pick out its equivalence class; ``identified_table`` per model and pooled.
     """
 
     source: Source
@@ -57,6 +61,8 @@ class LogMeasurement(Displayed):
     verdict: Verdict
     identification: Identification | None = field(default=None, repr=False)
     support_verdict: Verdict | None = None
+    identified: IdentifiedTau | None = field(default=None, repr=False)
+    identified_table: pd.DataFrame | None = field(default=None, repr=False)
 
     _key_table = "estimates_table"
     _key_chart = "estimates_chart"
@@ -72,6 +78,8 @@ class LogMeasurement(Displayed):
             payload["support"] = {"estimand": "tau_full", "cells_covered": len(ident.cells),
                                   "identified": ident.identified, "n_collisions": ident.n_collisions,
                                   "text": self.support_verdict.text}
+        if self.identified is not None:  # τ_full through identification on a reduced support
+            payload["identified_tau"] = self.identified.to_dict()
         return payload
 
 
@@ -92,11 +100,6 @@ def _verdict(result: Measurement) -> Verdict:
 SUPPORT_ESTIMAND = "tau_full"
 
 
-def covered_cells(log) -> tuple[str, ...]:
-    """Cells of the layout observed in at least one model-cluster unit: the support the items cover."""
-    seen = log.observed.any(axis=0) if log.n_units else log.observed.sum(axis=0) > 0
-    return tuple(c for c, ok in zip(log.cells, seen, strict=True) if ok)
-
 
 def _support_verdict(ident: Identification, n_cells: int, tau) -> Verdict:
     """The measured τ_full next to whether the covered support identifies it (Theorem 1: it does
@@ -114,9 +117,36 @@ def _support_verdict(ident: Identification, n_cells: int, tau) -> Verdict:
                           "can tell them apart; the Protocol explorer and Minimal supports show which cells to add.")
 
 
+def identified_verdict(result: IdentifiedTau) -> Verdict:
+    """τ through identification, the share outside the class, the cost saved and the assumption."""
+    pooled = result.pooled
+    t, o = pooled.tau, pooled.outside
+    rate = "n/a" if t.rate is None else f"{t.rate:.3f} ({t.successes}/{t.n} identified units)"
+    saved = result.model_calls_full - result.model_calls
+    text = (f"{result.estimand} through identification = {rate}; outside the class: {o.successes} of {o.n} "
+            f"complete units. {len(result.cells)} of {result.n_cells_full} cells per cluster: "
+            f"{result.model_calls:,} model calls instead of {result.model_calls_full:,} ({saved:,} saved).")
+    return Verdict("bad" if o.successes else "good", text,
+                   caveat=f"Assumption: {result.assumption}. {result.statement}")
+
+
+def identified_table(result: IdentifiedTau) -> pd.DataFrame:
+    """One row per model (and pooled): τ through identification with both intervals, units outside."""
+    rows = []
+    blocks = result.models + ((result.pooled,) if len(result.models) > 1 else ())
+    for m in blocks:
+        t = m.tau
+        rows.append({"model": m.model, "τ (identified)": t.rate, "k/n": f"{t.successes}/{t.n}",
+                     "Wilson low": t.wilson_low, "Wilson high": t.wilson_high, "bootstrap low": t.boot_low,
+                     "bootstrap high": t.boot_high, "outside the class": f"{m.outside.successes}/{m.outside.n}",
+                     "share outside": m.outside.rate, "incomplete units": m.n_incomplete})
+    return pd.DataFrame(rows)
+
+
 def measure_log(source: Source, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
                 interval: str = "bootstrap") -> LogMeasurement:
-    """``measure`` on the source's response log, with its tables, charts and report section."""
+    """``measure`` on the source's response log, with its tables, charts and report section; on a
+    log that covers only an identifying part of the layout, τ_full through identification too."""
     result = measure(source.value, n_boot=n_boot, seed=seed, confidence=confidence)
     invariance = (measure_invariance(source.value, n_boot=n_boot, seed=seed, confidence=confidence)
                   if mapping_axis(source.value.layout) is not None else None)
@@ -128,6 +158,12 @@ def measure_log(source: Source, n_boot: int = 2000, seed: int = 0, confidence: f
                     source.value.layout, bundled=source.bundled)
     ident = identify_support(layout, estimand=SUPPORT_ESTIMAND, cells=cells)
     support_verdict = _support_verdict(ident, len(source.value.cells), result.pooled.estimate("tau_full"))
+    identified = table = None
+    if ident.identified and len(cells) < len(source.value.cells):
+        identified = identified_tau(source.value, cells=cells, n_boot=n_boot, seed=seed, confidence=confidence)
+        table = identified_table(identified)
+        support_verdict = Verdict("good", f"{support_verdict.text} {identified_verdict(identified).text}",
+                                  caveat=identified_verdict(identified).caveat)
     charts = (views.estimates_spec(result, interval), views.composition_spec(result))
     section = views.measurement_section(result, interval, verdict=f"{verdict.text} {support_verdict.text}",
                                         charts=charts, invariance_table=invariance_table)
@@ -137,4 +173,5 @@ def measure_log(source: Source, n_boot: int = 2000, seed: int = 0, confidence: f
                           composition_table=views.composition_table(result),
                           transitions_table=views.transitions_table(result), units_table=views.units_table(result),
                           estimates_chart=charts[0], composition_chart=charts[1], section=section, verdict=verdict,
-                          identification=ident, support_verdict=support_verdict)
+                          identification=ident, support_verdict=support_verdict, identified=identified,
+                          identified_table=table)

@@ -70,6 +70,8 @@ def render_text(payload: dict) -> str:
              f"{payload['bootstrap']['replicates']} replicates over clusters (seed {payload['bootstrap']['seed']})", ""]
     if payload.get("support"):
         lines[-1:-1] = [f"Support: {payload['support']['text']}"]
+    if payload.get("identified_tau"):
+        lines += _identified_block(payload["identified_tau"]) + [""]
     blocks = payload["models"] + ([payload["pooled"]] if len(payload["models"]) > 1 else [])
     for m in blocks:
         lines += _model_block(m, payload["confidence"]) + [""]
@@ -93,6 +95,29 @@ def render_text(payload: dict) -> str:
     for note in payload["notes"] + (payload.get("invariance") or {}).get("notes", []):
         lines.append(f"note: {note}")
     return "\n".join(lines)
+
+
+def _identified_block(d: dict) -> list[str]:
+    """τ through identification (the log covers only an identifying support), with the assumption."""
+    pct = f"{100 * d['confidence']:g}%"
+    lines = [f"{d['estimand']} through identification on {d['cells_per_cluster']} of {d['cells_per_cluster_full']} "
+             f"cells per cluster ({', '.join(d['cells'])}): {d['model_calls']:,} model calls instead of "
+             f"{d['model_calls_full']:,} ({d['model_calls_saved']:,} saved)",
+             f"  assumption: {d['assumption']}",
+             f"  {d['statement']}",
+             f"  {'model':<30} {'k/n':>9} {'τ':>6}  {pct + ' Wilson':<17} {pct + ' cluster bootstrap':<19} outside the class"]
+    blocks = d["models"] + ([d["pooled"]] if len(d["models"]) > 1 else [])
+    for m in blocks:
+        t, o = m["tau"], m["outside"]
+        rate = "-" if t["rate"] is None else f"{t['rate']:.3f}"
+        lines.append(f"  {m['model']:<30} {str(t['successes']) + '/' + str(t['n']):>9} {rate:>6}  "
+                     f"{_interval(t['wilson_low'], t['wilson_high']):<17} {_interval(t['boot_low'], t['boot_high']):<19} "
+                     f"{o['successes']}/{o['n']}")
+    if d["outside_units"]:
+        shown = d["outside_units"][:20]
+        more = len(d["outside_units"]) - len(shown)
+        lines.append("  units outside the class (no τ given): " + ", ".join(shown) + (f" (and {more} more)" if more else ""))
+    return lines
 
 
 def _invariance_block(m: dict) -> list[str]:

@@ -2,7 +2,8 @@
 
 ``python -m audit_core testbed generate --clusters N --seed S [--directions T-U,F-T,...]
 [--depth D] [--distractors K] [--vocabulary w1,w2,...] --out items.jsonl [--inspect samples.jsonl]
-[--inspect-task task.py] [--lmeval-task DIR]`` writes one item per cell (36 per cluster) and
+[--inspect-task task.py] [--lmeval-task DIR] [--support CELLS|cheapest [--cost KEY=N,...]]`` writes
+one item per cell (36 per cluster, or the cells of the support) and
 optionally the same items as Inspect AI samples, a runnable Inspect AI task, an lm-eval task folder.
 ``python -m audit_core testbed check items.jsonl`` re-derives every label and edit: exit 0 when all
 hold, 1 on any mismatch, 2 on a malformed file.
@@ -14,11 +15,12 @@ from pathlib import Path
 
 from audit_core import api
 from audit_core.cli import emit
+from audit_core.cli.identify_cmd import parse_cost
 from audit_core.errors import InputError
 from audit_core.testbed.generator import DEFAULT_VOCABULARY, GeneratorParams  # no numpy at import
 
 # The engine names the role of a bad value; the CLI adds the flag that set it.
-FLAG_OF = {"direction": "--directions", "number of clusters": "--clusters", "seed": "--seed", "generator depth": "--depth",
+FLAG_OF = {"support": "--support", "cost": "--cost", "direction": "--directions", "number of clusters": "--clusters", "seed": "--seed", "generator depth": "--depth",
            "generator distractors": "--distractors", "generator vocabulary": "--vocabulary"}
 
 
@@ -44,6 +46,11 @@ def register(subparsers) -> None:
                    "samples, task.jsonl beside it): run it with inspect eval task.py --model ...")
     g.add_argument("--lmeval-task", metavar="DIR", help="also write an lm-eval task folder (YAML and data): run "
                    "it with lm_eval --tasks testbed --include_path DIR --log_samples")
+    g.add_argument("--support", metavar="CELLS", help="only the cells of this support: comma list of cell ids "
+                   "(world:mapping:readout), or 'cheapest' for the cheapest support that identifies τ_full on the "
+                   "frozen class (as synthesize; default all 36 cells)")
+    g.add_argument("--cost", metavar="KEY=N,...", help="with --support cheapest: cost per axis value or cell id, "
+                   "as synthesize --cost (default 1 per cell)")
     g.add_argument("--json", action="store_true", help="print one JSON document")
     g.set_defaults(func=run_generate)
     c = actions.add_parser("check", help="re-derive every label and edit of an items file")
@@ -72,7 +79,8 @@ def run_generate(args) -> int:
                                     depth=args.depth, distractors=args.distractors,
                                     vocabulary=_list(args.vocabulary, "--vocabulary"), out=args.out,
                                     inspect=args.inspect, inspect_task=args.inspect_task,
-                                    lmeval_task=args.lmeval_task)
+                                    lmeval_task=args.lmeval_task, support=args.support,
+                                    cost=parse_cost(args.cost))
     except InputError as exc:
         flag = next((f for prefix, f in FLAG_OF.items() if str(exc).startswith(prefix)), None)
         raise InputError(f"{flag}: {exc}" if flag else str(exc)) from None
@@ -82,8 +90,15 @@ def run_generate(args) -> int:
 
 
 def _render_generate(payload: dict) -> str:
-    lines = [(f"wrote {payload['items']} items ({payload['clusters']} clusters x 36 cells, seed "
+    n_cells = payload.get("cells_per_cluster", 36)
+    lines = [(f"wrote {payload['items']} items ({payload['clusters']} clusters x {n_cells} cells, seed "
               f"{payload['seed']}) to {payload['out']}")]
+    if payload.get("support_origin") not in (None, "full"):
+        calls = payload["clusters"] * 36
+        lines.append(f"support ({payload['support_origin']}, for the {payload['class']}): "
+                     f"{', '.join(payload['support'])}: {n_cells} of 36 cells per cluster, {payload['items']} model "
+                     f"calls per model instead of {calls} ({calls - payload['items']} saved); manifest.json beside "
+                     "the files records it")
     if payload["inspect"]:
         lines.append(f"wrote the same items as Inspect AI samples to {payload['inspect']}")
     if payload.get("inspect_task"):

@@ -17,12 +17,14 @@ from .estimates import (
     measure,
     paired_units,
 )
+from .identified import ASSUMPTION, IdentifiedModel, IdentifiedTau, IdentifiedUnit, identified_tau
 from .invariance import Invariance, measure_invariance
 from .log import NON_ANSWER, ResponseLog, is_non_answer, load_response_log
 
 __all__ = [
-    "ALL_MODELS", "bootstrap_intervals", "cluster_bootstrap_weights", "COMPOSITION", "ENGINE_ESTIMANDS",
-    "engine_estimands", "Estimate", "ESTIMATES", "Invariance", "is_non_answer", "load_response_log",
+    "ALL_MODELS", "ASSUMPTION", "bootstrap_intervals", "cluster_bootstrap_weights", "COMPOSITION", "ENGINE_ESTIMANDS",
+    "engine_estimands", "Estimate", "ESTIMATES", "identified_tau", "IdentifiedModel", "IdentifiedTau",
+    "IdentifiedUnit", "Invariance", "is_non_answer", "load_response_log",
     "measure", "measure_invariance", "Measurement", "ModelMeasure", "NON_ANSWER", "paired_units",
     "ResponseLog", "TRANSITION_ESTIMATES", "TransitionMeasure", "UnitMeasure",
 ]

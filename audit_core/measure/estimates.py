@@ -390,14 +390,15 @@ def _label(name: str) -> tuple[str, str]:
 
 
 def _estimates(names: list[str], total_s: np.ndarray, total_n: np.ndarray, low: np.ndarray, high: np.ndarray,
-               confidence: float) -> tuple[Estimate, ...]:
+               confidence: float, labels: dict[str, tuple[str, str]] | None = None) -> tuple[Estimate, ...]:
     """Estimates from pooled successes and n per request and their bootstrap bounds (one
-    vectorised Wilson call for all of them)."""
+    vectorised Wilson call for all of them); ``labels`` gives (level, label) of names outside
+    :data:`ESTIMATES` (the identified τ, :mod:`audit_core.measure.identified`)."""
     successes, n = np.rint(total_s).astype(np.int64), np.rint(total_n).astype(np.int64)
     w_lows, w_highs = wilson_interval(successes, n, confidence) if n.size else (n, n)
     out = []
     for i, name in enumerate(names):
-        level, label = _label(name)
+        level, label = labels[name] if labels and name in labels else _label(name)
         s_i, n_i = int(successes[i]), int(n[i])
         if n_i:
             w_low, w_high, rate = float(w_lows[i]), float(w_highs[i]), s_i / n_i

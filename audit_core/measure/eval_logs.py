@@ -15,6 +15,9 @@ Mapping:
   ``pretrained=`` argument) from ``results_*.json``, else the folder name. Several Inspect epochs
   are several models ``<model> [epoch k]``.
 * cluster, cell, oracle, testbed tag: the sample's ``metadata`` (Inspect) or ``doc`` (lm-eval).
+  Items that carry the oracles of every world (``oracles``) give the per-cluster columns
+  ``oracle_base, oracle_target, oracle_sham``, so a log of a reduced support (no row in some
+  world) still knows every world's oracle.
 * response: the option letter the model chose. Inspect: a score's ``answer`` when it is one of the
   sample's option letters, else the completion when it is a lone letter or ``ANSWER: X``.
   lm-eval: ``multiple_choice`` = the choice with the highest log-likelihood; ``generate_until`` =
@@ -80,6 +83,31 @@ def _metadata(record: dict, part: str, name: str, what: str) -> dict:
             "testbed items. Run the task the testbed writes for its items (Inspect AI task file or lm-eval "
             "task folder), whose samples carry cluster, cell and oracle")
     return meta
+
+
+def _oracle_of(meta: dict):
+    """The item's oracle: the labels of every world (``oracles``, items since issue 33: a log of a
+    reduced support still knows them all) as a dict, else the label of its own world."""
+    oracles = meta.get("oracles")
+    if isinstance(oracles, dict) and oracles and all(isinstance(v, str) and v for v in oracles.values()):
+        return dict(oracles)
+    return meta["oracle"]
+
+
+def _oracle_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per-world columns ``oracle_<world>`` when every row carries the oracles of all worlds (the
+    response-log CSV's per-cluster form), else the column ``oracle`` (label of the row's world)."""
+    values = frame["oracle"].tolist()
+    if values and all(isinstance(v, dict) for v in values):
+        worlds = list(dict.fromkeys(w for v in values for w in v))
+        out = frame.drop(columns=["oracle"])
+        for w in worlds:
+            out[f"oracle_{w}"] = [v.get(w, "") for v in values]
+        return out
+    world = frame["cell"].str.split(":").str[0] if len(frame) else frame["cell"]
+    frame = frame.copy()
+    frame["oracle"] = [v.get(w, "") if isinstance(v, dict) else v for v, w in zip(values, world, strict=True)]
+    return frame
 
 
 def _tag(meta: dict, rows: _Rows) -> None:
@@ -152,7 +180,7 @@ def inspect_rows(header: dict, samples, name: str) -> _Rows:
             rows.error_reasons[error_reason(sample.get("error"))] += 1
             continue
         response, raw = _inspect_response(sample, _letters_of(meta, len(sample.get("choices") or [])))
-        rows.rows.append((model, meta["cluster"], meta["cell"], response, meta["oracle"], raw, epoch))
+        rows.rows.append((model, meta["cluster"], meta["cell"], response, _oracle_of(meta), raw, epoch))
     if not n_read:
         raise InputError(f"{name}: the Inspect log has no samples")
     several = len(set(epochs)) > 1
@@ -247,7 +275,7 @@ def lmeval_rows(files: list[tuple[str, str]], results: dict | None, name: str, m
                 continue
             response, raw = _lmeval_response(line, meta, _letters_of(meta, None))
             rows.rows.append((model, meta["cluster"], meta["cell"], _count(rows, model, response, raw),
-                              meta["oracle"]))
+                              _oracle_of(meta)))
     rows.notes.append(f"{name}: lm-eval samples of task(s) {', '.join(filters)} (filter "
                       f"{', '.join(sorted(set(filters.values())))}), model {model!r}, {n} document(s)")
     return rows
@@ -431,6 +459,7 @@ def load_eval_logs(items: list, names: list[str | None], policy_class: PolicyCla
     layout = policy_class or frozen_policy_class()
     display = ", ".join(p.source for p in parts) if len(parts) <= 3 else f"{len(parts)} evaluation logs"
     _check_layout(frame, layout, display)
+    frame = _oracle_columns(frame)
     seeds = sorted({str(k[0]) for p in parts for k in p.tags.values() if k[0] is not None})
     if seeds:
         n = len({c for p in parts for c in p.tags})

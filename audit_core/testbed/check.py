@@ -2,12 +2,14 @@
 
 Per item: the cell's axes match its id; the solver's label of the item's theory is the stated
 oracle (an inconsistent theory is a mismatch); the correct letter is the oracle's letter under the
-mapping; the options and the prompt are those the theory and the cell render to. Per cluster: all
-36 cells present once; one theory and one edit per world; the base world has no edit; applying the
+mapping; the options and the prompt are those the theory and the cell render to; the item's
+oracles of the worlds give its own world's oracle. Per cluster: every cell the file covers (all 36,
+or the cells of the support the items were made for) present once; one theory and one edit per world; the base world has no edit; applying the
 target (sham) edit to the base theory gives the target (sham) theory; the target label differs from
 the base label and the sham label equals it; the sham really changes the theory, by an addition
 or by removing a rule that no derivation uses (the derivable set is unchanged without it); the
-stated direction is (base label, target label).
+stated direction is (base label, target label). A cluster of a reduced support without items of
+every world is checked on the oracles of the worlds its items carry (target differs, sham keeps).
 """
 
 from __future__ import annotations
@@ -72,6 +74,9 @@ def _item_problems(item: Item, label: str, axes) -> list[str]:
         return out + [f"{where}: the theory is inconsistent (an atom is derived with both signs)"]
     if item.oracle != label:
         out.append(f"{where}: oracle is {item.oracle!r} but the solver derives {label}")
+    if item.oracles and item.world_oracles.get(item.world) != label:
+        out.append(f"{where}: the oracles of the worlds give {item.world_oracles.get(item.world)!r} in world "
+                   f"{item.world!r} but the solver derives {label}")
     if item.correct != letter(parts["mapping"], label):
         out.append(f"{where}: correct letter is {item.correct!r} but {label} is "
                    f"{letter(parts['mapping'], label)!r} under mapping {parts['mapping']}")
@@ -102,7 +107,22 @@ def _cluster_problems(name: str, items: list[Item], labels: _Labels, cells) -> l
     for item in items:
         by_world[item.world].append(item)
     if set(by_world) != {"base", "target", "sham"}:
-        return out + [f"{name}: needs items of the worlds base, target and sham"]
+        # Items of a reduced support: the worlds' oracles travel with every item instead.
+        oracles = {json.dumps(i.world_oracles, sort_keys=True) for i in items}
+        if not all(i.oracles for i in items):
+            return out + [f"{name}: needs items of the worlds base, target and sham (or the oracles of all "
+                          "three worlds on every item)"]
+        if len(oracles) > 1:
+            return out + [f"{name}: the items disagree on the oracles of the worlds"]
+        lab = items[0].world_oracles
+        direction = parse_direction(_one([i.direction for i in items], "direction", name, out))
+        if lab["target"] == lab["base"] or lab["sham"] != lab["base"]:
+            out.append(f"{name}: the oracles {lab} do not have a target edit that changes the label and a sham "
+                       "that keeps it")
+        if direction != (lab["base"], lab["target"]):
+            out.append(f"{name}: direction {direction[0]}{ARROW}{direction[1]} but the oracles give "
+                       f"{lab['base']}{ARROW}{lab['target']}")
+        return out
     theory, edit = {}, {}
     for world, group in by_world.items():
         theory[world] = Theory.from_dict(_one([i.theory.to_dict() for i in group], f"{world} theory", name, out))
@@ -151,6 +171,8 @@ def check_items(items: Iterable[Item]) -> CheckReport:
     for item in items:
         problems += _item_problems(item, labels(item.theory), axes)
         clusters[item.cluster].append(item)
+    covered = {i.cell for i in items}
+    support = tuple(c for c in cells if c in covered)  # the items of a reduced support cover fewer cells
     for name, group in clusters.items():
-        problems += _cluster_problems(name, group, labels, cells)
+        problems += _cluster_problems(name, group, labels, support)
     return CheckReport(len(items), len(clusters), len(problems), tuple(problems[:MAX_LISTED]))

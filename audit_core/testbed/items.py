@@ -109,6 +109,9 @@ class Item:
     options: tuple[tuple[str, str], ...]
     prompt: str
     edit: Edit | None = None
+    # The oracle label of every world of the cluster (base, target, sham): a log of a reduced
+    # support still knows them all (a policy's target answer can depend on the base oracle).
+    oracles: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return f"Item({self.cluster}:{self.cell}, oracle {self.oracle} = {self.correct})"
@@ -116,6 +119,12 @@ class Item:
     @property
     def id(self) -> str:
         return f"{self.cluster}:{self.cell}"
+
+    @property
+    def world_oracles(self) -> dict[str, str]:
+        """world -> oracle label of the cluster in that world (empty when not known)."""
+        axes, _ = frozen_layout()
+        return dict(zip(axes[WORLD_AXIS], self.oracles, strict=True)) if self.oracles else {}
 
     @property
     def candidates(self) -> tuple[str, ...]:
@@ -127,14 +136,19 @@ class Item:
                "edit": None if self.edit is None else self.edit.to_dict(),
                "theory": self.theory.to_dict(), "oracle": self.oracle, "correct": self.correct,
                "options": {x: label for x, label in self.options}, "prompt": self.prompt}
+        if self.oracles:
+            out["oracles"] = self.world_oracles
         if self.readout == SCORING:
             out["candidates"] = list(self.candidates)
         return out
 
 
-def cluster_items(cluster: Cluster) -> tuple[Item, ...]:
-    """The 36 items of a cluster in the frozen class's cell order."""
+def cluster_items(cluster: Cluster, support: Iterable[str] | None = None) -> tuple[Item, ...]:
+    """The items of a cluster in the frozen class's cell order: all 36, or those of ``support``."""
     axes, cells = frozen_layout()
+    if support is not None:
+        wanted = set(support)
+        cells = tuple(c for c in cells if c in wanted)
     worlds = {w: (cluster.world(w), label, None if w == "base" else getattr(cluster, f"{w}_edit"))
               for w, label in zip(axes[WORLD_AXIS], cluster.labels, strict=True)}
     direction = f"{cluster.direction[0]}{ARROW}{cluster.direction[1]}"
@@ -146,12 +160,15 @@ def cluster_items(cluster: Cluster) -> tuple[Item, ...]:
                           mapping=parts[MAPPING_AXIS], readout=parts[READOUT_AXIS], direction=direction,
                           theory=theory, oracle=label, correct=letter(parts[MAPPING_AXIS], label),
                           options=options_of(parts[MAPPING_AXIS]),
-                          prompt=render_prompt(theory, parts[MAPPING_AXIS], parts[READOUT_AXIS]), edit=edit))
+                          prompt=render_prompt(theory, parts[MAPPING_AXIS], parts[READOUT_AXIS]), edit=edit,
+                          oracles=tuple(cluster.labels)))
     return tuple(items)
 
 
-def items_of(clusters: Iterable[Cluster]) -> tuple[Item, ...]:
-    return tuple(item for c in clusters for item in cluster_items(c))
+def items_of(clusters: Iterable[Cluster], support: Iterable[str] | None = None) -> tuple[Item, ...]:
+    """Items of every cluster: all 36 cells, or the cells of ``support`` (cell ids)."""
+    support = None if support is None else tuple(support)
+    return tuple(item for c in clusters for item in cluster_items(c, support))
 
 
 def inspect_sample(item: Item) -> dict[str, Any]:
@@ -161,7 +178,7 @@ def inspect_sample(item: Item) -> dict[str, Any]:
             "choices": [label for _, label in item.options], "target": item.correct,
             "metadata": {"cell": item.cell, "cluster": item.cluster, "world": item.world,
                          "mapping": item.mapping, "readout": item.readout, "direction": item.direction,
-                         "oracle": item.oracle, "theory": item.theory.to_dict()}}
+                         "oracle": item.oracle, "oracles": item.world_oracles, "theory": item.theory.to_dict()}}
 
 
 def write_jsonl(records: Iterable[Mapping[str, Any]], path: str | Path) -> int:
@@ -211,12 +228,19 @@ def item_from_dict(data: Any, where: str = "item", theories: dict[str, Theory] |
         raise InputError(f"{where}: candidates {data['candidates']!r} are given only for the scoring readout "
                          "and list the option letters in order")
     edit = data.get("edit")
+    oracles = data.get("oracles")
+    worlds = axes[WORLD_AXIS]
+    if oracles is not None and (not isinstance(oracles, Mapping) or set(oracles) != set(worlds)
+                                or not all(isinstance(v, str) for v in oracles.values())):
+        raise InputError(f"{where}: field 'oracles' must be an object world -> label for the worlds "
+                         f"{', '.join(worlds)}, got {oracles!r}")
     return Item(cluster=cluster, cell=cell, world=_field(data, "world", where),
                 mapping=_field(data, "mapping", where), readout=readout,
                 direction=direction, theory=_theory(data.get("theory"), where, theories),
                 oracle=_field(data, "oracle", where), correct=_field(data, "correct", where),
                 options=tuple(sorted(options.items())), prompt=_field(data, "prompt", where),
-                edit=None if edit is None else Edit.from_dict(edit, f"{where} 'edit'"))
+                edit=None if edit is None else Edit.from_dict(edit, f"{where} 'edit'"),
+                oracles=() if oracles is None else tuple(oracles[w] for w in worlds))
 
 
 def _theory(raw: Any, where: str, cache: dict[str, Theory] | None) -> Theory:

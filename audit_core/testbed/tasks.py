@@ -66,11 +66,11 @@ def lmeval_doc(item: Item, tag: Mapping[str, Any]) -> dict[str, Any]:
     letters = [x for x, _ in item.options]
     return {"id": item.id, "cluster": item.cluster, "cell": item.cell, "world": item.world,
             "mapping": item.mapping, "readout": item.readout, "direction": item.direction,
-            "oracle": item.oracle, "correct": item.correct, "choices": letters,
+            "oracle": item.oracle, "oracles": item.world_oracles, "correct": item.correct, "choices": letters,
             "answer_index": letters.index(item.correct), "prompt": item.prompt, TAG_KEY: dict(tag)}
 
 
-INSPECT_TASK_TEMPLATE = '''"""Testbed items as an Inspect AI task ({n_items} samples: {n_clusters} clusters x 36 cells, seed {seed}).
+INSPECT_TASK_TEMPLATE = '''"""Testbed items as an Inspect AI task ({n_items} samples: {n_clusters} clusters x {n_cells} cells, seed {seed}).
 
 Written by the Evaluation Audit Workbench (testbed generate). Run, then measure the log:
 
@@ -150,20 +150,24 @@ def testbed():
 @task
 def testbed_items():
     return Task(dataset=json_dataset(str(SAMPLES)), solver=testbed_readout(), scorer=testbed(),
-                metadata={{"testbed_seed": {seed}}})
+                metadata={{"testbed_seed": {seed}, "testbed_support": {support!r}}})
 '''
 
 
 def inspect_task_files(items: Iterable[Item], tags: Mapping[str, Mapping[str, Any]], seed: int,
                        task_path: str | Path) -> dict[str, str]:
-    """{file name: text}: the task file and its samples file (``<stem>.jsonl`` beside it)."""
+    """{file name: text}: the task file and its samples file (``<stem>.jsonl`` beside it); the
+    task's metadata names the cells the items cover (``testbed_support``)."""
     task_path = Path(task_path)
     items = list(items)
     samples_file = f"{task_path.stem}.jsonl"
     samples = "".join(json.dumps(tagged_inspect_sample(i, tags[i.cluster]), ensure_ascii=False, sort_keys=True)
                       + "\n" for i in items)
+    covered = {i.cell for i in items}
+    support = [c for c in dict.fromkeys(i.cell for i in items) if c in covered]
     code = INSPECT_TASK_TEMPLATE.format(n_items=len(items), n_clusters=len({i.cluster for i in items}), seed=int(seed),
-                                        task_file=task_path.name, samples_file=samples_file)
+                                        task_file=task_path.name, samples_file=samples_file, support=support,
+                                        n_cells=len(support))
     return {task_path.name: code, samples_file: samples}
 
 

@@ -21,7 +21,7 @@ def view():
 
 def test_inspect_task_file_and_samples(view, tmp_path):
     files = view.inspect_task(tmp_path / "run_me.py")
-    assert set(files) == {"run_me.py", "run_me.jsonl"}
+    assert set(files) == {"run_me.py", "run_me.jsonl", "manifest.json"}
     code = files["run_me.py"]
     compile(code, "run_me.py", "exec")  # valid Python; it imports inspect_ai only when run
     assert "with_name('run_me.jsonl')" in code and "inspect eval run_me.py" in code
@@ -40,7 +40,7 @@ def test_inspect_task_file_and_samples(view, tmp_path):
 
 def test_lmeval_task_folder(view, tmp_path):
     files = view.lmeval_task(tmp_path / "lm")
-    assert set(files) == {f"{t}{ext}" for t in LMEVAL_TASKS.values() for ext in (".yaml", ".jsonl")}
+    assert set(files) == {f"{t}{ext}" for t in LMEVAL_TASKS.values() for ext in (".yaml", ".jsonl")} | {"manifest.json"}
     for readout, task in LMEVAL_TASKS.items():
         yaml = files[f"{task}.yaml"]
         assert f"task: {task}" in yaml and "tag: testbed" in yaml
@@ -68,7 +68,7 @@ def test_cli_writes_the_tasks(tmp_path, capsys):
     assert code == 0
     assert sorted(Path(p).name for p in out["task_files"]) == sorted(
         ["task.py", "task.jsonl", "testbed_generated.yaml", "testbed_generated.jsonl", "testbed_scoring.yaml",
-         "testbed_scoring.jsonl"])
+         "testbed_scoring.jsonl", "manifest.json", "manifest.json"])
     assert (tmp_path / "t" / "task.jsonl").read_text().count("\n") == 72
 
 
