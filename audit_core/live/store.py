@@ -37,6 +37,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from audit_core.errors import InputError
+from audit_core.live import backend
+from audit_core.live.backend import is_url
+
+# Every database error either store raises: what callers catch (instead of sqlite3.Error alone).
+DB_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error,) + ((backend.psycopg.Error,) if backend.psycopg else ())
 
 EVENT_KINDS = ("proposed", "labelled", "skipped", "undone")
 DEFAULT_DB_NAME = "audits.sqlite"
@@ -148,6 +153,24 @@ def default_db_path() -> Path:
     return audit_home() / DEFAULT_DB_NAME
 
 
+def resolve_db(db=None):
+    """Where the workspace is: ``db`` (a file path or a ``postgresql://`` URL), else ``$AUDIT_DB``,
+    else :func:`default_db_path`. A URL stays a string; a path becomes a :class:`Path`."""
+    if db is None:
+        db = os.environ.get("AUDIT_DB") or default_db_path()
+    return str(db) if is_url(str(db)) else Path(db)
+
+
+def db_exists(db) -> bool:
+    """A SQLite workspace file is there (a PostgreSQL database is assumed to be: connecting says)."""
+    return is_url(db) or Path(db).exists()
+
+
+def db_name(db) -> str:
+    """The workspace as messages name it: the file's name, or the URL without its password."""
+    return backend.display_url(db) if is_url(db) else Path(db).name
+
+
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -188,7 +211,7 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         # Also when COMMIT itself fails (a full disk): a transaction left open would hold the
         # write lock and refuse every later BEGIN on this connection.
         if conn.in_transaction:
-            with contextlib.suppress(sqlite3.Error):
+            with contextlib.suppress(*DB_ERRORS):
                 conn.execute("ROLLBACK")
         raise
 
@@ -210,6 +233,7 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
     The version is read inside the write transaction, so two processes opening a new workspace at
     once apply every migration exactly once.
     """
+    postgres = isinstance(conn, backend.PgConnection)
     while True:
         with write_transaction(conn):
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -218,14 +242,21 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
                                  f"understands ({SCHEMA_VERSION}); upgrade the workbench")
             if version >= target:
                 return version
+            if postgres:
+                conn.prepare_schema()
             for statement in _statements(MIGRATIONS[version]):
                 conn.execute(statement)
+            if postgres:
+                conn.fix_identities()
             conn.execute(f"PRAGMA user_version = {version + 1}")
 
 
-def workspace_failure(path: Path, exc: sqlite3.Error) -> InputError:
+def workspace_failure(path, exc: BaseException) -> InputError:
     """One message for a database error met while using a workspace. A write runs in one
     transaction that is rolled back on failure, so a full disk loses nothing already recorded."""
+    if is_url(path) or not isinstance(exc, sqlite3.Error):
+        return _server_failure(str(path), exc)
+    path = Path(path)
     text = str(exc)
     if "locked" in text or "busy" in text:
         return InputError(f"workspace {path.name}: another program has held its write lock for more than "
@@ -241,6 +272,29 @@ def workspace_failure(path: Path, exc: sqlite3.Error) -> InputError:
         return InputError(f"workspace {path.name}: not a complete workspace ({text}); it was changed outside the "
                           "workbench (restore it from a backup)")
     return InputError(f"workspace {path.name}: {text}")
+
+
+def _server_failure(url: str, exc: BaseException) -> InputError:
+    """One message for a PostgreSQL error, never with the URL's password in it."""
+    name = backend.display_url(url) if is_url(url) else url
+    text = backend.scrub(" ".join(str(exc).split()), url) if is_url(url) else str(exc)
+    if "password authentication failed" in text or "no password supplied" in text or "role" in text and "does not exist" in text:
+        return InputError(f"audit database {name}: the server refused the credentials (wrong user or password); "
+                          "nothing was recorded")
+    if "does not exist" in text and "database" in text:
+        return InputError(f"audit database {name}: no such database on the server ({text}); create it first "
+                          "(createdb) or correct the URL")
+    if backend.psycopg and isinstance(exc, backend.psycopg.errors.LockNotAvailable):
+        return InputError(f"workspace {name}: another program has held its write lock for more than "
+                          f"{LOCK_WAIT_SECONDS:g} s; nothing was recorded. Do it again")
+    if backend.psycopg and isinstance(exc, backend.psycopg.OperationalError):
+        return InputError(f"audit database {name}: the server cannot be reached or closed the connection "
+                          f"({text}); nothing was recorded and nothing recorded before was lost. Do it again "
+                          "once the server is back")
+    if backend.psycopg and isinstance(exc, backend.psycopg.errors.UndefinedTable | backend.psycopg.errors.UndefinedColumn):
+        return InputError(f"workspace {name}: not a complete workspace ({text}); it was changed outside the "
+                          "workbench (restore it from a backup)")
+    return InputError(f"workspace {name}: {text}")
 
 
 def _regular_or_missing(db: Path) -> None:
@@ -272,7 +326,9 @@ def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERS
     ``read_only``: open for reading alone (:func:`connect_read_only`): nothing is written, not even
     the WAL setting or a migration, so a workspace without write access can still be read.
     """
-    db = Path(path) if path is not None else default_db_path()
+    db = resolve_db(path)
+    if is_url(db):
+        return _connect_postgres(db, migrate_to)
     _regular_or_missing(db)
     if not create and not db.exists():
         raise InputError(f"audit database {db.name}: no workspace there yet (no audit was created in it)")
@@ -290,6 +346,19 @@ def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERS
         raise workspace_failure(db, exc) from None
     except OSError as exc:  # the folder cannot be made (permissions, a file in the way, a full disk)
         raise InputError(f"audit database {db.name}: cannot create its folder ({exc.strerror})") from None
+    return conn
+
+
+def _connect_postgres(url: str, migrate_to: int) -> backend.PgConnection:
+    """A PostgreSQL workspace (migrated like a file; reading needs no special mode there)."""
+    if backend.psycopg is None:
+        raise InputError(f"audit database {backend.display_url(url)}: PostgreSQL needs the psycopg package "
+                         "(pip install 'psycopg[binary]')")
+    try:
+        conn = backend.PgConnection(url, LOCK_WAIT_SECONDS)
+        migrate(conn, migrate_to)
+    except backend.psycopg.Error as exc:
+        raise _server_failure(url, exc) from None
     return conn
 
 
@@ -364,7 +433,7 @@ def record_cases(conn: sqlite3.Connection, audit_id: int, cases: int) -> None:
 
     Only a cache of what the stored pool holds: where it cannot be written (a workspace opened at an
     older schema), it stays NULL and the status is computed from the pool as before."""
-    with contextlib.suppress(sqlite3.Error):
+    with contextlib.suppress(*DB_ERRORS):
         conn.execute("UPDATE audits SET cases = ? WHERE id = ? AND cases IS NULL", (int(cases), int(audit_id)))
 
 
