@@ -523,3 +523,47 @@ def effective_events(events: list[Event]) -> list[Event]:
 def next_batch_number(conn: sqlite3.Connection, audit_id: int) -> int:
     row = conn.execute("SELECT MAX(batch) FROM events WHERE audit_id = ?", (int(audit_id),)).fetchone()
     return int(row[0] or 0) + 1
+
+
+@dataclass(frozen=True)
+class CopiedAudit:
+    """One audit copied by :func:`copy_audits`: its id in the source and in the target, and the
+    number of events copied (every one, in log order, with its time and who acted)."""
+
+    source_id: int
+    target_id: int
+    events: int
+
+
+def copy_audits(source, target, audit_ids: list[int] | None = None) -> list[CopiedAudit]:
+    """Copy audits (all, or ``audit_ids``) with their pools and every event from connection
+    ``source`` to ``target`` (either store), in one write transaction on the target.
+
+    A pool is checked against its SHA-256 before it is copied and stored once per checksum (one the
+    target already has is reused). The target gives new audit and event ids; the events keep their
+    order, kind, case, annotator, time, score, batch, reason and identity columns, so the copy
+    replays to the same state and decision as the source.
+    """
+    rows = source.execute("SELECT id FROM audits ORDER BY id").fetchall()
+    wanted = [int(r[0]) for r in rows] if audit_ids is None else [int(a) for a in audit_ids]
+    copied: list[CopiedAudit] = []
+    with write_transaction(target):
+        for audit_id in wanted:
+            row = audit_row(source, audit_id)
+            if sha256(bytes(row["content"])) != row["sha256"]:
+                raise InputError(f"audit {audit_id}: the stored pool does not match its checksum; not copied")
+            pool_id = store_pool(target, row["pool_name"], bytes(row["content"]), row["sha256"])
+            new_id = insert_audit(target, pool_id, row["pool_spec"], row["roles"], row["params"], row["strategy"],
+                                  row["process"], int(row["seed"]), row["config"])
+            target.execute("UPDATE audits SET created = ? WHERE id = ?", (row["created"], new_id))
+            if row["cases"] is not None:
+                record_cases(target, new_id, int(row["cases"]))
+            events = read_events(source, audit_id)
+            for e in events:
+                target.execute(
+                    "INSERT INTO events (audit_id, kind, case_id, annotator, ts, score, batch, reason, verified, "
+                    "source, issuer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (new_id, e.kind, e.case_id, e.annotator, e.ts, e.score, e.batch, e.reason, int(e.verified),
+                     e.source, e.issuer))
+            copied.append(CopiedAudit(audit_id, new_id, len(events)))
+    return copied
