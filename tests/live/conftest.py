@@ -97,6 +97,7 @@ def _start_cluster() -> PgServer:
     server = PgServer(sock, user, bin_dir, data, as_user)
     server.start()
     server.admin(f"CREATE ROLE auditpw LOGIN PASSWORD '{PG_PASSWORD}'")
+    server.admin("CREATE DATABASE auditpw OWNER auditpw")
     return server
 
 
