@@ -25,10 +25,28 @@ import re
 import threading
 from urllib.parse import urlsplit, urlunsplit
 
-try:
-    import psycopg
-except ImportError:  # pragma: no cover - psycopg is a runtime dependency; SQLite works without it
-    psycopg = None
+psycopg = None   # imported on the first PostgreSQL connection (0.2 s): a SQLite workspace never pays for it
+
+
+def load_psycopg():
+    """psycopg 3, or None when it is not installed (SQLite works without it)."""
+    global psycopg
+    if psycopg is None:
+        try:
+            import psycopg as module
+        except ImportError:
+            return None
+        psycopg = module
+    return psycopg
+
+
+class PgError(Exception):
+    """A PostgreSQL error met by :class:`PgConnection` (``original``: psycopg's exception): callers
+    catch it with sqlite3.Error (``store.DB_ERRORS``) without importing psycopg."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(str(original))
+        self.original = original
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 WRITE_LOCK_KEY = 35_0001   # the advisory lock every writer takes (one per database)
@@ -117,8 +135,11 @@ class PgConnection:
         self._conn = self._open()
 
     def _open(self):
-        return psycopg.connect(self.url, autocommit=True, connect_timeout=5,
-                               options=f"-c lock_timeout={int(self._lock_wait * 1000)}")
+        try:
+            return psycopg.connect(self.url, autocommit=True, connect_timeout=5,
+                                   options=f"-c lock_timeout={int(self._lock_wait * 1000)}")
+        except psycopg.Error as exc:
+            raise PgError(exc) from exc
 
     @property
     def in_transaction(self) -> bool:
@@ -129,6 +150,12 @@ class PgConnection:
         self._conn.close()
 
     def execute(self, sql: str, params: tuple = ()) -> _Cursor:
+        try:
+            return self._execute(sql, params)
+        except psycopg.Error as exc:
+            raise PgError(exc) from exc
+
+    def _execute(self, sql: str, params: tuple) -> _Cursor:
         with self._lock:
             if self._conn.broken or self._conn.closed:   # the server restarted: reconnect between transactions
                 self._conn = self._open()
@@ -173,13 +200,13 @@ class PgConnection:
 
     def prepare_schema(self) -> None:
         """What a SQLite trigger needs on PostgreSQL: the function that refuses the write."""
-        self._conn.execute(APPEND_ONLY_FUNCTION)
+        self.execute(APPEND_ONLY_FUNCTION)
 
     def fix_identities(self) -> None:
         """After a migration that copied rows with their ids (a rebuilt table), move each identity
         past the largest id, so the next insert gets a new one."""
         for table in ("pools", "audits", "events"):
-            if self._conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()[0] is not None:
-                self._conn.execute(
+            if self.execute("SELECT to_regclass(?)", (table,)).fetchone()[0] is not None:
+                self.execute(
                     f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) "
                     f"FROM {table}")

@@ -41,7 +41,7 @@ from audit_core.live import backend
 from audit_core.live.backend import is_url
 
 # Every database error either store raises: what callers catch (instead of sqlite3.Error alone).
-DB_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error,) + ((backend.psycopg.Error,) if backend.psycopg else ())
+DB_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, backend.PgError)
 
 EVENT_KINDS = ("proposed", "labelled", "skipped", "undone")
 DEFAULT_DB_NAME = "audits.sqlite"
@@ -278,20 +278,22 @@ def _server_failure(url: str, exc: BaseException) -> InputError:
     """One message for a PostgreSQL error, never with the URL's password in it."""
     name = backend.display_url(url) if is_url(url) else url
     text = backend.scrub(" ".join(str(exc).split()), url) if is_url(url) else str(exc)
+    exc = getattr(exc, "original", exc)
+    pg = backend.psycopg
     if "password authentication failed" in text or "no password supplied" in text or "role" in text and "does not exist" in text:
         return InputError(f"audit database {name}: the server refused the credentials (wrong user or password); "
                           "nothing was recorded")
     if "does not exist" in text and "database" in text:
         return InputError(f"audit database {name}: no such database on the server ({text}); create it first "
                           "(createdb) or correct the URL")
-    if backend.psycopg and isinstance(exc, backend.psycopg.errors.LockNotAvailable):
+    if pg and isinstance(exc, pg.errors.LockNotAvailable):
         return InputError(f"workspace {name}: another program has held its write lock for more than "
                           f"{LOCK_WAIT_SECONDS:g} s; nothing was recorded. Do it again")
-    if backend.psycopg and isinstance(exc, backend.psycopg.OperationalError):
+    if pg and isinstance(exc, pg.OperationalError):
         return InputError(f"audit database {name}: the server cannot be reached or closed the connection "
                           f"({text}); nothing was recorded and nothing recorded before was lost. Do it again "
                           "once the server is back")
-    if backend.psycopg and isinstance(exc, backend.psycopg.errors.UndefinedTable | backend.psycopg.errors.UndefinedColumn):
+    if pg and isinstance(exc, pg.errors.UndefinedTable | pg.errors.UndefinedColumn):
         return InputError(f"workspace {name}: not a complete workspace ({text}); it was changed outside the "
                           "workbench (restore it from a backup)")
     return InputError(f"workspace {name}: {text}")
@@ -351,13 +353,13 @@ def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERS
 
 def _connect_postgres(url: str, migrate_to: int) -> backend.PgConnection:
     """A PostgreSQL workspace (migrated like a file; reading needs no special mode there)."""
-    if backend.psycopg is None:
+    if backend.load_psycopg() is None:
         raise InputError(f"audit database {backend.display_url(url)}: PostgreSQL needs the psycopg package "
                          "(pip install 'psycopg[binary]')")
     try:
         conn = backend.PgConnection(url, LOCK_WAIT_SECONDS)
         migrate(conn, migrate_to)
-    except backend.psycopg.Error as exc:
+    except backend.PgError as exc:
         raise _server_failure(url, exc) from None
     return conn
 
