@@ -29,7 +29,7 @@ __version__ = "0.3.0"
 API_NAMES = (
     "identify_support", "support_lattice", "synthesize", "generate_testbed", "check_testbed", "measure_log",
     "replay", "confidence_sequence", "simulate", "plan", "compare", "combine", "audit_new", "audit_next", "audit_label", "audit_skip",
-    "audit_undo", "audit_status", "audit_list", "audit_export", "write_report",
+    "audit_undo", "audit_status", "audit_list", "audit_export", "audit_copy", "write_report",
 )
 
 __all__ = ["InputError", "__version__", *API_NAMES]

@@ -62,7 +62,7 @@ if TYPE_CHECKING:  # the result types, for readers and type checkers only
 __all__ = [
     "identify_support", "support_lattice", "synthesize", "generate_testbed", "check_testbed", "measure_log",
     "replay", "confidence_sequence", "simulate", "plan", "compare", "combine", "audit_new", "audit_next", "audit_label", "audit_skip",
-    "audit_undo", "audit_status", "audit_list", "audit_export", "write_report", "WrittenReport",
+    "audit_undo", "audit_status", "audit_list", "audit_export", "audit_copy", "write_report", "WrittenReport",
 ]
 
 DATA_FRAME_NAME = "data frame.csv"  # the name a data frame's results show (give ``name=`` to change it)
@@ -1028,6 +1028,25 @@ def audit_export(audit: int, out: str | Path, *, db: str | Path | None = None):
     """
     from audit_core.analyses import live
     return live.export_live_file(audit, out, db=db)
+
+
+@_checked
+def audit_copy(source: str | Path, target: str | Path, *, audits: Sequence[int] | None = None) -> list[dict]:
+    """Copy audits (all, or the ids in ``audits``) with every event and their pools (checked
+    against their SHA-256) from workspace ``source`` to ``target``: each a file path (SQLite) or a
+    ``postgresql://`` URL. One row per audit: ``source_id``, ``target_id``, ``events`` and the
+    ``decision`` of the copy's replay (the same as the source's).
+
+    Example
+    -------
+    >>> import audit_core, tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> audit = audit_core.audit_new("sdoh", seed=7, db=folder / "a.sqlite").audit["audit_id"]
+    >>> [row["events"] for row in audit_core.audit_copy(folder / "a.sqlite", folder / "b.sqlite")]
+    [0]
+    """
+    from audit_core.analyses import live
+    return live.copy_live_audits(source, target, None if audits is None else list(audits))
 
 
 # ------------------------------------------------------------------------------ reports

@@ -13,7 +13,12 @@
   with fsync). Baseline: a bare one-row INSERT + COMMIT in a WAL database with the same
   ``synchronous=FULL`` in the same directory (the durability floor of SQLite on this disk).
 
-Usage: ``python bench/bench_live.py [--steps 60]``. Last line: one JSON object.
+- Stores (issue 35): the same proposal and label write on a PostgreSQL workspace (``--pg-url``,
+  else a private server started from Debian's binaries on a Unix socket, as the tests do), and 8
+  labelling processes (tests/live/worker.py: claim, label, 20 ms pause) on one audit of each store:
+  labels per second. Baseline: the SQLite workspace in the same run; printed as PG/SQLite ratios.
+
+Usage: ``python bench/bench_live.py [--steps 60] [--pg-url URL | --no-postgres]``. Last line: one JSON object.
 """
 
 from __future__ import annotations
@@ -128,10 +133,73 @@ def page_clicks(db: Path, audit_id: int, steps: int, kept: int) -> list[float]:
     return times
 
 
+def eight_writers(db, pool: str, labels: int = 240) -> float:
+    """Labels per second of 8 worker processes on one audit of ``db`` until ``labels`` are in."""
+    import subprocess
+
+    worker = ROOT / "tests" / "live" / "worker.py"
+    audit = LiveAudit.create(connect(db), pool, "adaptive", "SR-LR-UI", seed=3,
+                             params=AuditParams.gpqa(m=1000, budget=labels), truth="correct")
+    procs = [subprocess.Popen([sys.executable, str(worker), str(db), str(audit.audit_id), f"w{i}", "1"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for i in range(8)]
+    for proc in procs:
+        assert proc.stdout.readline().strip() == "ready"
+    t0 = time.perf_counter()
+    for proc in procs:
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    for proc in procs:
+        proc.communicate(timeout=900)
+    elapsed = time.perf_counter() - t0
+    assert LiveAudit(connect(db), audit.audit_id).status().n == labels
+    return labels / elapsed
+
+
+def store_comparison(directory: Path, csv: Path, pg_url: str, steps: int) -> dict:
+    """Proposal and label write on each store, and 8 writers' throughput; PG/SQLite ratios."""
+    params = AuditParams.gpqa(n_init=2, m=1000, budget=1000)
+    out: dict = {}
+    for name, db in (("sqlite", directory / "compare.sqlite"), ("postgresql", pg_url)):
+        audit = LiveAudit.create(connect(db), str(csv), "adaptive", "SR-LR-UI", seed=0, params=params,
+                                 truth="correct")
+        proposals, labels = live_latencies(audit, steps)
+        out[name] = {"proposal": ms(proposals), "label_write": ms(labels),
+                     "eight_writers_labels_per_s": round(eight_writers(db, "gpqa:none"), 1)}
+    for key in ("proposal", "label_write"):
+        for stat in ("median_ms", "p95_ms"):
+            out[f"{key}_{stat}_pg_over_sqlite"] = round(out["postgresql"][key][stat] / out["sqlite"][key][stat], 2)
+    out["eight_writers_pg_over_sqlite"] = round(out["postgresql"]["eight_writers_labels_per_s"]
+                                                / out["sqlite"]["eight_writers_labels_per_s"], 2)
+    out["pg_label_target_met"] = out["postgresql"]["label_write"]["p95_ms"] < 10
+    return out
+
+
+def private_postgres():
+    """A throw-away server as the tests start it (tests/live/conftest.py), and its database URL."""
+    sys.path.insert(0, str(ROOT / "tests" / "live"))
+    from conftest import _start_cluster, fresh_database
+
+    server = _start_cluster()
+    return server, fresh_database(server)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=60)
+    parser.add_argument("--pg-url", help="an empty PostgreSQL database to measure (default: a private server)")
+    parser.add_argument("--no-postgres", action="store_true", help="measure SQLite alone")
     args = parser.parse_args()
+    server, pg_url = None, args.pg_url
+    if not args.no_postgres and pg_url is None:
+        server, pg_url = private_postgres()
+    try:
+        run(args, pg_url)
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def run(args, pg_url: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         csv = pool_csv(directory / "pool.csv")
@@ -150,6 +218,7 @@ def main() -> None:
         page_audit = LiveAudit.create(connect(db), str(csv), "adaptive", "SR-LR-UI", seed=1, params=params,
                                       truth="correct").audit_id
         page_reopened = page_clicks(db, page_audit, min(args.steps, 20), kept=0)
+        stores = store_comparison(directory, csv, pg_url, args.steps) if pg_url else None
     result = {
         "pool": N_CASES, "steps": args.steps,
         "proposal": ms(proposals), "proposal_baseline_bare_select": ms(floor_select),
@@ -179,6 +248,16 @@ def main() -> None:
           f"with audits kept open; baseline reopening each call (first {result['page_click_baseline_reopened']['n']} "
           f"labels): median {result['page_click_baseline_reopened']['median_ms']:.1f} ms -> "
           f"{result['page_click_ratio']}x faster")
+    if stores:
+        result["stores"] = stores
+        sq, pg = stores["sqlite"], stores["postgresql"]
+        for key, label in (("proposal", "proposal (next)"), ("label_write", "label write")):
+            print(f"{label:<17} SQLite median {sq[key]['median_ms']:.2f} / p95 {sq[key]['p95_ms']:.2f} ms; PostgreSQL "
+                  f"median {pg[key]['median_ms']:.2f} / p95 {pg[key]['p95_ms']:.2f} ms -> PG/SQLite "
+                  f"{stores[key + '_median_ms_pg_over_sqlite']}x (p95 {stores[key + '_p95_ms_pg_over_sqlite']}x)")
+        print(f"8 writers (20 ms pause per label): SQLite {sq['eight_writers_labels_per_s']} labels/s, PostgreSQL "
+              f"{pg['eight_writers_labels_per_s']} labels/s -> PG/SQLite {stores['eight_writers_pg_over_sqlite']}x; "
+              f"PG label write p95 < 10 ms: {'met' if stores['pg_label_target_met'] else 'NOT met'}")
     print(json.dumps(result))
 
 

@@ -20,7 +20,6 @@ start (a missing setting, a provider that does not answer).
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +41,6 @@ from audit_core.live import (
     LiveStatus,
     SkipRecord,
     connect,
-    default_db_path,
     export_csv,
     export_frame,
     list_audits,
@@ -71,7 +69,16 @@ from audit_core.live.roles import (
 )
 from audit_core.live.session import DEFAULT_ANNOTATOR
 from audit_core.live.sign_in import configured_issuer, provider_problem, provider_settings, settings_problem
-from audit_core.live.store import read_events, workspace_failure
+from audit_core.live.store import (
+    DB_ERRORS,
+    copy_audits,
+    db_exists,
+    db_name,
+    is_url,
+    read_events,
+    resolve_db,
+    workspace_failure,
+)
 from audit_core.presets import DEFAULT_MODEL_PROCESS  # noqa: F401 (the page's default)
 from audit_core.report import ReportChart, ReportSection, ReportTable, safe_csv_bytes
 from audit_core.report import format as fmt
@@ -135,16 +142,41 @@ def skip_note(n: int) -> str:
 
 def live_audit_list(db=None) -> pd.DataFrame:
     """The audits of the workspace (id, pool, strategy, process, seed, labels, skipped, created)."""
-    path = Path(db) if db is not None else default_db_path()
-    if not path.exists():  # listing creates no folder and no database
+    path = resolve_db(db)
+    if not db_exists(path):  # listing creates no folder and no database
         rows = []
     else:
         try:
             rows = list_audits(connect(path, create=False, read_only=True))
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             raise workspace_failure(path, exc) from None
     return pd.DataFrame(rows, columns=["audit_id", "pool", "strategy", "process", "seed", "labels", "skipped",
                                        "created"])
+
+
+def copy_live_audits(source, target, audit_ids: list[int] | None = None) -> list[dict]:
+    """Copy audits (all, or ``audit_ids``) with every event and their pools' checksums from workspace
+    ``source`` to workspace ``target`` (file paths or PostgreSQL URLs; the target is created if
+    needed); one row per audit (``source_id``, ``target_id``, ``events``, ``decision``), the decision
+    read from the copy's replay."""
+    source, target = resolve_db(source), resolve_db(target)
+    if not db_exists(source):
+        raise InputError(f"audit database {db_name(source)}: no workspace there yet (no audit was created in it)")
+    if not is_url(source) and not is_url(target) and Path(source).resolve() == Path(target).resolve():
+        raise InputError("audit copy: the source and the target are the same workspace")
+    where = source
+    try:
+        src = connect(source, create=False, read_only=True)
+        where = target
+        dst = connect(target)
+        where = source
+        copied = copy_audits(src, dst, audit_ids)
+        where = target
+        rows = [{"source_id": c.source_id, "target_id": c.target_id, "events": c.events,
+                 "decision": LiveAudit(dst, c.target_id).status().decision} for c in copied]
+    except DB_ERRORS as exc:
+        raise workspace_failure(where, exc) from None
+    return rows
 
 
 def start_live_audit(pool: str, strategy: str = "adaptive", process: str = "SR-LR-UI", seed: int = 0,
@@ -153,11 +185,11 @@ def start_live_audit(pool: str, strategy: str = "adaptive", process: str = "SR-L
     (``content``). ``settings``: :meth:`LiveAudit.create`'s (``style``, ``roles``, ``truth``,
     ``config``, ``who``: the creator, refused unless an owner; parameter overrides such as ``q``,
     ``alpha``, ``m``, ``budget``)."""
-    path = Path(db) if db is not None else default_db_path()
+    path = resolve_db(db)
     try:
-        audit = LiveAudit.create(connect(db), pool, strategy=strategy, process=process, seed=int(seed),
+        audit = LiveAudit.create(connect(path), pool, strategy=strategy, process=process, seed=int(seed),
                                  content=content, **settings)
-    except sqlite3.Error as exc:
+    except DB_ERRORS as exc:
         raise workspace_failure(path, exc) from None
     return LiveAction(audit=audit.to_dict(), status=audit.status())
 

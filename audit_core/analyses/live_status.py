@@ -10,15 +10,13 @@ writes, or with ``verify=True``, is the audit opened and its log replayed throug
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
-from pathlib import Path
 
 from audit_core.analyses.common import Verdict
 from audit_core.analyses.display import Displayed
 from audit_core.errors import InputError
 from audit_core.live.records import LabelRecord, LiveProposal, LiveStatus, SkipRecord
-from audit_core.live.store import connect, default_db_path, workspace_failure
+from audit_core.live.store import DB_ERRORS, connect, db_exists, db_name, resolve_db, workspace_failure
 from audit_core.presets import FAILURE_FOUND
 
 
@@ -83,9 +81,9 @@ def live_audit_status(audit_id: int, db=None, verify: bool = False) -> LiveActio
     status a replay gives; ``verify``: replay the log through the strategy instead, checking that
     every recorded proposal is the one it makes (what every write does)."""
     if not verify:
-        path = Path(db) if db is not None else default_db_path()
-        if not path.exists():   # no workspace there: said so as opening it would, nothing is created
-            raise InputError(f"audit database {path.name}: no workspace there yet (no audit was created in it)")
+        path = resolve_db(db)
+        if not db_exists(path):   # no workspace there: said so as opening it would, nothing is created
+            raise InputError(f"audit database {db_name(path)}: no workspace there yet (no audit was created in it)")
         from audit_core.live.log_status import status_from_log  # numpy and the e-processes, no pandas
 
         try:
@@ -94,7 +92,7 @@ def live_audit_status(audit_id: int, db=None, verify: bool = False) -> LiveActio
                 found = status_from_log(conn, int(audit_id))
             finally:
                 conn.close()
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             raise workspace_failure(path, exc) from None
         if found is not None:
             return LiveAction(audit=found[0], status=found[1])

@@ -9,16 +9,14 @@ session in its own thread.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from audit_core.errors import InputError
-from audit_core.live import LiveAudit, connect, default_db_path
-from audit_core.live.store import workspace_failure
+from audit_core.live import LiveAudit, connect
+from audit_core.live.store import DB_ERRORS, is_url, resolve_db, workspace_failure
 
 OPEN_AUDITS_KEPT = 8
 kept: OrderedDict[tuple, LiveAudit] = OrderedDict()
@@ -29,12 +27,15 @@ registry_lock = threading.Lock()   # guards ``kept`` and the live use cases' own
 @contextmanager
 def open_audit(audit_id: int, db) -> Iterator[LiveAudit]:
     """The audit ``audit_id`` of workspace ``db``, open and caught up, for this caller alone."""
-    path = Path(db) if db is not None else default_db_path()
-    try:
-        info = path.stat()
-    except OSError:                        # no workspace there: said so, nothing is created
-        raise InputError(f"audit database {path.name}: no workspace there yet (no audit was created in it)") from None
-    key = (str(path.resolve()), info.st_dev, info.st_ino, int(audit_id))
+    path = resolve_db(db)
+    if is_url(path):   # a server's database: its URL is its identity
+        key = (path, 0, 0, int(audit_id))
+    else:
+        try:
+            info = path.stat()
+        except OSError:                        # no workspace there: said so, nothing is created
+            raise InputError(f"audit database {path.name}: no workspace there yet (no audit was created in it)") from None
+        key = (str(path.resolve()), info.st_dev, info.st_ino, int(audit_id))
     with registry_lock:
         lock = _audit_locks.setdefault(key, threading.Lock())
     with lock:
@@ -51,7 +52,7 @@ def open_audit(audit_id: int, db) -> Iterator[LiveAudit]:
                     # holds it would let a second lock admit another thread to the same open audit.
                     kept.popitem(last=False)
             yield audit
-        except sqlite3.Error as exc:
+        except DB_ERRORS as exc:
             with registry_lock:  # opened again from the database next time
                 kept.pop(key, None)
             raise workspace_failure(path, exc) from None

@@ -8,8 +8,10 @@
     python -m audit_core audit status --audit ID [--verify]
     python -m audit_core audit list
     python -m audit_core audit export --audit ID --out FILE.csv
+    python -m audit_core audit copy --from FILE_OR_URL --to FILE_OR_URL [--audit ID ...]
 
-The database is ``--db PATH``, else ``audits.sqlite`` in ``$AUDIT_HOME`` (default
+The database is ``--db PATH`` (a SQLite file) or ``--db postgresql://...`` (a PostgreSQL
+database, shared by several servers), else ``$AUDIT_DB``, else ``audits.sqlite`` in ``$AUDIT_HOME`` (default
 ``~/.audit_workbench``). ``next`` claims the case(s) for the annotator (offered again until
 labelled). ``label`` records a score (0/1 or graded in [0, 1]) and shows the next case without
 claiming it, so ``undo`` can still take the label back. ``skip`` gives a proposed case no label,
@@ -47,7 +49,8 @@ def _positive(text: str) -> int:
 
 
 def _common(parser, audit: bool = True) -> None:
-    parser.add_argument("--db", metavar="PATH", help="workspace database (default: $AUDIT_HOME/audits.sqlite)")
+    parser.add_argument("--db", metavar="PATH|URL", help="workspace database: a SQLite file or a postgresql:// URL "
+                        "(default: $AUDIT_DB, else $AUDIT_HOME/audits.sqlite)")
     if audit:
         parser.add_argument("--audit", type=int, required=True, metavar="ID", help="audit id (see `audit list`)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
@@ -130,6 +133,12 @@ def register(subparsers) -> None:
     export.add_argument("--out", required=True, metavar="FILE.csv")
     _common(export)
     export.set_defaults(func=run_export)
+    copy = commands.add_parser("copy", help="copy audits with every event and their pools to another workspace")
+    copy.add_argument("--from", dest="source", required=True, metavar="PATH|URL", help="the workspace to copy from")
+    copy.add_argument("--to", dest="target", required=True, metavar="PATH|URL", help="the workspace to copy into")
+    copy.add_argument("--audit", type=int, action="append", metavar="ID", help="only this audit (repeatable)")
+    copy.add_argument("--json", action="store_true", help="print one JSON document")
+    copy.set_defaults(func=run_copy)
 
 
 def run_new(args) -> int:
@@ -250,4 +259,17 @@ def run_list(args) -> int:
 def run_export(args) -> int:
     result = api.audit_export(args.audit, args.out, db=args.db)
     emit(result.to_dict(), args.json, lambda p: f"wrote {p['n']} labelled cases to {p['path']}")
+    return 0
+
+
+def run_copy(args) -> int:
+    rows = api.audit_copy(args.source, args.target, audits=args.audit)
+
+    def text(p: dict) -> str:
+        if not p["copied"]:
+            return "no audits to copy"
+        return "\n".join(f"audit {r['source_id']} -> {r['target_id']}: {r['events']} events, {r['decision']}"
+                         for r in p["copied"])
+
+    emit({"copied": rows}, args.json, text)
     return 0

@@ -26,8 +26,6 @@ it returns None and the caller replays, which reports the problem as before.
 
 from __future__ import annotations
 
-import sqlite3
-
 from audit_core.auditing.config import AuditorConfig
 from audit_core.errors import InputError
 from audit_core.live import store
@@ -40,7 +38,7 @@ from audit_core.sequential.params import AuditParams
 LOG_STATUS_STRATEGIES = ("stratified", "pre-learned", "informed", "adaptive")
 
 
-def status_from_log(conn: sqlite3.Connection, audit_id: int) -> tuple[dict, LiveStatus] | None:
+def status_from_log(conn, audit_id: int) -> tuple[dict, LiveStatus] | None:
     """``(settings, status)`` of audit ``audit_id`` from its rows alone, as ``LiveAudit.to_dict()``
     and ``LiveAudit.status()`` give them; None when only a replay can tell (see the module doc).
     An unknown audit id raises InputError, as opening it does."""

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 import os
-import sqlite3
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -93,7 +92,7 @@ class LiveAudit:
     several LiveAudit objects (threads, processes, browser sessions) can work on one audit.
     """
 
-    def __init__(self, conn: sqlite3.Connection, audit_id: int) -> None:
+    def __init__(self, conn, audit_id: int) -> None:
         row = store.audit_row(conn, audit_id)
         self.conn = conn
         self.audit_id = int(row["id"])
@@ -116,7 +115,7 @@ class LiveAudit:
 
     # -- creation ---------------------------------------------------------------------------
     @classmethod
-    def create(cls, conn: sqlite3.Connection, pool: str, strategy: str = "adaptive", process: str = "SR-LR-UI",
+    def create(cls, conn, pool: str, strategy: str = "adaptive", process: str = "SR-LR-UI",
                seed: int = 0, style: str | None = None, params: AuditParams | None = None,
                config: AuditorConfig | None = None, roles: dict | None = None, truth: str | None = None,
                content: bytes | None = None, who: Identity | str | None = None, **overrides) -> LiveAudit:

@@ -37,6 +37,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from audit_core.errors import InputError
+from audit_core.live import backend
+from audit_core.live.backend import is_url
+
+# Every database error either store raises: what callers catch (instead of sqlite3.Error alone).
+DB_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, backend.PgError)
 
 EVENT_KINDS = ("proposed", "labelled", "skipped", "undone")
 DEFAULT_DB_NAME = "audits.sqlite"
@@ -148,6 +153,24 @@ def default_db_path() -> Path:
     return audit_home() / DEFAULT_DB_NAME
 
 
+def resolve_db(db=None):
+    """Where the workspace is: ``db`` (a file path or a ``postgresql://`` URL), else ``$AUDIT_DB``,
+    else :func:`default_db_path`. A URL stays a string; a path becomes a :class:`Path`."""
+    if db is None:
+        db = os.environ.get("AUDIT_DB") or default_db_path()
+    return str(db) if is_url(str(db)) else Path(db)
+
+
+def db_exists(db) -> bool:
+    """A SQLite workspace file is there (a PostgreSQL database is assumed to be: connecting says)."""
+    return is_url(db) or Path(db).exists()
+
+
+def db_name(db) -> str:
+    """The workspace as messages name it: the file's name, or the URL without its password."""
+    return backend.display_url(db) if is_url(db) else Path(db).name
+
+
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -188,7 +211,7 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         # Also when COMMIT itself fails (a full disk): a transaction left open would hold the
         # write lock and refuse every later BEGIN on this connection.
         if conn.in_transaction:
-            with contextlib.suppress(sqlite3.Error):
+            with contextlib.suppress(*DB_ERRORS):
                 conn.execute("ROLLBACK")
         raise
 
@@ -210,6 +233,7 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
     The version is read inside the write transaction, so two processes opening a new workspace at
     once apply every migration exactly once.
     """
+    postgres = isinstance(conn, backend.PgConnection)
     while True:
         with write_transaction(conn):
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -218,14 +242,21 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
                                  f"understands ({SCHEMA_VERSION}); upgrade the workbench")
             if version >= target:
                 return version
+            if postgres:
+                conn.prepare_schema()
             for statement in _statements(MIGRATIONS[version]):
                 conn.execute(statement)
+            if postgres:
+                conn.fix_identities()
             conn.execute(f"PRAGMA user_version = {version + 1}")
 
 
-def workspace_failure(path: Path, exc: sqlite3.Error) -> InputError:
+def workspace_failure(path, exc: BaseException) -> InputError:
     """One message for a database error met while using a workspace. A write runs in one
     transaction that is rolled back on failure, so a full disk loses nothing already recorded."""
+    if is_url(path) or not isinstance(exc, sqlite3.Error):
+        return _server_failure(str(path), exc)
+    path = Path(path)
     text = str(exc)
     if "locked" in text or "busy" in text:
         return InputError(f"workspace {path.name}: another program has held its write lock for more than "
@@ -241,6 +272,31 @@ def workspace_failure(path: Path, exc: sqlite3.Error) -> InputError:
         return InputError(f"workspace {path.name}: not a complete workspace ({text}); it was changed outside the "
                           "workbench (restore it from a backup)")
     return InputError(f"workspace {path.name}: {text}")
+
+
+def _server_failure(url: str, exc: BaseException) -> InputError:
+    """One message for a PostgreSQL error, never with the URL's password in it."""
+    name = backend.display_url(url) if is_url(url) else url
+    text = backend.scrub(" ".join(str(exc).split()), url) if is_url(url) else str(exc)
+    exc = getattr(exc, "original", exc)
+    pg = backend.psycopg
+    if "password authentication failed" in text or "no password supplied" in text or "role" in text and "does not exist" in text:
+        return InputError(f"audit database {name}: the server refused the credentials (wrong user or password); "
+                          "nothing was recorded")
+    if "does not exist" in text and "database" in text:
+        return InputError(f"audit database {name}: no such database on the server ({text}); create it first "
+                          "(createdb) or correct the URL")
+    if pg and isinstance(exc, pg.errors.LockNotAvailable):
+        return InputError(f"workspace {name}: another program has held its write lock for more than "
+                          f"{LOCK_WAIT_SECONDS:g} s; nothing was recorded. Do it again")
+    if pg and isinstance(exc, pg.OperationalError):
+        return InputError(f"audit database {name}: the server cannot be reached or closed the connection "
+                          f"({text}); nothing was recorded and nothing recorded before was lost. Do it again "
+                          "once the server is back")
+    if pg and isinstance(exc, pg.errors.UndefinedTable | pg.errors.UndefinedColumn):
+        return InputError(f"workspace {name}: not a complete workspace ({text}); it was changed outside the "
+                          "workbench (restore it from a backup)")
+    return InputError(f"workspace {name}: {text}")
 
 
 def _regular_or_missing(db: Path) -> None:
@@ -272,7 +328,9 @@ def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERS
     ``read_only``: open for reading alone (:func:`connect_read_only`): nothing is written, not even
     the WAL setting or a migration, so a workspace without write access can still be read.
     """
-    db = Path(path) if path is not None else default_db_path()
+    db = resolve_db(path)
+    if is_url(db):
+        return _connect_postgres(db, migrate_to)
     _regular_or_missing(db)
     if not create and not db.exists():
         raise InputError(f"audit database {db.name}: no workspace there yet (no audit was created in it)")
@@ -290,6 +348,19 @@ def connect(path: str | os.PathLike | None = None, migrate_to: int = SCHEMA_VERS
         raise workspace_failure(db, exc) from None
     except OSError as exc:  # the folder cannot be made (permissions, a file in the way, a full disk)
         raise InputError(f"audit database {db.name}: cannot create its folder ({exc.strerror})") from None
+    return conn
+
+
+def _connect_postgres(url: str, migrate_to: int) -> backend.PgConnection:
+    """A PostgreSQL workspace (migrated like a file; reading needs no special mode there)."""
+    if backend.load_psycopg() is None:
+        raise InputError(f"audit database {backend.display_url(url)}: PostgreSQL needs the psycopg package "
+                         "(pip install 'psycopg[binary]')")
+    try:
+        conn = backend.PgConnection(url, LOCK_WAIT_SECONDS)
+        migrate(conn, migrate_to)
+    except backend.PgError as exc:
+        raise _server_failure(url, exc) from None
     return conn
 
 
@@ -364,7 +435,7 @@ def record_cases(conn: sqlite3.Connection, audit_id: int, cases: int) -> None:
 
     Only a cache of what the stored pool holds: where it cannot be written (a workspace opened at an
     older schema), it stays NULL and the status is computed from the pool as before."""
-    with contextlib.suppress(sqlite3.Error):
+    with contextlib.suppress(*DB_ERRORS):
         conn.execute("UPDATE audits SET cases = ? WHERE id = ? AND cases IS NULL", (int(cases), int(audit_id)))
 
 
@@ -454,3 +525,47 @@ def effective_events(events: list[Event]) -> list[Event]:
 def next_batch_number(conn: sqlite3.Connection, audit_id: int) -> int:
     row = conn.execute("SELECT MAX(batch) FROM events WHERE audit_id = ?", (int(audit_id),)).fetchone()
     return int(row[0] or 0) + 1
+
+
+@dataclass(frozen=True)
+class CopiedAudit:
+    """One audit copied by :func:`copy_audits`: its id in the source and in the target, and the
+    number of events copied (every one, in log order, with its time and who acted)."""
+
+    source_id: int
+    target_id: int
+    events: int
+
+
+def copy_audits(source, target, audit_ids: list[int] | None = None) -> list[CopiedAudit]:
+    """Copy audits (all, or ``audit_ids``) with their pools and every event from connection
+    ``source`` to ``target`` (either store), in one write transaction on the target.
+
+    A pool is checked against its SHA-256 before it is copied and stored once per checksum (one the
+    target already has is reused). The target gives new audit and event ids; the events keep their
+    order, kind, case, annotator, time, score, batch, reason and identity columns, so the copy
+    replays to the same state and decision as the source.
+    """
+    rows = source.execute("SELECT id FROM audits ORDER BY id").fetchall()
+    wanted = [int(r[0]) for r in rows] if audit_ids is None else [int(a) for a in audit_ids]
+    copied: list[CopiedAudit] = []
+    with write_transaction(target):
+        for audit_id in wanted:
+            row = audit_row(source, audit_id)
+            if sha256(bytes(row["content"])) != row["sha256"]:
+                raise InputError(f"audit {audit_id}: the stored pool does not match its checksum; not copied")
+            pool_id = store_pool(target, row["pool_name"], bytes(row["content"]), row["sha256"])
+            new_id = insert_audit(target, pool_id, row["pool_spec"], row["roles"], row["params"], row["strategy"],
+                                  row["process"], int(row["seed"]), row["config"])
+            target.execute("UPDATE audits SET created = ? WHERE id = ?", (row["created"], new_id))
+            if row["cases"] is not None:
+                record_cases(target, new_id, int(row["cases"]))
+            events = read_events(source, audit_id)
+            for e in events:
+                target.execute(
+                    "INSERT INTO events (audit_id, kind, case_id, annotator, ts, score, batch, reason, verified, "
+                    "source, issuer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (new_id, e.kind, e.case_id, e.annotator, e.ts, e.score, e.batch, e.reason, int(e.verified),
+                     e.source, e.issuer))
+            copied.append(CopiedAudit(audit_id, new_id, len(events)))
+    return copied

@@ -5,8 +5,11 @@ from __future__ import annotations
 from audit_core.live import LiveAudit, connect
 
 
-def workspace(tmp_path, name: str = "workspace.sqlite"):
-    return connect(tmp_path / name)
+def workspace(db, name: str = "workspace.sqlite"):
+    """A connection to ``db`` (the ``db`` fixture's file path or URL), or to ``name`` in a folder."""
+    if isinstance(db, str) or str(db).endswith(".sqlite"):
+        return connect(db)
+    return connect(db / name)
 
 
 def label_to_end(audit: LiveAudit, annotator: str = "ann", limit: int = 10_000) -> int:

@@ -52,8 +52,7 @@ def _same_as_replay(db, audit_id: int) -> dict:
 
 
 @pytest.mark.parametrize("strategy", LOG_STATUS_STRATEGIES)
-def test_the_log_status_equals_the_replay_through_labels_skips_undos_and_batches(tmp_path, strategy):
-    db = tmp_path / "w.sqlite"
+def test_the_log_status_equals_the_replay_through_labels_skips_undos_and_batches(db, strategy):
     audit = _create(db, strategy, budget=8)
     seen = [_same_as_replay(db, audit.audit_id)]             # no event yet
     score = iter([1, 0, 0.5, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1])
@@ -89,8 +88,7 @@ def test_the_log_status_equals_the_replay_through_labels_skips_undos_and_batches
 
 
 @pytest.mark.parametrize("strategy", ["stratified", "pre-learned"])
-def test_the_log_status_sees_a_used_up_pool_and_a_stop(tmp_path, strategy):
-    db = tmp_path / "w.sqlite"
+def test_the_log_status_sees_a_used_up_pool_and_a_stop(db, strategy):
     small = _create(db, strategy, n=3, budget=20)     # all correct: three cases are too few to pass
     while cases := small.next("ann"):
         small.label(cases[0].case_id, 1, "ann")
@@ -103,8 +101,7 @@ def test_the_log_status_sees_a_used_up_pool_and_a_stop(tmp_path, strategy):
     assert status["stopped"] and status["decision"] == "failure mode found" and status["stop"] is not None
 
 
-def test_status_reads_the_log_and_verify_replays_it(tmp_path, monkeypatch):
-    db = tmp_path / "w.sqlite"
+def test_status_reads_the_log_and_verify_replays_it(db, monkeypatch):
     audit = _create(db, "adaptive")
     (case,) = audit.next("ann")
     audit.label(case.case_id, 1, "ann")
@@ -118,7 +115,7 @@ def test_status_reads_the_log_and_verify_replays_it(tmp_path, monkeypatch):
 
 
 def test_without_the_stored_count_or_for_the_oracle_the_log_is_replayed(tmp_path):
-    db = tmp_path / "w.sqlite"
+    db = tmp_path / "w.sqlite"   # SQLite alone: the test edits the file with sqlite3 itself
     audit = _create(db, "adaptive")
     raw = sqlite3.connect(db, isolation_level=None)
     raw.execute("UPDATE audits SET cases = NULL")            # an audit created before schema 5

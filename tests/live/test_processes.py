@@ -35,14 +35,15 @@ def _labelled(conn, audit_id) -> list[str]:
     return [e.case_id for e in events if e.kind == "labelled"]
 
 
-def test_a_killed_labelling_process_loses_no_acknowledged_label(tmp_path):
-    db = tmp_path / "crash.sqlite"
+def kill_workers(db, kills: int, seed: int = 20261201) -> None:
+    """SIGKILL a labelling process ``kills`` times at seeded random points: every acknowledged label
+    is in the log, in order, plus at most the one in flight."""
     conn = connect(db)
     audit = LiveAudit.create(conn, "gpqa:none", "adaptive", "SR-LR-UI", seed=0, params=LONG, truth="correct")
-    rng = np.random.default_rng(20261201)
+    rng = np.random.default_rng(seed)
     acked: list[str] = []
     outcomes = []
-    for _ in range(6):
+    for _ in range(kills):
         proc = _start(db, audit.audit_id, "worker")
         _go(proc)
         target = int(rng.integers(3, 15))
@@ -65,8 +66,11 @@ def test_a_killed_labelling_process_loses_no_acknowledged_label(tmp_path):
     assert reopened.status().decision == "inconclusive" and not reopened.status().done
 
 
-def test_two_processes_label_one_audit_without_sharing_a_case(tmp_path):
-    db = tmp_path / "shared.sqlite"
+def test_a_killed_labelling_process_loses_no_acknowledged_label(db):
+    kill_workers(db, kills=6)
+
+
+def test_two_processes_label_one_audit_without_sharing_a_case(db):
     conn = connect(db)
     audit = LiveAudit.create(conn, "gpqa:none", "adaptive", "SR-LR-UI", seed=1,
                              params=AuditParams.gpqa(m=1000, budget=200), truth="correct")

@@ -21,8 +21,8 @@ def large():
 @pytest.mark.parametrize("strategy, process, seed", [
     ("adaptive", "SR-LR-UI", 3), ("adaptive", "LR", 8), ("stratified", "LR", 1),
     ("pre-learned", "LR", 4), ("informed", "LR-UI", 2)])
-def test_live_with_the_truth_column_is_the_simulated_audit(tmp_path, large, strategy, process, seed):
-    audit = LiveAudit.create(workspace(tmp_path), "gpqa:large", strategy, process, seed=seed, params=GPQA,
+def test_live_with_the_truth_column_is_the_simulated_audit(db, tmp_path, large, strategy, process, seed):
+    audit = LiveAudit.create(workspace(db), "gpqa:large", strategy, process, seed=seed, params=GPQA,
                              truth="correct")
     label_to_end(audit)
     run = run_audit(large, strategy, process, GPQA, seed=seed, labels=large.labels)
@@ -36,10 +36,10 @@ def test_live_with_the_truth_column_is_the_simulated_audit(tmp_path, large, stra
     assert status.n_heldout == (len(run.extra["heldout"]) if strategy == "pre-learned" else 0)
 
 
-def test_oracle_needs_the_truth_and_then_equals_the_simulation(tmp_path):
+def test_oracle_needs_the_truth_and_then_equals_the_simulation(db, tmp_path):
     with pytest.raises(InputError, match="truth column"):
-        LiveAudit.create(workspace(tmp_path), "sdoh", "oracle", "LR")
-    audit = LiveAudit.create(workspace(tmp_path), "sdoh", "oracle", "LR", seed=5, truth="correct")
+        LiveAudit.create(workspace(db), "sdoh", "oracle", "LR")
+    audit = LiveAudit.create(workspace(db), "sdoh", "oracle", "LR", seed=5, truth="correct")
     label_to_end(audit)
     pool = load_pool("sdoh")
     run = run_audit(pool, "oracle", "LR", paper_params("sdoh"), seed=5)
@@ -48,10 +48,10 @@ def test_oracle_needs_the_truth_and_then_equals_the_simulation(tmp_path):
     assert (audit.status().decision, audit.status().stop) == (run.decision, run.stop)
 
 
-def test_export_reproduces_the_recorded_run_byte_for_byte(tmp_path):
+def test_export_reproduces_the_recorded_run_byte_for_byte(db, tmp_path):
     # data/recorded_run.csv is run_audit(sdoh, adaptive, SR-LR-UI, seed 7); the live audit with the
     # pool's own labels as the annotator writes the same file, plus who labelled (issue 23).
-    audit = LiveAudit.create(workspace(tmp_path), "sdoh", "adaptive", "SR-LR-UI", seed=7, truth="correct")
+    audit = LiveAudit.create(workspace(db), "sdoh", "adaptive", "SR-LR-UI", seed=7, truth="correct")
     label_to_end(audit)
     result = export_csv(audit, tmp_path / "out.csv")
     written = (tmp_path / "out.csv").read_text(encoding="utf-8").splitlines()
@@ -64,8 +64,8 @@ def test_export_reproduces_the_recorded_run_byte_for_byte(tmp_path):
 
 @pytest.mark.parametrize("strategy, process", [("adaptive", "LR-UI"), ("pre-learned", "SR-LR"),
                                                ("informed", "SR-LR-UI")])
-def test_export_then_replay_gives_the_live_trajectories(tmp_path, strategy, process):
-    audit = LiveAudit.create(workspace(tmp_path), "gpqa:medium", strategy, process, seed=11, params=GPQA,
+def test_export_then_replay_gives_the_live_trajectories(db, tmp_path, strategy, process):
+    audit = LiveAudit.create(workspace(db), "gpqa:medium", strategy, process, seed=11, params=GPQA,
                              truth="correct")
     rng = np.random.default_rng(0)
     while (proposals := audit.next("ann")):
@@ -103,8 +103,8 @@ def test_the_pool_label_column_is_never_read(tmp_path, large):
     assert runs[0] == runs[1] and len(runs[0]) > 5
 
 
-def test_undo_only_the_last_label_and_only_before_the_next_proposal(tmp_path):
-    conn = workspace(tmp_path)
+def test_undo_only_the_last_label_and_only_before_the_next_proposal(db, tmp_path):
+    conn = workspace(db)
     audit = LiveAudit.create(conn, "gpqa:large", "adaptive", "SR-LR-UI", seed=2, params=GPQA, truth="correct")
     with pytest.raises(InputError, match="nothing to undo"):
         audit.undo()
@@ -128,7 +128,7 @@ def test_undo_only_the_last_label_and_only_before_the_next_proposal(tmp_path):
     kinds = [e.kind for e in store.read_events(conn, audit.audit_id)]
     assert kinds.count("undone") == 1 and kinds.count("labelled") == 8   # the log keeps the undone label
     # the state equals an audit that never saw the undone label
-    twin = LiveAudit.create(workspace(tmp_path, "twin.sqlite"), "gpqa:large", "adaptive", "SR-LR-UI", seed=2,
+    twin = LiveAudit.create(workspace(db, "twin.sqlite"), "gpqa:large", "adaptive", "SR-LR-UI", seed=2,
                             params=GPQA, truth="correct")
     label_to_end(twin, limit=6)
     (p2,) = twin.next()
@@ -137,8 +137,8 @@ def test_undo_only_the_last_label_and_only_before_the_next_proposal(tmp_path):
     assert twin.status().log_e_model == audit.status().log_e_model
 
 
-def test_batch_proposals_depend_only_on_labels_before_the_batch(tmp_path, large):
-    audit = LiveAudit.create(workspace(tmp_path), "gpqa:large", "adaptive", "SR-LR-UI", seed=6, params=GPQA,
+def test_batch_proposals_depend_only_on_labels_before_the_batch(db, tmp_path, large):
+    audit = LiveAudit.create(workspace(db), "gpqa:large", "adaptive", "SR-LR-UI", seed=6, params=GPQA,
                              truth="correct")
     label_to_end(audit, limit=5)
     batch = audit.next("ann", batch=4)
@@ -152,13 +152,13 @@ def test_batch_proposals_depend_only_on_labels_before_the_batch(tmp_path, large)
     assert [sampler.select().index for _ in range(4)] == [p.row for p in batch]
     for p in reversed(batch):                                  # labels may come back in any order
         audit.label(p.case_id, 0.0)
-    reopened = LiveAudit(connect(tmp_path / "workspace.sqlite"), audit.audit_id)
+    reopened = LiveAudit(connect(db), audit.audit_id)
     assert [r.case_id for r in reopened.labels()] == [r.case_id for r in audit.labels()]
     assert reopened.status().log_e_model == audit.status().log_e_model
 
 
-def test_two_sessions_never_get_the_same_case(tmp_path):
-    path = tmp_path / "shared.sqlite"
+def test_two_sessions_never_get_the_same_case(db):
+    path = db
     first = LiveAudit.create(connect(path), "sdoh", "adaptive", "SR-LR-UI", seed=1, truth="correct")
     second = LiveAudit(connect(path), first.audit_id)
     a = first.next("alice", batch=2)
@@ -170,8 +170,8 @@ def test_two_sessions_never_get_the_same_case(tmp_path):
         first.label(a[0].case_id, 1.0, "alice")
 
 
-def test_bad_labels_exit_with_a_message(tmp_path):
-    audit = LiveAudit.create(workspace(tmp_path), "gpqa:large", "stratified", "LR", seed=0, params=GPQA.replace(budget=3))
+def test_bad_labels_exit_with_a_message(db, tmp_path):
+    audit = LiveAudit.create(workspace(db), "gpqa:large", "stratified", "LR", seed=0, params=GPQA.replace(budget=3))
     (p,) = audit.next()
     with pytest.raises(InputError, match="not in the pool"):
         audit.label("Q999", 1)
@@ -193,19 +193,19 @@ def test_bad_labels_exit_with_a_message(tmp_path):
         audit.truth(p.case_id)
 
 
-def test_a_log_that_the_strategy_would_not_produce_is_refused(tmp_path):
-    conn = workspace(tmp_path)
+def test_a_log_that_the_strategy_would_not_produce_is_refused(db, tmp_path):
+    conn = workspace(db)
     audit = LiveAudit.create(conn, "gpqa:large", "adaptive", "SR-LR-UI", seed=0, params=GPQA)
     (p,) = audit.next()
     other = next(c for c in audit.pool.case_ids if c != p.case_id)
     with store.write_transaction(conn):
         store.append_event(conn, audit.audit_id, "proposed", other, "intruder", batch=99)
     with pytest.raises(InputError, match="replayed strategy proposes"):
-        LiveAudit(connect(tmp_path / "workspace.sqlite"), audit.audit_id).status()
+        LiveAudit(connect(db), audit.audit_id).status()
 
 
-def test_prelearned_asks_for_the_heldout_labels_first(tmp_path):
-    audit = LiveAudit.create(workspace(tmp_path), "gpqa:large", "pre-learned", "LR", seed=3, params=GPQA,
+def test_prelearned_asks_for_the_heldout_labels_first(db, tmp_path):
+    audit = LiveAudit.create(workspace(db), "gpqa:large", "pre-learned", "LR", seed=3, params=GPQA,
                              truth="correct")
     first = audit.next("ann", batch=40)
     assert len(first) == 30 and {p.phase for p in first} == {"heldout"} and not any(p.counted for p in first)
@@ -217,8 +217,8 @@ def test_prelearned_asks_for_the_heldout_labels_first(tmp_path):
     assert p.phase == "subset" and p.counted and audit.status().n_heldout == 30 and audit.status().n == 0
 
 
-def test_labels_of_a_batch_can_be_undone_last_first_until_a_proposal_follows(tmp_path):
-    audit = LiveAudit.create(workspace(tmp_path), "gpqa:large", "adaptive", "LR", seed=9, params=GPQA,
+def test_labels_of_a_batch_can_be_undone_last_first_until_a_proposal_follows(db, tmp_path):
+    audit = LiveAudit.create(workspace(db), "gpqa:large", "adaptive", "LR", seed=9, params=GPQA,
                              truth="correct")
     label_to_end(audit, limit=2)
     first, second = audit.next("ann", batch=2)

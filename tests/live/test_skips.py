@@ -37,8 +37,8 @@ def _skip_every_third(audit: LiveAudit, annotator: str = "ann") -> list[str]:
     return skipped
 
 
-def test_a_skip_leaves_the_test_and_the_budget_alone_and_can_be_undone(tmp_path):
-    audit = LiveAudit.create(workspace(tmp_path), "gpqa:large", "adaptive", "LR", seed=2, params=GPQA, truth="correct")
+def test_a_skip_leaves_the_test_and_the_budget_alone_and_can_be_undone(db, tmp_path):
+    audit = LiveAudit.create(workspace(db), "gpqa:large", "adaptive", "LR", seed=2, params=GPQA, truth="correct")
     (first,) = audit.next("ann")
     audit.label(first.case_id, 1, "ann")
     before = audit.status()
@@ -67,8 +67,8 @@ def test_a_reason_is_required_and_bounded():
     assert check_reason("a\nb\tc") == "a b c"
 
 
-def test_a_skipped_case_is_never_proposed_again_and_the_log_replays_to_the_same_state(tmp_path):
-    conn = workspace(tmp_path)
+def test_a_skipped_case_is_never_proposed_again_and_the_log_replays_to_the_same_state(db, tmp_path):
+    conn = workspace(db)
     audit = LiveAudit.create(conn, "gpqa:large", "adaptive", "SR-LR-UI", seed=6, params=GPQA, truth="correct")
     skipped = _skip_every_third(audit)
     labelled = [r.case_id for r in audit.labels()]
@@ -80,9 +80,9 @@ def test_a_skipped_case_is_never_proposed_again_and_the_log_replays_to_the_same_
     assert reopened.status().n_skipped == len(skipped)
 
 
-def test_live_with_skips_equals_the_strategy_loop_that_skips_the_same_cases(tmp_path):
+def test_live_with_skips_equals_the_strategy_loop_that_skips_the_same_cases(db, tmp_path):
     # The strategy's side of the rule, without the database: select, then skip() or observe().
-    audit = LiveAudit.create(workspace(tmp_path), "gpqa:large", "adaptive", "LR-UI", seed=9, params=GPQA,
+    audit = LiveAudit.create(workspace(db), "gpqa:large", "adaptive", "LR-UI", seed=9, params=GPQA,
                              truth="correct")
     skipped = set(_skip_every_third(audit))
     sampler = make_sampler("adaptive", audit.pool, GPQA, 9, AuditorConfig(), "LR-UI")
@@ -102,8 +102,8 @@ def test_live_with_skips_equals_the_strategy_loop_that_skips_the_same_cases(tmp_
     assert (test.decision, test.stop, test.t) == (audit.status().decision, audit.status().stop, audit.status().n)
 
 
-def test_export_then_replay_with_skips_gives_the_live_trajectories(tmp_path):
-    audit = LiveAudit.create(workspace(tmp_path), "gpqa:medium", "adaptive", "SR-LR", seed=3, params=GPQA,
+def test_export_then_replay_with_skips_gives_the_live_trajectories(db, tmp_path):
+    audit = LiveAudit.create(workspace(db), "gpqa:medium", "adaptive", "SR-LR", seed=3, params=GPQA,
                              truth="correct")
     skipped = _skip_every_third(audit)
     export_csv(audit, tmp_path / "run.csv")
@@ -115,9 +115,9 @@ def test_export_then_replay_with_skips_gives_the_live_trajectories(tmp_path):
     assert (result.decision, result.dual.stop) == (audit.status().decision, audit.status().stop)
 
 
-def test_a_skipped_heldout_case_does_not_hold_the_prelearned_audit_back(tmp_path):
+def test_a_skipped_heldout_case_does_not_hold_the_prelearned_audit_back(db, tmp_path):
     params = AuditParams.gpqa(n_init=2)
-    audit = LiveAudit.create(workspace(tmp_path), "gpqa:medium", "pre-learned", "LR", seed=1, params=params,
+    audit = LiveAudit.create(workspace(db), "gpqa:medium", "pre-learned", "LR", seed=1, params=params,
                              truth="correct")
     heldout = 0
     while (proposals := audit.next("ann")) and proposals[0].phase == "heldout":

@@ -15,8 +15,7 @@ def _new(db, seed=0):
     return LiveAudit.create(connect(db), "gpqa:large", "adaptive", "LR", seed=seed, params=GPQA, truth="correct")
 
 
-def test_an_open_audit_sees_labels_and_undos_written_elsewhere(tmp_path):
-    db = tmp_path / "w.sqlite"
+def test_an_open_audit_sees_labels_and_undos_written_elsewhere(db):
     other = _new(db)                                     # another process, e.g. the audit command
     (case,) = live.claim_cases(other.audit_id, "ann", db=db).cases
     assert live.live_audit_status(other.audit_id, db=db).status.pending == (case.case_id,)
@@ -29,8 +28,7 @@ def test_an_open_audit_sees_labels_and_undos_written_elsewhere(tmp_path):
     assert [r.score for r in LiveAudit(connect(db), other.audit_id).labels()] == [0.0]
 
 
-def test_threads_label_one_open_audit_one_at_a_time(tmp_path):
-    db = tmp_path / "w.sqlite"
+def test_threads_label_one_open_audit_one_at_a_time(db):
     audit = _new(db, seed=3)
     errors, labelled = [], []
 
