@@ -17,10 +17,23 @@ from .estimates import (
     measure,
     paired_units,
 )
+from .interrater import (
+    Agreement,
+    AgreementStatistic,
+    AnnotatorAgreement,
+    Disagreement,
+    GroupAgreement,
+    agreement,
+    cohen_kappa,
+    krippendorff_alpha,
+    percent_agreement,
+)
 from .invariance import Invariance, measure_invariance
 from .log import NON_ANSWER, ResponseLog, is_non_answer, load_response_log
 
 __all__ = [
+    "agreement", "Agreement", "AgreementStatistic", "AnnotatorAgreement", "cohen_kappa", "Disagreement",
+    "GroupAgreement", "krippendorff_alpha", "percent_agreement",
     "ALL_MODELS", "bootstrap_intervals", "cluster_bootstrap_weights", "COMPOSITION", "ENGINE_ESTIMANDS",
     "engine_estimands", "Estimate", "ESTIMATES", "Invariance", "is_non_answer", "load_response_log",
     "measure", "measure_invariance", "Measurement", "ModelMeasure", "NON_ANSWER", "paired_units",
