@@ -454,8 +454,10 @@ class LiveAudit:
             self._claimed_row(state, case_id)
             event = store.append_event(self.conn, self.audit_id, kind, case_id, who.name, **values,
                                        **_identity_columns(who))
+            before = len(state.resolved)
             self._apply(state, event)
-            return state.resolved[-1]
+            # an overlapped case under "adjudicated" waits: nothing reached the e-processes yet
+            return state.resolved[-1] if len(state.resolved) > before else None
 
         return self._write(record)
 
@@ -528,8 +530,9 @@ class LiveAudit:
         """Cases labelled but not yet seen by the e-processes (label choice ``adjudicated``)."""
         return tuple(str(self.pool.case_ids[r]) for r in self._current().waiting)
 
-    def label(self, case_id: str, score, annotator: Identity | str = DEFAULT_ANNOTATOR) -> LabelRecord:
-        """Record the label of a proposed case; returns the record (with the e-values after it)."""
+    def label(self, case_id: str, score, annotator: Identity | str = DEFAULT_ANNOTATOR) -> LabelRecord | None:
+        """Record the label of a proposed case; returns the record (with the e-values after it), or
+        None when the case waits for adjudication (an overlapped case under "adjudicated")."""
         return self._resolve(case_id, annotator, "labelled", score=check_score(score))
 
     def skip(self, case_id: str, reason: str, annotator: Identity | str = DEFAULT_ANNOTATOR) -> SkipRecord:

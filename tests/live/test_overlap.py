@@ -1,5 +1,7 @@
 """Double labelling in live audits (issue 34): who gets which case, label choice, adjudication."""
 
+import tempfile
+
 import numpy as np
 import pytest
 
@@ -125,3 +127,52 @@ def test_a_further_label_is_refused_twice_and_past_the_count(tmp_path):
         audit.undo("owner")
     kinds = [e.kind for e in store.read_events(audit.conn, audit.audit_id)]
     assert kinds == ["proposed", "labelled", "overlap_labelled"]
+
+
+# --------------------------------------------------------------------------------- validity
+
+def _false_rejection_rate(choice: str, runs: int, seed: int) -> float:
+    """Rate of "failure mode found" through the live session when every label, first, further or
+    adjudicated, is right with probability exactly q, independently (the model's null at its
+    boundary), with 50 % of cases double-labelled and disagreements adjudicated at once."""
+    from audit_core.live import connect
+    from audit_core.sequential.dual import FAILURE_FOUND
+
+    params = AuditParams.gpqa(n_init=2, budget=30)
+    rng = np.random.default_rng(seed)
+    found = 0
+    for run in range(runs):
+        with tempfile.TemporaryDirectory() as d:
+            conn = connect(f"{d}/w.sqlite")
+            audit = LiveAudit.create(conn, "gpqa:large", "adaptive", "LR", seed=run, params=params,
+                                     overlap=OverlapPlan(0.5, 2, choice))
+            for _ in range(200):
+                progressed = False
+                for who in ANNOTATORS:
+                    for p in audit.next(who):
+                        audit.label(p.case_id, float(rng.random() < params.q), who)
+                        progressed = True
+                for d_ in audit.disagreements():
+                    audit.adjudicate(d_["case_id"], float(rng.random() < params.q), "settled", "owner")
+                    progressed = True
+                if not progressed or audit.status().stopped:
+                    break
+            found += audit.status().decision == FAILURE_FOUND
+            conn.close()
+    return found / runs
+
+
+@pytest.mark.parametrize("choice", ["first", "adjudicated"])
+def test_either_label_choice_keeps_the_level(choice):
+    """Seeded, 60 live audits per label choice at the null's boundary: at most 6 false rejections,
+    which a true rate of alpha = 0.05 passes with probability 0.92; the power against the named
+    alternative 2 alpha = 0.10 is only 0.39 at this size (binomial tails, asserted), so this test
+    catches a gross loss of validity (e.g. 3 alpha: 0.79), not a small one."""
+    from scipy.stats import binom
+
+    from audit_core.sequential import wilson_interval
+    alpha, runs, limit = AuditParams.gpqa().alpha, 60, 6
+    assert binom.cdf(limit, runs, alpha) > 0.9 and binom.sf(limit, runs, 3 * alpha) > 0.75
+    rate = _false_rejection_rate(choice, runs, seed=21)
+    low, high = wilson_interval(rate * runs, runs)
+    assert round(rate * runs) <= limit, f"{choice}: rate {rate:.3f} (95% Wilson {low:.3f}-{high:.3f}), alpha {alpha}"
