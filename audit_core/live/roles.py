@@ -4,6 +4,7 @@ Roles, from least to most:
 
 * ``viewer``: sees every page and every audit; labels nothing;
 * ``annotator``: also claims, labels and skips cases, and undoes **their own** last label or skip;
+* ``adjudicator`` (issue 34): also settles disagreements between labellers of double-labelled cases;
 * ``owner``: also creates audits, undoes anyone's label, exports, and reads the event log.
 
 An :class:`Identity` is who acts: ``name`` (what every event records as its annotator), ``role``,
@@ -51,7 +52,7 @@ from pathlib import Path
 
 from audit_core.errors import InputError
 
-ROLES = ("viewer", "annotator", "owner")
+ROLES = ("viewer", "annotator", "adjudicator", "owner")  # each may do what the ones before it may
 DEFAULT_ROLE = "viewer"
 SOURCES = ("signed-in", "os-user", "declared")
 ROLES_FILE_ENV = "AUDIT_ROLES_FILE"
@@ -67,13 +68,14 @@ ACTIONS = {
     "label": "annotator",
     "skip": "annotator",
     "undo": "annotator",
+    "adjudicate": "adjudicator",
     "undo others": "owner",
     "create": "owner",
     "export": "owner",
     "event log": "owner",
 }
 _WHAT = {"claim": "take cases to label", "label": "label cases", "skip": "skip cases",
-         "undo": "undo labels", "undo others": "undo someone else's label", "create": "create audits",
+         "undo": "undo labels", "adjudicate": "settle disagreements between labellers", "undo others": "undo someone else's label", "create": "create audits",
          "export": "export audits", "event log": "read the event log", "view": "view audits"}
 
 

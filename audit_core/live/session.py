@@ -43,6 +43,7 @@ from audit_core.auditing.strategies import (
 )
 from audit_core.errors import InputError
 from audit_core.live import store
+from audit_core.live.overlap import OverlapPlan, is_overlapped
 from audit_core.live.pool import (
     MAX_WORKSPACE_POOL_BYTES,
     build_live_pool,
@@ -79,6 +80,13 @@ class _State:
     labelled: dict = field(default_factory=dict)     # row -> LabelRecord
     skipped: dict = field(default_factory=dict)      # row -> SkipRecord, in the order received
     resolved: list = field(default_factory=list)     # LabelRecord / SkipRecord: what an undo cancels
+    # double labelling (audit_core.live.overlap): every label of an overlapped case, first included,
+    # as (annotator, score, ts, verified); the first label's claim; adjudications; and, when the
+    # label choice is "adjudicated", the first-labelled cases not yet fed, in first-label order
+    overlap_labels: dict = field(default_factory=dict)   # row -> [(annotator, score, ts, verified)]
+    first_claim: dict = field(default_factory=dict)      # row -> (_Pending, first label's event)
+    adjudications: dict = field(default_factory=dict)    # row -> Event (the adjudicated one)
+    waiting: list = field(default_factory=list)          # rows, first-label order
     last_event: int = 0
     can_undo: bool = False
 
@@ -100,7 +108,9 @@ class LiveAudit:
         self.roles = row["roles"]
         self.strategy, self.process, self.seed = row["strategy"], row["process"], int(row["seed"])
         try:  # a hand-edited row ({"q": "x"}, an unknown key) is refused here, not mid-replay
-            self.params = AuditParams(**row["params"])
+            params = dict(row["params"])
+            self.overlap = OverlapPlan.from_dict(params.pop("overlap", None))
+            self.params = AuditParams(**params)
             self.config = AuditorConfig(**row["config"])
         except (TypeError, ValueError) as exc:
             raise InputError(f"audit {self.audit_id}: its stored parameters are not valid ({exc}); the workspace "
@@ -118,14 +128,17 @@ class LiveAudit:
     def create(cls, conn, pool: str, strategy: str = "adaptive", process: str = "SR-LR-UI",
                seed: int = 0, style: str | None = None, params: AuditParams | None = None,
                config: AuditorConfig | None = None, roles: dict | None = None, truth: str | None = None,
-               content: bytes | None = None, who: Identity | str | None = None, **overrides) -> LiveAudit:
+               content: bytes | None = None, who: Identity | str | None = None,
+               overlap: OverlapPlan | None = None, **overrides) -> LiveAudit:
         """Store a new audit of ``pool`` (bundled key or CSV path; ``content``: uploaded bytes).
 
         ``params`` default to :func:`~audit_core.sequential.params.paper_params` of ``style`` (the
         bundled pool's, else ``gpqa``) with ``overrides``; ``roles``: column roles (``score``,
         ``subgroups``, ``id``, ``text``, ``features``, ``suspects``; auto-detected if absent);
         ``truth``: a column the strategy may read as the truth (oracle, tests); ``who``: the
-        creator, refused unless an owner (None: a caller without roles, like the command line).
+        creator, refused unless an owner (None: a caller without roles, like the command line);
+        ``overlap``: the double-labelling plan (:class:`~audit_core.live.overlap.OverlapPlan`;
+        default none), stored with the parameters.
         """
         if who is not None:
             require(who, "create")
@@ -153,7 +166,10 @@ class LiveAudit:
                                  f"together they may take at most {MAX_WORKSPACE_POOL_BYTES // 2**20} MB "
                                  f"(ask whoever runs the server to archive old audits)")
             pool_id = store.store_pool(conn, name, data, digest)
-            audit_id = store.insert_audit(conn, pool_id, pool, resolved, params.to_dict(), strategy, process,
+            stored_params = params.to_dict()
+            if overlap is not None and overlap.active:
+                stored_params["overlap"] = overlap.to_dict()
+            audit_id = store.insert_audit(conn, pool_id, pool, resolved, stored_params, strategy, process,
                                           int(seed), config.to_dict())
             store.record_cases(conn, audit_id, live_pool.n)
         return cls(conn, audit_id)
@@ -198,7 +214,10 @@ class LiveAudit:
             raise InputError(f"audit {self.audit_id}: event {event.id} {event.kind} case {event.case_id!r}, which "
                              "was not proposed; the workspace was changed outside the workbench (restore it "
                              "from a backup)")
-        if event.kind == "labelled" and not isinstance(event.score, (int, float)):
+        if event.kind in ("overlap_labelled", "adjudicated"):
+            self._apply_overlap(state, row, event)
+            return
+        if event.kind in ("labelled", "overlap_labelled", "adjudicated") and not isinstance(event.score, (int, float)):
             raise InputError(f"audit {self.audit_id}: event {event.id} has no numeric score; the workspace was "
                              "changed outside the workbench (restore it from a backup)")
         if event.kind == "proposed":
@@ -211,18 +230,15 @@ class LiveAudit:
             state.can_undo = False
         elif event.kind == "labelled":
             claim = state.pending.pop(row)
-            state.sampler.observe(row, float(event.score))
-            step = None
-            if claim.proposal.counted:
-                state.test.update(float(event.score), claim.proposal.alternative)
-                step = state.test.t
-            record = LabelRecord(event.case_id, row, float(event.score), event.annotator, event.ts,
-                                 claim.proposal.phase, claim.proposal.predicted, claim.proposal.counted, step,
-                                 state.test.log_e_model if step else math.nan,
-                                 state.test.log_e_auditor if step else math.nan, bool(event.verified))
-            state.labels.append(record)
-            state.labelled[row] = record
-            state.resolved.append(record)
+            if self.overlapped(row):
+                state.overlap_labels[row] = [(event.annotator, float(event.score), event.ts, bool(event.verified))]
+                state.first_claim[row] = (claim, event)
+            if self.overlap.label_choice == "adjudicated" and self.overlap.active:
+                state.first_claim[row] = (claim, event)
+                state.waiting.append(row)
+                self._drain(state)
+            else:
+                self._feed(state, row, claim, event, float(event.score))
             state.can_undo = True
         elif event.kind == "skipped":
             claim = state.pending.pop(row)
@@ -232,6 +248,62 @@ class LiveAudit:
             state.skipped[row] = skip
             state.resolved.append(skip)
             state.can_undo = True
+        state.last_event = event.id
+
+    def _feed(self, state: _State, row: int, claim: _Pending, event: store.Event, score: float) -> None:
+        """The label the e-processes see enters the sampler and (counted cases) the dual test."""
+        state.sampler.observe(row, score)
+        step = None
+        if claim.proposal.counted:
+            state.test.update(score, claim.proposal.alternative)
+            step = state.test.t
+        record = LabelRecord(event.case_id, row, score, event.annotator, event.ts,
+                             claim.proposal.phase, claim.proposal.predicted, claim.proposal.counted, step,
+                             state.test.log_e_model if step else math.nan,
+                             state.test.log_e_auditor if step else math.nan, bool(event.verified))
+        state.labels.append(record)
+        state.labelled[row] = record
+        state.resolved.append(record)
+
+    def overlapped(self, row: int) -> bool:
+        """Whether the pool row's case is double-labelled (by the seeded hash of its id)."""
+        return is_overlapped(self.overlap, self.seed, str(self.pool.case_ids[row]))
+
+    def _settled(self, state: _State, row: int) -> float | None:
+        """The label a case has settled on: its only label, all its labels when they agree (once
+        it has its ``labellers``), an adjudication; None while it waits."""
+        if row in state.adjudications:
+            return float(state.adjudications[row].score)
+        if row not in state.overlap_labels:
+            return float(state.first_claim[row][1].score)
+        scores = [x[1] for x in state.overlap_labels[row]]
+        if len(scores) >= self.overlap.labellers and max(scores) - min(scores) < 1e-9:
+            return scores[0]
+        return None
+
+    def _drain(self, state: _State) -> None:
+        """Feed the waiting cases from the head of the first-label order while settled (module doc
+        of :mod:`audit_core.live.overlap`: the order never depends on label values)."""
+        while state.waiting:
+            row = state.waiting[0]
+            score = self._settled(state, row)
+            if score is None:
+                return
+            state.waiting.pop(0)
+            claim, event = state.first_claim[row]
+            self._feed(state, row, claim, event, score)
+
+    def _apply_overlap(self, state: _State, row, event: store.Event) -> None:
+        if row is None or row not in state.overlap_labels or not isinstance(event.score, (int, float)):
+            raise InputError(f"audit {self.audit_id}: event {event.id} {event.kind} case {event.case_id!r}, which "
+                             "has no first label of an overlapped case; the workspace was changed outside the "
+                             "workbench (restore it from a backup)")
+        if event.kind == "overlap_labelled":
+            state.overlap_labels[row].append((event.annotator, float(event.score), event.ts, bool(event.verified)))
+        else:
+            state.adjudications[row] = event
+        if self.overlap.label_choice == "adjudicated":
+            self._drain(state)
         state.last_event = event.id
 
     def _status(self, state: _State) -> LiveStatus:
@@ -281,7 +353,8 @@ class LiveAudit:
     def _room(self, state: _State) -> bool:
         """A new proposal may be made: not stopped, budget left after the pending counted cases,
         and the sampler needs no outstanding label first."""
-        counted_pending = sum(1 for c in state.pending.values() if c.proposal.counted)
+        counted_pending = sum(1 for c in state.pending.values() if c.proposal.counted) + \
+            sum(1 for r in state.waiting if state.first_claim[r][0].proposal.counted)
         return (not state.test.stopped and state.test.t + counted_pending < self.params.budget
                 and state.sampler.ready)
 
@@ -311,6 +384,9 @@ class LiveAudit:
             mine = [(row, c) for row, c in state.pending.items() if c.annotator == annotator]
             if mine:
                 return tuple(self._proposal(row, c) for row, c in mine)
+            further = self._further(state, annotator)[:int(batch)]
+            if further:
+                return further
             number = store.next_batch_number(self.conn, self.audit_id)
             made = []
             for _ in range(int(batch)):
@@ -329,6 +405,21 @@ class LiveAudit:
             return tuple(made)
 
         return self._write(claim)
+
+    def _further(self, state: _State, annotator: str) -> tuple[LiveProposal, ...]:
+        """Overlapped cases that need another label and that ``annotator`` has not labelled (no
+        one's label is shown: a proposal carries none), oldest first."""
+        out = []
+        for row, given in state.overlap_labels.items():
+            if len(given) < self.overlap.labellers and row not in state.adjudications \
+                    and all(a != annotator for a, *_ in given):
+                claim = state.first_claim[row][0]
+                out.append(self._proposal(row, _Pending(claim.proposal, annotator, 0)))
+        return tuple(out)
+
+    def further_cases(self, annotator: Identity | str) -> tuple[LiveProposal, ...]:
+        """The overlapped cases offered to ``annotator`` for a further label (see :meth:`next`)."""
+        return self._further(self._current(), as_identity(annotator).name)
 
     def _claimed_row(self, state: _State, case_id: str) -> int:
         """The pool row of a case this audit proposed and has not resolved (else InputError)."""
@@ -356,16 +447,91 @@ class LiveAudit:
         who, case_id = require(annotator, "label" if kind == "labelled" else "skip"), str(case_id)
 
         def record(state: _State):
+            row = self.row_of.get(case_id)
+            if kind == "labelled" and row in state.overlap_labels and row not in state.pending:
+                return self._further_label(state, row, case_id, who, values["score"])
             self._claimed_row(state, case_id)
             event = store.append_event(self.conn, self.audit_id, kind, case_id, who.name, **values,
                                        **_identity_columns(who))
+            before = len(state.resolved)
             self._apply(state, event)
-            return state.resolved[-1]
+            # an overlapped case under "adjudicated" waits: nothing reached the e-processes yet
+            return state.resolved[-1] if len(state.resolved) > before else None
 
         return self._write(record)
 
-    def label(self, case_id: str, score, annotator: Identity | str = DEFAULT_ANNOTATOR) -> LabelRecord:
-        """Record the label of a proposed case; returns the record (with the e-values after it)."""
+    def _further_label(self, state: _State, row: int, case_id: str, who: Identity, score: float):
+        """A further label of an overlapped case: never twice by one annotator, at most ``labellers``."""
+        given = state.overlap_labels[row]
+        if any(a == who.name for a, *_ in given):
+            raise InputError(f"case id {case_id!r}: {who.name} already labelled it (each labeller labels an "
+                             "overlapped case once)")
+        if len(given) >= self.overlap.labellers:
+            raise InputError(f"case id {case_id!r}: already has its {self.overlap.labellers} labels")
+        event = store.append_event(self.conn, self.audit_id, "overlap_labelled", case_id, who.name, score=score,
+                                   **_identity_columns(who))
+        self._apply(state, event)
+        return event
+
+    def adjudicate(self, case_id: str, score, reason: str, adjudicator: Identity | str = DEFAULT_ANNOTATOR):
+        """Settle a disagreement: the adjudicator's label ``score`` of an overlapped case whose labels
+        differ, with ``reason``; an ``adjudicated`` event (append-only, with the signed-in name and
+        time). Under the ``adjudicated`` label choice it is the label the e-processes see."""
+        who, case_id = require(adjudicator, "adjudicate"), str(case_id)
+        score, reason = check_score(score), check_reason(reason)
+
+        def settle(state: _State):
+            row = self.row_of.get(case_id)
+            if row is None or row not in state.overlap_labels:
+                raise InputError(f"case id {case_id!r}: not an overlapped case with labels in audit {self.audit_id}")
+            if row in state.adjudications:
+                done = state.adjudications[row]
+                raise InputError(f"case id {case_id!r}: already adjudicated ({done.score:g} by {done.annotator} "
+                                 f"at {done.ts})")
+            scores = [x[1] for x in state.overlap_labels[row]]
+            if len(scores) < 2 or max(scores) - min(scores) < 1e-9:
+                raise InputError(f"case id {case_id!r}: its labels do not disagree; nothing to adjudicate")
+            event = store.append_event(self.conn, self.audit_id, "adjudicated", case_id, who.name, score=score,
+                                       reason=reason, **_identity_columns(who))
+            self._apply(state, event)
+            return event
+
+        return self._write(settle)
+
+    def overlap_labels(self) -> tuple[dict, ...]:
+        """Every label of the overlapped cases (first included): case_id, subgroup, annotator, score,
+        ts, verified, first (True for the case's first label)."""
+        state = self._current()
+        return tuple({"case_id": str(self.pool.case_ids[row]),
+                      "subgroup": self.pool.stratum_names[self.pool.strata[row]],
+                      "annotator": a, "score": y, "ts": ts, "verified": v, "first": i == 0}
+                     for row, given in state.overlap_labels.items() for i, (a, y, ts, v) in enumerate(given))
+
+    def adjudications(self) -> tuple[dict, ...]:
+        """Every adjudication: case_id, score, reason, adjudicator, ts, verified."""
+        return tuple({"case_id": e.case_id, "score": float(e.score), "reason": e.reason, "adjudicator": e.annotator,
+                      "ts": e.ts, "verified": bool(e.verified)} for e in self._current().adjudications.values())
+
+    def disagreements(self) -> tuple[dict, ...]:
+        """The adjudication queue: overlapped cases whose labels differ and are not yet adjudicated,
+        each with every label and its author (case_id, subgroup, labels [(annotator, score, ts)])."""
+        state = self._current()
+        out = []
+        for row, given in state.overlap_labels.items():
+            scores = [x[1] for x in given]
+            if row not in state.adjudications and len(scores) >= 2 and max(scores) - min(scores) >= 1e-9:
+                out.append({"case_id": str(self.pool.case_ids[row]),
+                            "subgroup": self.pool.stratum_names[self.pool.strata[row]],
+                            "labels": [(a, y, ts) for a, y, ts, _ in given]})
+        return tuple(out)
+
+    def waiting(self) -> tuple[str, ...]:
+        """Cases labelled but not yet seen by the e-processes (label choice ``adjudicated``)."""
+        return tuple(str(self.pool.case_ids[r]) for r in self._current().waiting)
+
+    def label(self, case_id: str, score, annotator: Identity | str = DEFAULT_ANNOTATOR) -> LabelRecord | None:
+        """Record the label of a proposed case; returns the record (with the e-values after it), or
+        None when the case waits for adjudication (an overlapped case under "adjudicated")."""
         return self._resolve(case_id, annotator, "labelled", score=check_score(score))
 
     def skip(self, case_id: str, reason: str, annotator: Identity | str = DEFAULT_ANNOTATOR) -> SkipRecord:
@@ -392,6 +558,9 @@ class LiveAudit:
                                  "and only before the next case is proposed)")
             last = state.resolved[-1]
             require_undo(who, last.annotator)
+            if len(state.overlap_labels.get(last.row, ())) > 1 or state.waiting:
+                raise InputError(f"case id {last.case_id!r}: others have labelled it too (or it waits to be settled); "
+                                 "a double-labelled case's first label cannot be undone, it can be adjudicated")
             store.append_event(self.conn, self.audit_id, "undone", last.case_id, who.name, **_identity_columns(who))
             return last
 
@@ -408,6 +577,9 @@ class LiveAudit:
         mine = tuple(self._proposal(r, c) for r, c in state.pending.items() if c.annotator == annotator)
         if mine:
             return mine, True
+        further = self._further(state, annotator)
+        if further:
+            return further[:1], False
         if not self._room(state):
             return (), False
         proposal = state.sampler.select()

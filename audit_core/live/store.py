@@ -43,7 +43,7 @@ from audit_core.live.backend import is_url
 # Every database error either store raises: what callers catch (instead of sqlite3.Error alone).
 DB_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, backend.PgError)
 
-EVENT_KINDS = ("proposed", "labelled", "skipped", "undone")
+EVENT_KINDS = ("proposed", "labelled", "skipped", "undone", "overlap_labelled", "adjudicated")
 DEFAULT_DB_NAME = "audits.sqlite"
 # How long a writer waits for another's write lock. A workbench write holds it for milliseconds (a
 # claim with the auditor's model for a 20,000-case pool, about a second), so a lock held longer is
@@ -139,7 +139,34 @@ _V5 = """
 ALTER TABLE audits ADD COLUMN cases INTEGER CHECK (cases IS NULL OR cases >= 1);
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)   # MIGRATIONS[v - 1] takes schema v - 1 to v
+# Schema 6 (issue 34): double labelling. ``overlap_labelled``: a further label of an overlapped case
+# (score; never enters the e-processes by itself); ``adjudicated``: an adjudicator's settled label
+# of a case whose labels differ (score and reason). The kind CHECK is widened by rebuilding the table
+# as schema 3 did (same ids, same rows, plain SQL).
+_V6 = """
+CREATE TABLE events_v6 (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    audit_id INTEGER NOT NULL REFERENCES audits(id),
+    kind TEXT NOT NULL CHECK (kind IN ('proposed', 'labelled', 'skipped', 'undone', 'overlap_labelled',
+                                       'adjudicated')),
+    case_id TEXT NOT NULL,
+    annotator TEXT NOT NULL,
+    ts TEXT NOT NULL,
+    score REAL,
+    batch INTEGER,
+    reason TEXT,
+    verified INTEGER NOT NULL DEFAULT 0 CHECK (verified IN (0, 1)),
+    source TEXT NOT NULL DEFAULT 'declared' CHECK (source IN ('signed-in', 'os-user', 'declared')),
+    issuer TEXT
+);
+INSERT INTO events_v6 (id, audit_id, kind, case_id, annotator, ts, score, batch, reason, verified, source, issuer)
+    SELECT id, audit_id, kind, case_id, annotator, ts, score, batch, reason, verified, source, issuer FROM events;
+DROP TABLE events;
+ALTER TABLE events_v6 RENAME TO events;
+CREATE INDEX events_by_audit ON events(audit_id, id);
+""" + _NO_UPDATE + _NO_DELETE
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)   # MIGRATIONS[v - 1] takes schema v - 1 to v
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -472,7 +499,7 @@ def list_audits(conn: sqlite3.Connection) -> list[dict]:
     rows = conn.execute("SELECT id, pool_spec, strategy, process, seed, created FROM audits ORDER BY id").fetchall()
     resolved: dict[int, list[str]] = {r[0]: [] for r in rows}
     # An undo cancels the last label or skip, so the counts come from the kinds in log order.
-    for audit_id, kind in conn.execute("SELECT audit_id, kind FROM events WHERE kind != 'proposed' ORDER BY id"):
+    for audit_id, kind in conn.execute("SELECT audit_id, kind FROM events WHERE kind IN ('labelled', 'skipped', 'undone') ORDER BY id"):
         kinds = resolved.setdefault(audit_id, [])
         if kind == "undone":
             if kinds:

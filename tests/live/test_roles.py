@@ -57,7 +57,7 @@ def test_an_owner_may_do_everything():
 
 
 def test_an_unknown_role_or_action_is_refused_with_one_message():
-    with pytest.raises(InputError, match="role 'admin': expected one of viewer, annotator, owner"):
+    with pytest.raises(InputError, match="role 'admin': expected one of viewer, annotator, adjudicator, owner"):
         allows("admin", "label")
     with pytest.raises(InputError, match="action 'delete'"):
         allows("owner", "delete")
