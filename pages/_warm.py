@@ -103,9 +103,11 @@ def warm_supports_page() -> None:
 
 
 def warm_testbed() -> None:
-    """Testbed's first view: its first clusters, seed, depth and distractors, every direction."""
+    """Testbed's first view: its first clusters, seed, depth and distractors, every direction, every
+    cell (no support). Every argument is passed as the page passes it: Streamlit's cache key is made of
+    the arguments given, so a default left out is a different key."""
     _cache.generate_testbed(TESTBED.n_clusters, TESTBED.seed, tuple(analyses.ALL_DIRECTIONS), TESTBED.depth,
-                            TESTBED.distractors)
+                            TESTBED.distractors, None)
 
 
 STEPS = (("imports", import_use_cases), ("supports", warm_supports_page), ("replay", warm_replay),

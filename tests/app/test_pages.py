@@ -472,7 +472,8 @@ def test_explorer_explains_a_class_with_too_many_components_for_a_lattice():
     assert int(metric(at, "Cells in support")) > 0
 
 
-def test_replay_follows_a_growing_file_and_keeps_the_prefix(tmp_path, monkeypatch):
+def _following(tmp_path, monkeypatch):
+    """The Replay page following a 30-row CSV in the data folder (nothing read yet)."""
     monkeypatch.setenv("AUDIT_DATA_DIR", str(tmp_path))
     path = tmp_path / "growing.csv"
     head = "case,grp,correct\n" + "".join(f"c{i},{'a' if i % 2 else 'b'},{int(i % 5 != 0)}\n" for i in range(30))
@@ -480,6 +481,11 @@ def test_replay_follows_a_growing_file_and_keeps_the_prefix(tmp_path, monkeypatc
     at = app("pages/replay-run.py")
     at.selectbox(key="replay_source").set_value("follow").run()
     at.text_input(key="replay_follow_path").input(str(path)).run()
+    return at, path, head
+
+
+def test_replay_follows_a_growing_file_and_keeps_the_prefix(tmp_path, monkeypatch):
+    at, path, head = _following(tmp_path, monkeypatch)
     at.button(key="replay_reread").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert int(metric(at, "Cases replayed")) == 30
@@ -518,13 +524,7 @@ def test_planner_shows_the_assumed_structure_only_for_the_assumed_pool():
 
 
 def test_replay_rereads_a_followed_file_automatically_when_it_changes(tmp_path, monkeypatch):
-    monkeypatch.setenv("AUDIT_DATA_DIR", str(tmp_path))
-    path = tmp_path / "growing.csv"
-    head = "case,grp,correct\n" + "".join(f"c{i},{'a' if i % 2 else 'b'},{int(i % 5 != 0)}\n" for i in range(30))
-    path.write_text(head)
-    at = app("pages/replay-run.py")
-    at.selectbox(key="replay_source").set_value("follow").run()
-    at.text_input(key="replay_follow_path").input(str(path)).run()
+    at, path, head = _following(tmp_path, monkeypatch)
     at.toggle(key="replay_follow_auto").set_value(True).run()  # no button pressed: the watcher read it
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert int(metric(at, "Cases replayed")) == 30
