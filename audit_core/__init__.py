@@ -29,7 +29,8 @@ __version__ = "0.3.0"
 API_NAMES = (
     "identify_support", "support_lattice", "synthesize", "generate_testbed", "check_testbed", "measure_log",
     "replay", "confidence_sequence", "simulate", "plan", "compare", "combine", "audit_new", "audit_next", "audit_label", "audit_skip",
-    "audit_undo", "audit_status", "audit_list", "audit_export", "audit_copy", "write_report",
+    "audit_undo", "audit_status", "audit_list", "audit_export", "audit_copy", "audit_agreement", "audit_adjudicate",
+    "audit_trail", "write_report",
 )
 
 __all__ = ["InputError", "__version__", *API_NAMES]

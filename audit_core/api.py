@@ -23,6 +23,9 @@ plan                    :func:`plan`                                PlannedAudit
 compare                 :func:`compare`                             RunsComparison
 combine                 :func:`combine`                             CombinedAudits
 audit new/next/...      :func:`audit_new`, :func:`audit_next`, ...  LiveAction
+audit agreement         :func:`audit_agreement`                     LiveAgreement
+audit adjudicate        :func:`audit_adjudicate`                    Adjudicated
+audit trail             :func:`audit_trail`                         DataFrame
 report                  :func:`write_report`                        WrittenReport
 =====================  ==========================================  ====================
 
@@ -57,12 +60,14 @@ if TYPE_CHECKING:  # the result types, for readers and type checkers only
         TestbedItems,
     )
     from audit_core.analyses.identify import LatticeOverview, SupportExploration
+    from audit_core.analyses.live_agreement import Adjudicated, LiveAgreement
     from audit_core.analyses.live_status import LiveAction
 
 __all__ = [
     "identify_support", "support_lattice", "synthesize", "generate_testbed", "check_testbed", "measure_log",
     "replay", "confidence_sequence", "simulate", "plan", "compare", "combine", "audit_new", "audit_next", "audit_label", "audit_skip",
-    "audit_undo", "audit_status", "audit_list", "audit_export", "audit_copy", "write_report", "WrittenReport",
+    "audit_undo", "audit_status", "audit_list", "audit_export", "audit_copy", "audit_agreement", "audit_adjudicate",
+    "audit_trail", "write_report", "WrittenReport",
 ]
 
 DATA_FRAME_NAME = "data frame.csv"  # the name a data frame's results show (give ``name=`` to change it)
@@ -857,10 +862,16 @@ def audit_new(pool: Any, *, strategy: str = "adaptive", process: str = "SR-LR-UI
               subgroup: str | Sequence[str] | None = None, features: str | Sequence[str] | None = None,
               id: str | None = None, text: str | None = None, truth_column: str | None = None,
               suspect: str | Sequence[str] | None = None, q: float | None = None, alpha: float | None = None,
-              m: int | None = None, budget: int | None = None, n_init: int | None = None) -> LiveAction:
+              m: int | None = None, budget: int | None = None, n_init: int | None = None, overlap: float = 0.0,
+              labellers: int = 2, label_choice: str = "first") -> LiveAction:
     """Start a live audit in the workspace database ``db`` (default ``$AUDIT_HOME/audits.sqlite``)
     on a bundled pool key, a CSV or an Inspect AI log path. Every event (proposal, label, skip,
     undo) is stored in SQLite as it happens, so nothing is lost.
+
+    Double labelling: a share ``overlap`` of cases (0-1, fixed by each case id before any label) is
+    labelled by ``labellers`` distinct people; ``label_choice`` says which label the e-processes see:
+    ``"first"`` (at once) or ``"adjudicated"`` (a case waits until its labels agree or an adjudicator
+    settles it). See :func:`audit_agreement` and :func:`audit_adjudicate`.
 
     Returns a ``LiveAction``; ``.audit["audit_id"]`` names the audit for the other ``audit_*`` calls.
 
@@ -884,7 +895,8 @@ def audit_new(pool: Any, *, strategy: str = "adaptive", process: str = "SR-LR-UI
         data, content = name, data
     return live.start_live_audit(data, strategy, process, seed, content=content, db=db, style=style,
                                  config=AuditorConfig(suspects=tuple(suspects)) if suspects else None, roles=roles,
-                                 truth=truth_column, q=q, alpha=alpha, m=m, budget=budget, n_init=n_init)
+                                 truth=truth_column, q=q, alpha=alpha, m=m, budget=budget, n_init=n_init,
+                                 overlap=overlap, labellers=labellers, label_choice=label_choice)
 
 
 @_checked
@@ -1028,6 +1040,79 @@ def audit_export(audit: int, out: str | Path, *, db: str | Path | None = None):
     """
     from audit_core.analyses import live
     return live.export_live_file(audit, out, db=db)
+
+
+@_checked
+def audit_agreement(audit: int, *, db: str | Path | None = None, n_boot: int = 1000, seed: int = 0,
+                    confidence: float = 0.95) -> LiveAgreement:
+    """How far the labellers of a double-labelled audit agree: percent agreement, Cohen's κ (two
+    labellers) and Krippendorff's α (nominal for 0/1 labels, interval for graded ones), each with a
+    bootstrap interval over cases (``n_boot`` resamples from ``seed`` at ``confidence``), per audit and
+    per subgroup; each labeller against the others; the disagreements and their settlements.
+
+    Returns a ``LiveAgreement``; ``to_dict()`` is ``audit agreement --json``.
+
+    Example
+    -------
+    >>> import audit_core, tempfile, pathlib
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "audits.sqlite"
+    >>> audit = audit_core.audit_new("sdoh", seed=7, db=db, overlap=1.0).audit["audit_id"]
+    >>> case = audit_core.audit_next(audit, annotator="ana", db=db).cases[0].case_id
+    >>> _ = audit_core.audit_label(audit, case, 1, annotator="ana", db=db)
+    >>> audit_core.audit_next(audit, annotator="bo", db=db).cases[0].case_id == case
+    True
+    >>> _ = audit_core.audit_label(audit, case, 0, annotator="bo", db=db)
+    >>> audit_core.audit_agreement(audit, db=db).to_dict()["disagreements"][0]["case_id"] == case
+    True
+    """
+    from audit_core.analyses import live
+    return live.live_agreement(audit, db=db, n_boot=n_boot, confidence=confidence, seed=seed)
+
+
+@_checked
+def audit_adjudicate(audit: int, case_id: str, score: float | str, reason: str, *, annotator: Any = None,
+                     db: str | Path | None = None) -> Adjudicated:
+    """Settle a disagreement: the label ``score`` of a double-labelled case whose labels differ, with
+    ``reason``, recorded (append-only) under ``annotator`` (default the operating-system user). Under
+    the label choice ``"adjudicated"`` it is the label the e-processes see.
+
+    Returns an ``Adjudicated``; ``to_dict()`` is ``audit adjudicate --json``.
+
+    Example
+    -------
+    >>> import audit_core, tempfile, pathlib
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "audits.sqlite"
+    >>> audit = audit_core.audit_new("sdoh", seed=7, db=db, overlap=1.0).audit["audit_id"]
+    >>> case = audit_core.audit_next(audit, annotator="ana", db=db).cases[0].case_id
+    >>> _ = audit_core.audit_label(audit, case, 1, annotator="ana", db=db)
+    >>> _ = audit_core.audit_next(audit, annotator="bo", db=db)
+    >>> _ = audit_core.audit_label(audit, case, 0, annotator="bo", db=db)
+    >>> audit_core.audit_adjudicate(audit, case, 1, "the note says so", annotator="cy", db=db).score
+    1.0
+    """
+    from audit_core.analyses import live
+    return live.adjudicate_case(audit, str(case_id), score, reason, _annotator(annotator), db=db)
+
+
+@_checked
+def audit_trail(audit: int, *, db: str | Path | None = None) -> pd.DataFrame:
+    """Every event of audit ``audit`` in order, undone ones included: started, proposed, labelled,
+    further labels, skipped, undone, adjudicated (and where the dual test stopped), each with who
+    (and whether they had signed in), when, the score and the reason. ``audit trail --out FILE``
+    writes it as CSV or JSON.
+
+    Example
+    -------
+    >>> import audit_core, tempfile, pathlib
+    >>> db = pathlib.Path(tempfile.mkdtemp()) / "audits.sqlite"
+    >>> audit = audit_core.audit_new("sdoh", seed=7, db=db).audit["audit_id"]
+    >>> case = audit_core.audit_next(audit, annotator="ana", db=db).cases[0].case_id
+    >>> _ = audit_core.audit_label(audit, case, 1, annotator="ana", db=db)
+    >>> audit_core.audit_trail(audit, db=db)["kind"].tolist()
+    ['started', 'proposed', 'labelled']
+    """
+    from audit_core.analyses import live
+    return live.audit_trail(audit, db=db)
 
 
 @_checked

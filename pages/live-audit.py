@@ -35,6 +35,12 @@ OWN_REASON = "another reason (write it below)"
 # Keyboard shortcuts (Streamlit reserves C and R; typing in a text box does not trigger them).
 LABEL_KEYS = {"correct": "1", "incorrect": "2", "partial": "3"}
 SKIP_KEY, UNDO_KEY, NEXT_KEY = "S", "U", "N"
+LABEL_CHOICE_TEXT = {"first": "first label", "adjudicated": "settled label"}
+DOUBLE_LABEL_NOTES = {
+    "double-labelled": ": a double-labelled case, so your label measures agreement (it cannot be undone; an "
+                       "adjudicator can settle a disagreement).",
+    "waits": ": a double-labelled case, so the e-processes see it once its labels agree or an adjudicator "
+             "settles it (it cannot be undone)."}
 # The open audit travels in the URL, so a reload (a new browser session) lands on the same case
 # instead of *Resume* (issue 19 item 13). A name never does (issue 27 item 4): whoever opened a
 # link carrying one would label as that person, on their claimed case. An old link's name is dropped.
@@ -71,15 +77,27 @@ def _start_form(who: live.Identity | None) -> None:
         process = st.selectbox("Model e-process", live.MODEL_PROCESSES, index=live.MODEL_PROCESSES.index(live.DEFAULT_MODEL_PROCESS),
                                key="live_new_process")
         seed = st.number_input("Seed", min_value=0, value=0, step=1, key="live_new_seed")
+        share, labellers, choice = st.columns([2, 1, 2])
+        overlap = share.slider("Double-labelled cases (%)", 0, 100, 0, step=5, key="live_new_overlap",
+                               help="This share of cases, chosen by their ids before any label, is labelled by "
+                                    "several people each, to measure agreement. 0: every case once.")
+        per_case = labellers.number_input("Labellers per case", min_value=2, max_value=10, value=2, step=1,
+                                          key="live_new_labellers")
+        label_choice = choice.radio("The e-processes see", live.OVERLAP_LABEL_CHOICES, key="live_new_label_choice",
+                                    format_func=LABEL_CHOICE_TEXT.get, horizontal=True,
+                                    help="Chosen before any label. 'first label': the audit goes on at once, the "
+                                         "further labels only measure agreement. 'settled label': a double-labelled "
+                                         "case waits until its labels agree or an adjudicator settles it.")
+        plan = {"overlap": overlap / 100.0, "labellers": int(per_case), "label_choice": label_choice}
         if st.form_submit_button("Start audit", icon=":material/play_arrow:"):
             try:
                 if source == UPLOAD:
                     if upload is None:
                         raise InputError("pool: choose a CSV file or an Inspect AI log to upload")
                     started = live.start_live_audit(upload.name, strategy, process, int(seed),
-                                                    content=upload.getvalue(), who=who)
+                                                    content=upload.getvalue(), who=who, **plan)
                 else:
-                    started = live.start_live_audit(source, strategy, process, int(seed), who=who)
+                    started = live.start_live_audit(source, strategy, process, int(seed), who=who, **plan)
                 st.session_state[AUDIT_KEY] = started.audit["audit_id"]
                 st.session_state.pop(LAST_LABEL_KEY, None)
             except InputError as exc:
@@ -190,15 +208,74 @@ def label_panel(audit_id: int, annotator: live.Identity | None) -> None:
     if len(view.skips):
         with st.expander(f"Skipped cases ({len(view.skips)})"):
             _shared.show_table(view.skips)
-    if _may(annotator, "event log"):
+    if view.agreement is not None:
+        agreement_panel(view.agreement)
+        if _may(annotator, "adjudicate"):
+            adjudication_panel(audit_id, annotator, view.agreement)
+    if _may(annotator, "audit trail"):
         owner_panel(audit_id, annotator, view)
     share(audit_id, view, annotator)
 
 
+def agreement_panel(agreement) -> None:
+    """How far the labellers agree: the sentence, the three statistics, the per-subgroup chart,
+    each labeller against the others, the disagreements and how they were settled."""
+    st.subheader("Agreement between labellers")
+    st.caption(_shared.plain(agreement.verdict))
+    overall = agreement.statistics[agreement.statistics["subgroup"] == "(all)"]
+    if len(overall):
+        cols = st.columns(len(overall))
+        for col, row in zip(cols, overall.itertuples(), strict=True):
+            col.metric(row.statistic, fmt.number(row.estimate),
+                       help=f"{fmt.number(row.low)} to {fmt.number(row.high)}: bootstrap interval over the "
+                            f"{fmt.count(row.cases)} double-labelled cases.")
+    if agreement.chart is not None:
+        _shared.show_chart(agreement.chart, key="live_agreement_chart")
+    with st.expander(f"Agreement statistics per subgroup ({len(agreement.statistics)})"):
+        _shared.show_table(agreement.statistics, intervals=True)
+    if len(agreement.annotators):
+        with st.expander(f"Each labeller against the others ({len(agreement.annotators)})"):
+            _shared.show_table(agreement.annotators)
+    if len(agreement.disagreements) or agreement.hidden:
+        with st.expander(f"Disagreements ({len(agreement.disagreements)})"):
+            _shared.show_table(agreement.disagreements)
+            if agreement.hidden:
+                st.caption(f"{fmt.count(agreement.hidden)} more on cases you may still be asked to label: "
+                           "no one sees another's label first.")
+
+
+def adjudication_panel(audit_id: int, who: live.Identity, agreement) -> None:
+    """Owners and adjudicators: the disagreements waiting to be settled, one at a time, with every
+    label and its author; the settled label and the reason are an event like any other."""
+    queue = agreement.disagreements[agreement.disagreements["state"] == "waits for adjudication"]
+    st.subheader(f"Adjudication ({len(queue)} to settle)")
+    if queue.empty:
+        st.caption("No disagreement waits to be settled.")
+        return
+    case = queue.iloc[0]
+    st.write(f"Case **{_shared.plain(case['case'])}** ({_shared.plain(case['subgroup'])}): "
+             f"{_shared.plain(case['labels'])}")
+    pick, why, go = st.columns([2, 3, 1], vertical_alignment="bottom")
+    names = [name for name, _ in live.LABEL_CHOICES]
+    settled = pick.selectbox("Settled label", names, key="live_adjudicate_label")
+    reason = why.text_input("Reason (kept with the label)", key="live_adjudicate_reason")
+    if go.button("Settle", key="live_adjudicate", icon=":material/gavel:", width="stretch"):
+        _act(live.adjudicate_case, audit_id, case["case"], dict(live.LABEL_CHOICES)[settled], reason, who)
+
+
 def owner_panel(audit_id: int, owner: live.Identity, view) -> None:
-    """Owners: the event log, and undo of the last label or skip whoever gave it."""
-    with st.expander("Event log (owners)"):
-        _shared.show_table(live.live_event_log(audit_id, owner))
+    """Owners: the audit trail (with its CSV and JSON files), and undo of the last label or skip
+    whoever gave it."""
+    with st.expander("Audit trail (owners)"):
+        trail = live.audit_trail(audit_id, owner)
+        _shared.show_table(trail)
+        left, right = st.columns(2)
+        for col, suffix in ((left, ".csv"), (right, ".json")):
+            col.download_button(f"Download the trail ({suffix[1:].upper()})",
+                                live.audit_trail_bytes(audit_id, trail, suffix),
+                                file_name=f"live_audit_{audit_id}_trail{suffix}", key=f"live_trail{suffix}",
+                                mime="text/csv" if suffix == ".csv" else "application/json",
+                                icon=":material/download:")
         last = view.undoable
         if last is not None and last.annotator != owner.name and _auth.sign_in_configured():
             if st.button(f"Undo the last label or skip (case {last.case_id}, by {last.annotator})",
@@ -210,10 +287,13 @@ def _act(action, *args, done: tuple[str, str] | None = None, **kwargs) -> None:
     """Run one write (label, skip, undo) and rerun; a refused write shows its one message and
     changes nothing. ``done``: (case id, "labelled" / "skipped") to offer undo for afterwards."""
     try:
-        action(*args, **kwargs)
+        result = action(*args, **kwargs)
     except InputError as exc:
         _error(exc)
         return
+    received = getattr(result, "received", None)
+    if done is not None and received is not None:   # a double-labelled case's label: no undo
+        done = (done[0], "waits" if received["waits"] else "double-labelled")
     if done is None:
         st.session_state.pop(LAST_LABEL_KEY, None)
     else:
@@ -224,10 +304,12 @@ def _act(action, *args, done: tuple[str, str] | None = None, **kwargs) -> None:
 def done_panel(audit_id: int, annotator: str, last, status) -> None:
     """After a label or skip: undo it, or go on to the next case (claimed only then)."""
     case_id, kind = last if isinstance(last, tuple) else (last, "labelled")
-    st.write(f"{'Skipped' if kind == 'skipped' else 'Labelled'} case **{_shared.plain(case_id)}**.")
+    st.write(f"{'Skipped' if kind == 'skipped' else 'Labelled'} case **{_shared.plain(case_id)}**"
+             + DOUBLE_LABEL_NOTES.get(kind, "."))
     undo_col, next_col = st.columns(2)
     if undo_col.button(f"Undo this {'skip' if kind == 'skipped' else 'label'}", key="live_undo",
-                       icon=":material/undo:", disabled=not status.can_undo, shortcut=UNDO_KEY):
+                       icon=":material/undo:", disabled=not status.can_undo or kind in DOUBLE_LABEL_NOTES,
+                       shortcut=UNDO_KEY):
         _act(live.undo_last_label, audit_id, annotator)
     if next_col.button("Next case", key="live_next", icon=":material/skip_next:", disabled=status.done,
                        shortcut=NEXT_KEY):

@@ -7,7 +7,8 @@ session but the audit id and the annotator's name: several sessions can work on 
 closed browser loses nothing. Open audits are kept between calls (:mod:`audit_core.analyses.open_audits`). The engine is :mod:`audit_core.live`; the chart is the replay page's trajectory chart.
 
 Who acts (issue 23): every write takes ``annotator``, a name or an
-:class:`~audit_core.live.roles.Identity`; creation, export and the event log take ``who``. An
+:class:`~audit_core.live.roles.Identity`; creation, export and the audit trail take ``who``.
+Double labelling, agreement and adjudication (issue 34): :mod:`audit_core.analyses.live_agreement`. An
 Identity's role is enforced by the engine (:class:`~audit_core.live.roles.PermissionDenied`, an
 InputError); a plain name or ``who=None`` acts as a self-declared owner (the command line, a
 dashboard without sign-in). :func:`session_identity` turns a sign-in into an Identity, checked
@@ -21,13 +22,22 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
 from audit_core.analyses import open_audits
 from audit_core.analyses.common import plural
+from audit_core.analyses.live_agreement import (  # noqa: F401 (re-exported)
+    Adjudicated,
+    LiveAgreement,
+    adjudicate_case,
+    audit_trail,
+    audit_trail_bytes,
+    build_live_agreement,
+    live_agreement,
+)
 from audit_core.analyses.live_status import LiveAction, live_audit_status, status_sentence  # noqa: F401 (re-exported)
 from audit_core.analyses.open_audits import open_audit
 from audit_core.auditing import AUDITOR_FOR, BUNDLED_POOLS
@@ -47,6 +57,8 @@ from audit_core.live import (
 )
 from audit_core.live.export import DEFAULT_SCORE_COLUMN
 from audit_core.live.log_status import status_from_log
+from audit_core.live.overlap import LABEL_CHOICES as OVERLAP_LABEL_CHOICES
+from audit_core.live.overlap import OverlapPlan
 from audit_core.live.roles import (
     DEFAULT_ROLE,
     ROLES,
@@ -56,6 +68,7 @@ from audit_core.live.roles import (
     RolePolicy,
     SignInExpired,
     allows,
+    as_identity,
     declared,
     expired,
     load_role_policy,
@@ -75,8 +88,7 @@ from audit_core.live.store import (
     db_exists,
     db_name,
     is_url,
-    read_events,
-    resolve_db,
+        resolve_db,
     workspace_failure,
 )
 from audit_core.presets import DEFAULT_MODEL_PROCESS  # noqa: F401 (the page's default)
@@ -115,7 +127,11 @@ class LiveAuditView:
     phase); ``by_annotator``: who labelled and skipped how many cases (:func:`annotator_counts`);
     ``undoable``: the label or skip an undo would cancel now (None when none can be undone);
     ``trajectory``: Vega-Lite spec of log10 E of both processes against 1/alpha (None before the
-    first counted label); ``section``: the Report page's section; ``verdict``: one line.
+    first counted label); ``section``: the Report page's section; ``verdict``: one line;
+    ``agreement``: the labellers' agreement and adjudications
+    (:class:`~audit_core.analyses.live_agreement.LiveAgreement`, None without double labelling).
+    In ``labels`` the score and log E of a double-labelled case the annotator may still be asked to
+    label are hidden (NaN): no one sees another's label first.
     """
 
     audit: dict
@@ -130,6 +146,7 @@ class LiveAuditView:
     trajectory: dict | None
     section: ReportSection
     verdict: str
+    agreement: LiveAgreement | None = None
 
     def __repr__(self) -> str:
         return f"LiveAuditView(audit {self.audit['audit_id']}, {self.verdict!r})"
@@ -180,15 +197,19 @@ def copy_live_audits(source, target, audit_ids: list[int] | None = None) -> list
 
 
 def start_live_audit(pool: str, strategy: str = "adaptive", process: str = "SR-LR-UI", seed: int = 0,
-                     content: bytes | None = None, db=None, **settings) -> LiveAction:
+                     content: bytes | None = None, db=None, overlap: float = 0.0, labellers: int = 2,
+                     label_choice: str = "first", **settings) -> LiveAction:
     """Create an audit of a bundled pool key, a CSV or Inspect AI log path, or uploaded bytes
-    (``content``). ``settings``: :meth:`LiveAudit.create`'s (``style``, ``roles``, ``truth``,
-    ``config``, ``who``: the creator, refused unless an owner; parameter overrides such as ``q``,
-    ``alpha``, ``m``, ``budget``)."""
+    (``content``). ``overlap``: the share of cases (0-1) labelled by ``labellers`` people each, and
+    ``label_choice`` the label the e-processes see (``first`` / ``adjudicated``; see
+    :mod:`audit_core.live.overlap`). ``settings``: :meth:`LiveAudit.create`'s (``style``, ``roles``,
+    ``truth``, ``config``, ``who``: the creator, refused unless an owner; parameter overrides such as
+    ``q``, ``alpha``, ``m``, ``budget``)."""
+    plan = OverlapPlan(overlap, labellers, label_choice)
     path = resolve_db(db)
     try:
         audit = LiveAudit.create(connect(path), pool, strategy=strategy, process=process, seed=int(seed),
-                                 content=content, **settings)
+                                 content=content, overlap=plan if plan.active else None, **settings)
     except DB_ERRORS as exc:
         raise workspace_failure(path, exc) from None
     return LiveAction(audit=audit.to_dict(), status=audit.status())
@@ -212,9 +233,19 @@ def _after(audit: LiveAudit, record, annotator: Identity | str, show_next: bool)
 
 
 def record_label(audit_id: int, case_id: str, score, annotator: Identity | str, db=None, show_next: bool = True) -> LiveAction:
-    """Record a label (0/1 or graded in [0, 1]); with ``show_next`` the next case is shown, not claimed."""
+    """Record a label (0/1 or graded in [0, 1]); with ``show_next`` the next case is shown, not claimed.
+    A label of a double-labelled case that the e-processes do not see (yet) is the action's
+    ``received``, not its ``record``."""
     with open_audit(audit_id, db) as audit:
-        return _after(audit, audit.label(case_id, score, annotator), annotator, show_next)
+        record = audit.label(case_id, score, annotator)
+        if isinstance(record, LabelRecord):
+            return _after(audit, record, annotator, show_next)
+        name = as_identity(annotator).name
+        mine = [r for r in audit.overlap_labels() if r["case_id"] == str(case_id) and r["annotator"] == name][-1]
+        received = {"case_id": mine["case_id"], "score": mine["score"], "annotator": name,
+                    "verified": mine["verified"], "ts": mine["ts"], "first": mine["first"],
+                    "waits": mine["case_id"] in audit.waiting()}
+        return replace(_after(audit, None, annotator, show_next), received=received)
 
 
 def skip_case(audit_id: int, case_id: str, reason: str, annotator: Identity | str, db=None, show_next: bool = True) -> LiveAction:
@@ -295,20 +326,6 @@ def _log10(log_e) -> float:
     """log₁₀ E for people (one base on every page); NaN, shown "—", where there is no value."""
     value = fmt.log10_e(log_e)
     return math.nan if value is None else value
-EVENT_LOG_COLUMNS = ["event", "kind", "case", "annotator", "signed in", "identity", "issuer", "time (UTC)", "score",
-                     "reason", "batch"]
-
-
-def live_event_log(audit_id: int, who: Identity | str | None = None, db=None) -> pd.DataFrame:
-    """Every event of the audit in log order, undone ones included (owners only): id, kind, case,
-    who, whether they had signed in, how their name is known, the provider, time, score, skip
-    reason, proposal batch."""
-    if who is not None:
-        require(who, "event log")
-    with open_audit(audit_id, db) as audit:
-        events = read_events(audit.conn, audit.audit_id)
-    return pd.DataFrame([[e.id, e.kind, e.case_id, e.annotator, e.verified, e.source, e.issuer, e.ts, e.score, e.reason,
-                          e.batch] for e in events], columns=EVENT_LOG_COLUMNS)
 
 
 def annotator_counts(labels, skips) -> pd.DataFrame:
@@ -393,16 +410,7 @@ _trajectories: OrderedDict[tuple, dict | None] = OrderedDict()
 def _trajectory_once(audit: LiveAudit, labels, status: LiveStatus) -> dict | None:
     last = labels[-1] if labels else None
     key = (audit.audit_id, audit.created, audit.pool_spec, len(labels), last and (last.case_id, last.ts, last.score))
-    with open_audits.registry_lock:
-        if key in _trajectories:
-            _trajectories.move_to_end(key)
-            return _trajectories[key]
-    spec = _trajectory(audit, labels, status)
-    with open_audits.registry_lock:
-        _trajectories[key] = spec
-        while len(_trajectories) > 4 * open_audits.OPEN_AUDITS_KEPT:
-            _trajectories.popitem(last=False)
-    return spec
+    return open_audits.remembered(_trajectories, key, lambda: _trajectory(audit, labels, status))
 
 
 def _case_table(audit: LiveAudit, row: int) -> pd.DataFrame:
@@ -428,6 +436,10 @@ def _view(audit: LiveAudit, annotator: Identity | str | None, claim: bool) -> Li
     status = audit.status()
     labels, skips = audit.labels(), audit.skips()
     table = _labels_table(labels)
+    agreement = build_live_agreement(audit, annotator) if audit.overlap.active else None
+    if agreement is not None and annotator is not None:
+        still_open = table["case"].isin({p.case_id for p in audit.further_cases(annotator)})
+        table.loc[still_open, ["score", LOG_E_MODEL, LOG_E_AUDITOR]] = math.nan
     skipped = pd.DataFrame([{"case": k.case_id, "reason": k.reason, "annotator": k.annotator, "signed in": k.verified,
                              "time (UTC)": k.ts, "why chosen": k.phase} for k in skips],
                            columns=["case", "reason", "annotator", "signed in", "time (UTC)", "why chosen"])
@@ -440,6 +452,10 @@ def _view(audit: LiveAudit, annotator: Identity | str | None, claim: bool) -> Li
         summary.append(skip_note(len(skips)))
     if len(by_annotator):
         summary.append(_who_line(by_annotator))
+    extra_tables, extra_charts = (), ()
+    if agreement is not None:
+        summary += list(agreement.section.summary)
+        extra_tables, extra_charts = agreement.section.tables, agreement.section.charts
     section = ReportSection(
         key=f"live_audit_{audit.audit_id}", title=f"Live audit {audit.audit_id} of {audit.pool_spec}",
         source=f"workspace audit {audit.audit_id} (strategy {audit.strategy}, seed {audit.seed})",
@@ -448,14 +464,16 @@ def _view(audit: LiveAudit, annotator: Identity | str | None, claim: bool) -> Li
         summary=tuple(summary),
         tables=(ReportTable("Labels in the order received", table),
                 ReportTable("Who labelled how many cases", by_annotator),
-                *((ReportTable("Cases skipped without a label", skipped),) if skips else ())),
-        charts=(ReportChart("E-process trajectories", spec),) if spec else (),
-        numbers={"audit": settings, "status": status.to_dict()})
+                *((ReportTable("Cases skipped without a label", skipped),) if skips else ()), *extra_tables),
+        charts=((ReportChart("E-process trajectories", spec),) if spec else ()) + extra_charts,
+        numbers={"audit": settings, "status": status.to_dict(),
+                 **({"agreement": agreement.to_dict()} if agreement is not None else {})})
     return LiveAuditView(audit=settings, status=status, current=tuple(current),
                          case_tables=tuple(_case_table(audit, p.row) for p in current),
                          reasons=tuple(PHASE_REASONS.get(p.phase, p.phase) for p in current), labels=table,
                          skips=skipped, by_annotator=by_annotator,
-                         undoable=audit.last_resolved(), trajectory=spec, section=section, verdict=verdict)
+                         undoable=audit.last_resolved(), trajectory=spec, section=section, verdict=verdict,
+                         agreement=agreement)
 
 
 def _who_line(by_annotator: pd.DataFrame) -> str:
@@ -469,8 +487,8 @@ def _who_line(by_annotator: pd.DataFrame) -> str:
 
 __all__ = ["DEFAULT_ANNOTATOR", "DEFAULT_ROLE", "ROLES", "ROLES_FILE_ENV", "Identity", "PermissionDenied", "RolePolicy",
            "SignInExpired", "allows", "annotator_counts", "configured_issuer", "declared", "expired", "may", "os_user",
-           "live_event_log", "provider_problem", "reachable_by_others", "resolve_role_policy", "session_identity",
-           "settings_problem", "sign_in_problem", "utc_time", "LABEL_CHOICES", "LIVE_POOLS", "LIVE_STRATEGIES", "MODEL_PROCESSES", "SKIP_REASONS", "LiveAction",
+           "audit_trail", "audit_trail_bytes", "adjudicate_case", "live_agreement", "Adjudicated", "LiveAgreement", "provider_problem", "reachable_by_others", "resolve_role_policy", "session_identity",
+           "settings_problem", "sign_in_problem", "utc_time", "LABEL_CHOICES", "OVERLAP_LABEL_CHOICES", "LIVE_POOLS", "LIVE_STRATEGIES", "MODEL_PROCESSES", "SKIP_REASONS", "LiveAction",
            "LiveAuditView", "claim_cases", "export_live_csv", "export_live_file", "live_audit_list",
            "live_audit_status", "live_audit_view", "record_label", "replay_handoff", "ReplayHandoff", "skip_case", "skip_note", "start_live_audit",
            "undo_last_label"]

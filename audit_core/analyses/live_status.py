@@ -28,8 +28,11 @@ class LiveAction(Displayed):
     the cases the action claimed (``next``) or ``()``; ``record``: the label, skip or undone
     record (None for ``next``); ``upcoming``: the case the annotator gets next, and
     ``upcoming_claimed``: whether it is already theirs (else it is only shown, so the last
-    label can still be undone); ``undone``: the record is the one an undo cancelled. In JSON the
-    record is under ``labelled``, ``skipped`` or ``undone``.
+    label can still be undone); ``undone``: the record is the one an undo cancelled; ``received``:
+    a label of a double-labelled case that the e-processes have not seen (a further label, which
+    only measures agreement, or one that waits for adjudication): case_id, score, annotator,
+    verified, ts, first, waits. In JSON the record (or the received label, with ``step`` null) is
+    under ``labelled``, ``skipped`` or ``undone``.
     """
 
     audit: dict
@@ -39,11 +42,14 @@ class LiveAction(Displayed):
     upcoming: tuple[LiveProposal, ...] = ()
     upcoming_claimed: bool = False
     undone: bool = False
+    received: dict | None = None
 
     def to_dict(self) -> dict:
         payload = {"audit_id": self.audit["audit_id"], "cases": [c.to_dict() for c in self.cases],
                    "status": self.status.to_dict(), "next": [c.to_dict() for c in self.upcoming],
                    "next_claimed": self.upcoming_claimed}
+        if self.received is not None:
+            payload["labelled"] = {**self.received, "step": None}
         if self.record is not None:
             record = {"case_id": self.record.case_id, "annotator": self.record.annotator,
                       "verified": self.record.verified, "ts": self.record.ts}

@@ -56,3 +56,20 @@ def open_audit(audit_id: int, db) -> Iterator[LiveAudit]:
             with registry_lock:  # opened again from the database next time
                 kept.pop(key, None)
             raise workspace_failure(path, exc) from None
+
+
+def remembered(cache, key, compute):
+    """``cache[key]``, else ``compute()`` kept under ``key`` (``cache``: an OrderedDict holding at most
+    four results per open audit, oldest dropped first); the live use cases' small caches of what a
+    page draws again on every rerun while an audit has not changed."""
+    with registry_lock:
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+    value = compute()
+    with registry_lock:
+        cache[key] = value
+        while len(cache) > 4 * OPEN_AUDITS_KEPT:
+            cache.popitem(last=False)
+    return value
+

@@ -1,6 +1,7 @@
 """``audit``: live adaptive audits stored in a workspace database (issue 10).
 
     python -m audit_core audit new --pool FILE|KEY [--style gpqa|sdoh] [--strategy adaptive] [--seed S] [--db PATH]
+                                   [--overlap PERCENT [--labellers K] [--label-choice first|adjudicated]]
     python -m audit_core audit next --audit ID [--batch K] [--annotator NAME]
     python -m audit_core audit label --audit ID CASE_ID SCORE [--annotator NAME]
     python -m audit_core audit skip --audit ID CASE_ID --reason TEXT [--annotator NAME]
@@ -9,6 +10,9 @@
     python -m audit_core audit list
     python -m audit_core audit export --audit ID --out FILE.csv
     python -m audit_core audit copy --from FILE_OR_URL --to FILE_OR_URL [--audit ID ...]
+    python -m audit_core audit agreement --audit ID [--n-boot B] [--seed S]
+    python -m audit_core audit adjudicate --audit ID CASE_ID SCORE --reason TEXT [--annotator NAME]
+    python -m audit_core audit trail --audit ID [--out FILE.csv|FILE.json]
 
 The database is ``--db PATH`` (a SQLite file) or ``--db postgresql://...`` (a PostgreSQL
 database, shared by several servers), else ``$AUDIT_DB``, else ``audits.sqlite`` in ``$AUDIT_HOME`` (default
@@ -17,6 +21,11 @@ labelled). ``label`` records a score (0/1 or graded in [0, 1]) and shows the nex
 claiming it, so ``undo`` can still take the label back. ``skip`` gives a proposed case no label,
 for a reason (unreadable, out of scope, ...); it is kept and listed, and undone like a label.
 ``--pool`` takes a CSV or an Inspect AI log (``.eval`` / ``.json``: one case per model output).
+Double labelling (issue 34): ``new --overlap 30`` gives 30 % of cases (chosen by their ids before
+any label) to ``--labellers`` people each (default 2); ``--label-choice`` says which label the
+e-processes see (``first``, default, or ``adjudicated``: a case waits until settled). ``agreement``
+prints percent agreement, Cohen's κ and Krippendorff's α with bootstrap intervals, per subgroup and
+per labeller, and the disagreements; ``adjudicate`` settles one; ``trail`` lists every event.
 Every action goes through :mod:`audit_core.analyses.live`, as the Live audit page does. Exit 0
 success, 2 bad input (a case id not in the pool, already labelled or not proposed, a bad score, ...).
 
@@ -36,6 +45,17 @@ from audit_core import api
 from audit_core.cli import FAIL_ON_DECISIONS, add_fail_on, emit, fail_on_status
 from audit_core.errors import InputError
 from audit_core.presets import MODEL_PROCESSES, STRATEGY_NAMES, STYLES
+
+
+def _percent(text: str) -> float:
+    """A share of cases as a percent, 0-100 (a trailing % allowed), returned as a share 0-1."""
+    try:
+        value = float(text.strip().rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percent of cases from 0 to 100, got {text!r}") from None
+    if not 0.0 <= value <= 100.0:
+        raise argparse.ArgumentTypeError(f"expected a percent of cases from 0 to 100, got {text!r}")
+    return value / 100.0
 
 
 def _positive(text: str) -> int:
@@ -96,6 +116,12 @@ def register(subparsers) -> None:
     new.add_argument("--suspect", action="append", metavar="SUBGROUP", help="suspect subgroup (informed strategy)")
     new.add_argument("--truth-column", metavar="COL",
                      help="a column the strategy may read as the truth (oracle; tests of live = simulate)")
+    new.add_argument("--overlap", type=_percent, default=0.0, metavar="PERCENT",
+                     help="percent of cases labelled by several people (0-100; default 0)")
+    new.add_argument("--labellers", type=int, default=2, metavar="K",
+                     help="labellers per double-labelled case (default 2)")
+    new.add_argument("--label-choice", choices=("first", "adjudicated"), default="first",
+                     help="the label the e-processes see: the first (default) or the settled one")
     _common(new, audit=False)
     new.set_defaults(func=run_new)
     nxt = commands.add_parser("next", help="the next proposed case(s), or the decision once stopped")
@@ -139,6 +165,23 @@ def register(subparsers) -> None:
     copy.add_argument("--audit", type=int, action="append", metavar="ID", help="only this audit (repeatable)")
     copy.add_argument("--json", action="store_true", help="print one JSON document")
     copy.set_defaults(func=run_copy)
+    agree = commands.add_parser("agreement", help="agreement between the labellers of double-labelled cases")
+    agree.add_argument("--n-boot", type=int, default=1000, metavar="B",
+                       help="bootstrap resamples of cases for each interval (default 1000)")
+    agree.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    _common(agree)
+    agree.set_defaults(func=run_agreement)
+    settle = commands.add_parser("adjudicate", help="settle a disagreement between labellers, with a reason")
+    settle.add_argument("case_id", metavar="CASE_ID")
+    settle.add_argument("score", metavar="SCORE", help="the settled label: 0/1 or a graded score in [0, 1]")
+    settle.add_argument("--reason", required=True, metavar="TEXT", help="why this label")
+    _annotator(settle)
+    _common(settle)
+    settle.set_defaults(func=run_adjudicate)
+    trail = commands.add_parser("trail", help="every event of an audit: who did what, when")
+    trail.add_argument("--out", metavar="FILE.csv|FILE.json", help="write the trail (CSV or JSON by the suffix)")
+    _common(trail)
+    trail.set_defaults(func=run_trail)
 
 
 def run_new(args) -> int:
@@ -147,7 +190,8 @@ def run_new(args) -> int:
         action = api.audit_new(args.pool, strategy=args.strategy, process=args.process, seed=args.seed, db=args.db,
                                style=args.style, score=args.score, subgroup=subgroups, features=args.features,
                                id=args.id, text=args.text, truth_column=args.truth_column, suspect=args.suspect,
-                               q=args.q, alpha=args.alpha, m=args.m, budget=args.budget, n_init=args.n_init)
+                               q=args.q, alpha=args.alpha, m=args.m, budget=args.budget, n_init=args.n_init,
+                               overlap=args.overlap, labellers=args.labellers, label_choice=args.label_choice)
     except InputError as exc:
         if "truth column" in str(exc):
             raise InputError(f"{exc} (--truth-column COL)") from None
@@ -207,6 +251,10 @@ def run_next(args) -> int:
 def _resolved_text(p: dict) -> str:
     done = (f"labelled {p['labelled']['case_id']} = {p['labelled']['score']:g}" if "labelled" in p
             else f"skipped {p['skipped']['case_id']} ({p['skipped']['reason']})")
+    if "labelled" in p and p["labelled"]["step"] is None:   # a double-labelled case's label
+        done += (" (double-labelled: waits for the other labels or an adjudication)" if p["labelled"]["waits"]
+                 else " (double-labelled: a further label, for agreement)" if not p["labelled"]["first"]
+                 else " (double-labelled)")
     heading = "next (yours):" if p["next_claimed"] else "next (claim it with `audit next`):"
     return "\n".join([done] + _status_lines(p["status"]) + _case_lines(p["next"], heading))
 
@@ -272,4 +320,81 @@ def run_copy(args) -> int:
                          for r in p["copied"])
 
     emit({"copied": rows}, args.json, text)
+    return 0
+
+
+def _agreement_lines(p: dict) -> list[str]:
+    from audit_core.report import format as fmt  # numpy: loaded when output is written
+
+    def stat(name: str, value: dict | None) -> str:
+        if value is None or value["estimate"] is None:
+            return f"{name} —"
+        low = "—" if value["low"] is None else fmt.number(value["low"])
+        high = "—" if value["high"] is None else fmt.number(value["high"])
+        return f"{name} {fmt.number(value['estimate'])} [{low}, {high}]"
+
+    plan = p["overlap"]
+    lines = [f"audit {p['audit_id']}: {plan['share']:.0%} of cases double-labelled by {plan['labellers']}, "
+             f"e-processes see the {'first' if plan['label_choice'] == 'first' else 'settled'} label"]
+    if not p["n_cases"]:
+        return lines + ["  no case has two labels yet"]
+    level = p["percent_agreement"]["confidence"] if p["percent_agreement"] else 0.95
+    lines.append(f"  {p['n_cases']} cases, {p['n_labels']} labels, {p['n_annotators']} labellers "
+                 f"({level:.0%} bootstrap intervals over cases, {p['n_boot']} resamples)")
+    for g in [{"subgroup": "(all)", **p}, *p["subgroups"]]:
+        parts = [stat("agreement", g["percent_agreement"])]
+        if g["cohen_kappa"] is not None:
+            parts.append(stat("kappa", g["cohen_kappa"]))
+        parts.append(stat(f"alpha ({p['level']})", g["krippendorff_alpha"]))
+        lines.append(f"  {g['subgroup']} (n = {g['n_cases']}): " + ", ".join(parts))
+    for a in p["annotators"]:
+        if a["shared"]:
+            lines.append(f"  {a['annotator']}: agrees {fmt.number(a['agreement'])} on {a['shared']} shared cases, "
+                         f"bias {a['bias']:+.3f}")
+    for d in p["disagreements"]:
+        labels = ", ".join(f"{x['annotator']} {x['score']:g}" for x in d["labels"])
+        done = d["settled"]
+        lines.append(f"  disagreement {d['case_id']} [{d['subgroup']}]: {labels}"
+                     + (f" -> {done['score']:g} by {done['adjudicator']} ({done['reason']})" if done else
+                        " (to settle with `audit adjudicate`)"))
+    if p["waiting"]:
+        lines.append(f"  waiting for adjudication before the e-processes see them: {', '.join(p['waiting'][:10])}")
+    return lines
+
+
+def run_agreement(args) -> int:
+    result = api.audit_agreement(args.audit, db=args.db, n_boot=args.n_boot, seed=args.seed)
+    emit(result.to_dict(), args.json, lambda p: "\n".join(_agreement_lines(p)))
+    return 0
+
+
+def run_adjudicate(args) -> int:
+    result = api.audit_adjudicate(args.audit, args.case_id, args.score, args.reason, annotator=_who(args), db=args.db)
+
+    def text(p: dict) -> str:
+        done = p["adjudicated"]
+        enters = ("; the e-processes see this label" if done["entered_e_processes"]
+                  else "; the e-processes keep the first label (label choice 'first')")
+        return "\n".join([f"adjudicated {done['case_id']} = {done['score']:g} by {done['adjudicator']}{enters}"]
+                         + _status_lines(p["status"]))
+
+    emit(result.to_dict(), args.json, text)
+    return 0
+
+
+def run_trail(args) -> int:
+    from audit_core.analyses.live_agreement import audit_trail_bytes, audit_trail_records
+
+    frame = api.audit_trail(args.audit, db=args.db)
+    if args.out:
+        from pathlib import Path
+
+        from audit_core.data.files import write_file
+        out = Path(args.out)
+        write_file(out, audit_trail_bytes(args.audit, frame, out.suffix), "trail file")
+    emit({"audit_id": args.audit, "events": audit_trail_records(frame)}, args.json,
+         lambda p: (f"wrote {len(p['events'])} events to {args.out}" if args.out else
+                    "\n".join(f"{e['event']:>5}  {e['time (UTC)']}  {e['kind']:<17}{e['case'] or '':<14}"
+                              f"{e['annotator'] or '':<24}" + ("" if e["score"] is None else f"{e['score']:g}  ")
+                              + (e["reason"] or "") for e in p["events"])))
     return 0

@@ -29,6 +29,7 @@ from __future__ import annotations
 from audit_core.auditing.config import AuditorConfig
 from audit_core.errors import InputError
 from audit_core.live import store
+from audit_core.live.overlap import OverlapPlan
 from audit_core.live.records import LiveStatus
 from audit_core.presets import AUDITOR_FOR
 from audit_core.sequential.dual import DualTest
@@ -98,5 +99,6 @@ def status_from_log(conn, audit_id: int) -> tuple[dict, LiveStatus] | None:
     settings = {"audit_id": int(row["id"]), "pool": row["pool_spec"], "strategy": strategy, "process": process,
                 "auditor_process": AUDITOR_FOR[process], "seed": int(row["seed"]), "created": row["created"],
                 "params": params.to_dict(), "test_params": params.to_dict(),
-                "roles": {k: v for k, v in row["roles"].items() if k != "resolved"}}
+                "roles": {k: v for k, v in row["roles"].items() if k != "resolved"},
+                "overlap": OverlapPlan().to_dict()}   # an overlapped audit's params are no AuditParams: replayed
     return settings, status

@@ -5,7 +5,7 @@ Roles, from least to most:
 * ``viewer``: sees every page and every audit; labels nothing;
 * ``annotator``: also claims, labels and skips cases, and undoes **their own** last label or skip;
 * ``adjudicator`` (issue 34): also settles disagreements between labellers of double-labelled cases;
-* ``owner``: also creates audits, undoes anyone's label, exports, and reads the event log.
+* ``owner``: also creates audits, undoes anyone's label, exports, and reads the audit trail.
 
 An :class:`Identity` is who acts: ``name`` (what every event records as its annotator), ``role``,
 ``verified`` (True only for a sign-in through the operator's OpenID Connect provider) and
@@ -33,7 +33,7 @@ address is recorded under their subject, never under the address.
 
 How long a sign-in lasts (issue 27 item 2): until the ID token's ``exp``, and never more than the
 policy's ``sign_in_minutes`` (default 60) after its ``iat``. After that the identity may still look
-but every write (claim, label, skip, undo, create, export, event log) is refused until the person
+but every write (claim, label, skip, undo, create, export, audit trail) is refused until the person
 signs in again, which asks the provider afresh: with the provider down, nobody starts writing again,
 and a revoked account writes for at most that long.
 """
@@ -72,11 +72,11 @@ ACTIONS = {
     "undo others": "owner",
     "create": "owner",
     "export": "owner",
-    "event log": "owner",
+    "audit trail": "owner",
 }
 _WHAT = {"claim": "take cases to label", "label": "label cases", "skip": "skip cases",
          "undo": "undo labels", "adjudicate": "settle disagreements between labellers", "undo others": "undo someone else's label", "create": "create audits",
-         "export": "export audits", "event log": "read the event log", "view": "view audits"}
+         "export": "export audits", "audit trail": "read the audit trail", "view": "view audits"}
 
 
 class PermissionDenied(InputError):

@@ -598,7 +598,7 @@ class LiveAudit:
         return {"audit_id": self.audit_id, "pool": self.pool_spec, "strategy": self.strategy,
                 "process": self.process, "auditor_process": AUDITOR_FOR[self.process], "seed": self.seed,
                 "created": self.created, "params": self.params.to_dict(), "test_params": self.test_params.to_dict(),
-                "roles": {k: v for k, v in self.roles.items() if k != "resolved"}}
+                "roles": {k: v for k, v in self.roles.items() if k != "resolved"}, "overlap": self.overlap.to_dict()}
 
     def __repr__(self) -> str:
         return f"LiveAudit({self.audit_id}, {self.pool_spec!r}, {self.strategy}/{self.process}, seed={self.seed})"

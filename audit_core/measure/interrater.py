@@ -352,6 +352,14 @@ def annotator_agreement(names, matrix: np.ndarray) -> tuple[AnnotatorAgreement, 
     return tuple(rows)
 
 
+def check_bootstrap(n_boot, confidence) -> None:
+    """``n_boot`` a whole number >= 0 and ``confidence`` strictly between 0 and 1 (else InputError)."""
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
+        raise InputError(f"n_boot: expected a whole number >= 0, got {n_boot!r}")
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0.0 < float(confidence) < 1.0:
+        raise InputError(f"confidence: expected a number between 0 and 1, got {confidence!r}")
+
+
 def agreement(cases, annotators, scores, subgroups=None, level: str | None = None, n_boot: int = 1000,
               confidence: float = 0.95, seed: int = 0) -> Agreement:
     """Agreement of labels in long format (one row per label; see the module doc).
@@ -360,10 +368,7 @@ def agreement(cases, annotators, scores, subgroups=None, level: str | None = Non
     numbers; ``level``: α's level (default :func:`level_for` the scores); ``n_boot`` resamples of
     cases for each interval, drawn from ``seed``; ``confidence`` of the percentile intervals.
     """
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
-        raise InputError(f"n_boot: expected a whole number >= 0, got {n_boot!r}")
-    if not 0.0 < float(confidence) < 1.0:
-        raise InputError(f"confidence: expected a number between 0 and 1, got {confidence!r}")
+    check_bootstrap(n_boot, confidence)
     case_ids, names, matrix, case_of = _reliability(cases, annotators, scores)
     scores = np.asarray(scores, float)
     level = level or level_for(scores)

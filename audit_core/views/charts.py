@@ -426,6 +426,33 @@ def subgroup_accuracy_chart(table: pd.DataFrame, q: float | None,
         height=max(200, 26 * len(order)))
 
 
+def agreement_chart(statistics: pd.DataFrame, title: str = "Agreement between labellers") -> alt.TopLevelMixin:
+    """``statistics``: subgroup, statistic, cases, estimate, low, high (one row per subgroup and
+    statistic, ``(all)`` for the audit). One row of the chart per subgroup, a point per statistic
+    with its bootstrap interval as a bar; a dashed line at 0 (chance agreement for κ and α)."""
+    import altair as alt
+    order = ["(all)", *sorted(set(statistics["subgroup"]) - {"(all)"})]
+    names = list(dict.fromkeys(statistics["statistic"]))
+    y = alt.Y("subgroup:N", sort=order, title="subgroup", axis=alt.Axis(labelLimit=180))
+    colour = alt.Color("statistic:N", scale=alt.Scale(domain=names, range=["#1f78b4", "#d95f02", "#33a02c"][:len(names)]),
+                       legend=alt.Legend(title="statistic", orient="bottom"))
+    offset = alt.YOffset("statistic:N", scale=alt.Scale(domain=names))
+    tooltip = ["subgroup", "statistic", "cases", alt.Tooltip("estimate:Q", format=".3f"),
+               alt.Tooltip("low:Q", format=".3f", title="interval low"),
+               alt.Tooltip("high:Q", format=".3f", title="interval high")]
+    low = min(-0.1, float(statistics["low"].min()))
+    x = alt.X("estimate:Q", title="agreement (1 = perfect; 0 = chance for κ and α)",
+              scale=alt.Scale(domain=[low, 1.0]))
+    bars = alt.Chart(statistics).mark_rule(strokeWidth=5, opacity=0.45).encode(
+        x=alt.X("low:Q", scale=alt.Scale(domain=[low, 1.0])), x2="high:Q", y=y, yOffset=offset, color=colour)
+    points = alt.Chart(statistics).mark_point(filled=True, size=110).encode(
+        x=x, y=y, yOffset=offset, color=colour, tooltip=tooltip)
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#666", strokeDash=[4, 3]).encode(x="x:Q")
+    return alt.layer(bars, points, zero).properties(
+        title=alt.TitleParams(title, subtitle=["points: estimate; bars: bootstrap interval over cases"]),
+        height=max(120, 22 * len(names) * len(order)))
+
+
 POINT_LABEL_PLOT = (560, 380)  # pixels assumed for label placement: the narrowest plot the pages draw
 POINT_LABEL_CHAR_PX = 6.8      # average width of a 12-px label character
 POINT_LABEL_LINE_PX = 15

@@ -197,7 +197,7 @@ def test_signed_in_labels_carry_their_identity_and_roles_are_enforced(provider, 
         # The owner can: the event log names who undid what.
         owner.reload()
         open_live_audit(owner)
-        owner.get_by_text("Event log (owners)").click()
+        owner.get_by_text("Audit trail (owners)").click()
         undo = owner.get_by_role("button", name=f"Undo the last label or skip (case {bob_case}, by {BOB})")
         undo.wait_for(timeout=60_000)
         _idle(owner)   # a click during a rerun can land on a button about to be replaced (CI lost one)

@@ -93,7 +93,7 @@ def test_an_annotator_labels_under_their_signed_in_identity_and_cannot_start_or_
     event = store.read_events(_engine().conn, 1)[-1]
     assert (event.kind, event.source, event.issuer) == ("labelled", "signed-in", ISS)
     assert not any("Export" in b for b in _labels(at)) and "Open in Replay" not in _labels(at)
-    assert "Event log (owners)" not in [e.label for e in at.expander]
+    assert "Audit trail (owners)" not in [e.label for e in at.expander]
     assert "Who labelled how many cases (1)" in [e.label for e in at.expander]
 
 
@@ -126,7 +126,7 @@ def test_an_owner_starts_an_audit_reads_the_event_log_and_undoes_anyones_label(r
     (case,) = live.claim_cases(1, ann).cases
     live.record_label(1, case.case_id, 1, ann)
     at = at.run()
-    assert "Event log (owners)" in [e.label for e in at.expander]
+    assert "Audit trail (owners)" in [e.label for e in at.expander]
     assert "Export labelled CSV (recorded-run format)" in [b.label for b in at.get("download_button")]
     at = _button(at, f"Undo the last label or skip (case {case.case_id}, by ann@x.org)").click().run()
     assert _engine().labels() == () and store.read_events(_engine().conn, 1)[-1].annotator == "own@x.org"

@@ -335,7 +335,7 @@ def test_labels_record_verified_for_a_sign_in_and_self_declared_for_a_name(audit
 
 # -- the use-case layer (what the page and the command line call) ----------------------------------
 
-def test_export_replay_handoff_and_event_log_are_owners_only(tmp_path):
+def test_export_replay_handoff_and_audit_trail_are_owners_only(tmp_path):
     from audit_core.analyses import live
 
     db = tmp_path / "w.sqlite"
@@ -347,13 +347,14 @@ def test_export_replay_handoff_and_event_log_are_owners_only(tmp_path):
     for call in (lambda who: live.export_live_csv(audit_id, db=db, who=who),
                  lambda who: live.replay_handoff(audit_id, db=db, who=who),
                  lambda who: live.export_live_file(audit_id, tmp_path / "x.csv", db=db, who=who),
-                 lambda who: live.live_event_log(audit_id, who, db=db)):
+                 lambda who: live.audit_trail(audit_id, who, db=db)):
         with pytest.raises(PermissionDenied, match="annotator may not"):
             call(ann)
         assert call(person("o@x.org", "owner")) is not None
-    log = live.live_event_log(audit_id, person("o@x.org", "owner"), db=db)
+    log = live.audit_trail(audit_id, person("o@x.org", "owner"), db=db)
     assert log[["kind", "annotator", "signed in", "identity", "issuer"]].values.tolist() == [
-        ["proposed", "ann@x.org", True, "signed-in", ISS], ["labelled", "ann@x.org", True, "signed-in", ISS]]
+        ["started", "", False, "", ""], ["proposed", "ann@x.org", True, "signed-in", ISS],
+        ["labelled", "ann@x.org", True, "signed-in", ISS]]
     csv = live.export_live_csv(audit_id, db=db, who=person("o@x.org", "owner")).decode().splitlines()
     assert csv[0].endswith(",annotator,annotator_verified") and csv[1].endswith(",ann@x.org,true")
 
