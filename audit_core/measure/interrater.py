@@ -390,11 +390,14 @@ def agreement(cases, annotators, scores, subgroups=None, level: str | None = Non
     with np.errstate(invalid="ignore"):
         spread = np.nanmax(matrix, axis=0) - np.nanmin(matrix, axis=0) if matrix.size else np.zeros(0)
     differ = np.flatnonzero((have.sum(axis=0) >= 2) & (spread >= _EQUAL))
-    names_list, ids, groups = [str(n) for n in names], case_ids[differ].tolist(), group_of[differ].tolist()
-    # plain lists: one Python pass over the disagreeing cases, no numpy call per case
-    columns, present = matrix[:, differ].T.tolist(), have[:, differ].T.tolist()
-    disagreements = [Disagreement(str(case), str(group),
-                                  tuple((n, x) for n, x, h in zip(names_list, col, ok, strict=True) if h))
-                     for case, group, col, ok in zip(ids, groups, columns, present, strict=True)]
+    ids, groups = case_ids[differ].tolist(), group_of[differ].tolist()
+    # every (case, annotator) label of the disagreeing cases at once, case by case in annotator
+    # order; then one slice of that list per case (no numpy call, no inner loop per case)
+    case_at, who_at = np.nonzero(have[:, differ].T)
+    pairs = list(zip(np.asarray([str(n) for n in names], dtype=object)[who_at].tolist(),
+                     matrix[:, differ].T[case_at, who_at].tolist(), strict=True))
+    ends = np.searchsorted(case_at, np.arange(1, len(differ) + 1)).tolist()
+    disagreements = [Disagreement(str(case), str(group), tuple(pairs[start:end]))
+                     for case, group, start, end in zip(ids, groups, [0, *ends[:-1]], ends, strict=True)]
     return Agreement(overall, by_subgroup, annotator_agreement(names, matrix), tuple(disagreements), level,
                      len(names), int(n_boot), int(seed))

@@ -433,7 +433,7 @@ def agreement_chart(statistics: pd.DataFrame, title: str = "Agreement between la
     import altair as alt
     order = ["(all)", *sorted(set(statistics["subgroup"]) - {"(all)"})]
     names = list(dict.fromkeys(statistics["statistic"]))
-    y = alt.Y("subgroup:N", sort=order, title="subgroup", axis=alt.Axis(labelLimit=180))
+    y = alt.Y("subgroup:N", sort=order, title="subgroup", axis=alt.Axis(labelLimit=230))
     colour = alt.Color("statistic:N", scale=alt.Scale(domain=names, range=["#1f78b4", "#d95f02", "#33a02c"][:len(names)]),
                        legend=alt.Legend(title="statistic", orient="bottom"))
     offset = alt.YOffset("statistic:N", scale=alt.Scale(domain=names))

@@ -178,3 +178,45 @@ def test_the_page_never_shows_visitors_the_server_workspace_path(setup, tmp_path
         _button(at, "Start audit").click().run()
         assert not at.exception and at.error
         assert "srv_private_home_3f9" not in _all_text(at) and str(tmp_path) not in _all_text(at)
+
+
+def test_double_labelling_agreement_and_adjudication_through_the_page(home):
+    """Issue 34 on the page: start with every case double-labelled and the settled label, two
+    labellers disagree, the owner settles it with a reason; the e-processes see the settled label."""
+    at = _page()
+    at.selectbox(key="live_new_pool").set_value("gpqa:small")
+    at.slider(key="live_new_overlap").set_value(100)
+    at.radio(key="live_new_label_choice").set_value("adjudicated")
+    at = _button(at, "Start audit").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _engine().overlap.to_dict() == {"share": 1.0, "labellers": 2, "label_choice": "adjudicated"}
+    at.text_input(key="live_annotator_input").input("Ada")
+    at = at.run()
+    (claimed,) = _engine().pending("Ada")
+    at = _button(at, "correct").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("the e-processes see it once its labels agree" in m.value for m in at.markdown)
+    assert [b for b in at.button if b.label == "Undo this label"][0].disabled
+    assert _engine().status().n == 0 and _engine().waiting() == (claimed.case_id,)
+    at = _button(at, "Next case").click().run()
+    at.text_input(key="live_annotator_input").input("Bo")
+    at = at.run()
+    assert at.subheader[0].value == f"Case {claimed.case_id}"        # offered to a second labeller
+    # Bo does not see Ada's label: the case waits, so it is in no table yet, and no disagreement shows
+    assert "Agreement between labellers" in [s.value for s in at.subheader]
+    at = _button(at, "incorrect").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Adjudication (1 to settle)" in [s.value for s in at.subheader]
+    assert any(claimed.case_id in m.value and "Ada: 1; Bo: 0" in m.value for m in at.markdown)
+    assert [m.value for m in at.metric if m.label == "percent agreement"] == ["0.000"]
+    at.selectbox(key="live_adjudicate_label").set_value("correct")
+    at.text_input(key="live_adjudicate_reason").input("the key says B")
+    at = _button(at, "Settle").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    engine = _engine()
+    assert [(a["case_id"], a["score"], a["adjudicator"], a["reason"]) for a in engine.adjudications()] == [
+        (claimed.case_id, 1.0, "Bo", "the key says B")]
+    assert engine.status().n == 1 and engine.labels()[0].score == 1.0
+    assert "Adjudication (0 to settle)" in [s.value for s in at.subheader]
+    assert "Audit trail (owners)" in [e.label for e in at.expander]
+    assert {"Download the trail (CSV)", "Download the trail (JSON)"} <= {b.label for b in at.get("download_button")}

@@ -4,7 +4,6 @@ and the command line (issue 34): one answer on every front end, blinding, the tr
 import io
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
 
