@@ -38,7 +38,7 @@ STATISTIC_NAMES = {"percent_agreement": "percent agreement", "cohen_kappa": "Coh
                    "krippendorff_alpha": "Krippendorff's α"}
 AUDIT_TRAIL_COLUMNS = ["event", "kind", "what", "case", "annotator", "signed in", "identity", "issuer", "time (UTC)",
                        "score", "reason", "batch"]
-_WHAT = {"proposed": "case proposed to the annotator", "labelled": "label (the case's first)",
+_WHAT = {"proposed": "case proposed to the annotator", "offered": "double-labelled case claimed for a further label", "labelled": "label (the case's first)",
          "overlap_labelled": "further label of a double-labelled case", "skipped": "skipped without a label",
          "undone": "last label or skip undone", "adjudicated": "disagreement settled"}
 _SCORED = ("labelled", "overlap_labelled", "adjudicated")

@@ -86,6 +86,7 @@ class _State:
     overlap_labels: dict = field(default_factory=dict)   # row -> [(annotator, score, ts, verified)]
     first_claim: dict = field(default_factory=dict)      # row -> (_Pending, first label's event)
     adjudications: dict = field(default_factory=dict)    # row -> Event (the adjudicated one)
+    offers: dict = field(default_factory=dict)           # row -> {annotator: batch} offered, not yet labelled
     waiting: list = field(default_factory=list)          # rows, first-label order
     last_event: int = 0
     can_undo: bool = False
@@ -214,7 +215,7 @@ class LiveAudit:
             raise InputError(f"audit {self.audit_id}: event {event.id} {event.kind} case {event.case_id!r}, which "
                              "was not proposed; the workspace was changed outside the workbench (restore it "
                              "from a backup)")
-        if event.kind in ("overlap_labelled", "adjudicated"):
+        if event.kind in ("overlap_labelled", "adjudicated", "offered"):
             self._apply_overlap(state, row, event)
             return
         if event.kind in ("labelled", "overlap_labelled", "adjudicated") and not isinstance(event.score, (int, float)):
@@ -294,12 +295,20 @@ class LiveAudit:
             self._feed(state, row, claim, event, score)
 
     def _apply_overlap(self, state: _State, row, event: store.Event) -> None:
-        if row is None or row not in state.overlap_labels or not isinstance(event.score, (int, float)):
+        if row is None or row not in state.overlap_labels or (event.kind != "offered"
+                                                              and not isinstance(event.score, (int, float))):
             raise InputError(f"audit {self.audit_id}: event {event.id} {event.kind} case {event.case_id!r}, which "
                              "has no first label of an overlapped case; the workspace was changed outside the "
                              "workbench (restore it from a backup)")
+        if event.kind == "offered":
+            # a claim on the case's further label: like a proposal, the last label cannot be undone after it
+            state.offers.setdefault(row, {})[event.annotator] = int(event.batch or event.id)
+            state.can_undo = False
+            state.last_event = event.id
+            return
         if event.kind == "overlap_labelled":
             state.overlap_labels[row].append((event.annotator, float(event.score), event.ts, bool(event.verified)))
+            state.offers.get(row, {}).pop(event.annotator, None)
         else:
             state.adjudications[row] = event
         if self.overlap.label_choice == "adjudicated":
@@ -384,9 +393,17 @@ class LiveAudit:
             mine = [(row, c) for row, c in state.pending.items() if c.annotator == annotator]
             if mine:
                 return tuple(self._proposal(row, c) for row, c in mine)
+            offered = self._offered(state, annotator)
+            if offered:
+                return offered
             further = self._further(state, annotator)[:int(batch)]
-            if further:
-                return further
+            if further:   # claimed, so that no one else is offered the label the case still needs
+                number = store.next_batch_number(self.conn, self.audit_id)
+                for proposal in further:
+                    event = store.append_event(self.conn, self.audit_id, "offered", proposal.case_id, annotator,
+                                               batch=number, **_identity_columns(who))
+                    self._apply(state, event)
+                return self._offered(state, annotator)
             number = store.next_batch_number(self.conn, self.audit_id)
             made = []
             for _ in range(int(batch)):
@@ -406,20 +423,29 @@ class LiveAudit:
 
         return self._write(claim)
 
+    def _offered(self, state: _State, annotator: str) -> tuple[LiveProposal, ...]:
+        """The overlapped cases claimed by ``annotator`` for a further label and not yet labelled."""
+        return tuple(self._proposal(row, _Pending(state.first_claim[row][0].proposal, annotator, held[annotator]))
+                     for row, held in state.offers.items() if annotator in held and row not in state.adjudications)
+
     def _further(self, state: _State, annotator: str) -> tuple[LiveProposal, ...]:
-        """Overlapped cases that need another label and that ``annotator`` has not labelled (no
-        one's label is shown: a proposal carries none), oldest first."""
+        """Overlapped cases that need another label, that ``annotator`` has not labelled and that are
+        not already offered to as many others as labels are missing (no one's label is shown: a
+        proposal carries none), oldest first."""
         out = []
         for row, given in state.overlap_labels.items():
-            if len(given) < self.overlap.labellers and row not in state.adjudications \
-                    and all(a != annotator for a, *_ in given):
+            held = state.offers.get(row, {})
+            if len(given) + len(held) < self.overlap.labellers and row not in state.adjudications \
+                    and annotator not in held and all(a != annotator for a, *_ in given):
                 claim = state.first_claim[row][0]
                 out.append(self._proposal(row, _Pending(claim.proposal, annotator, 0)))
         return tuple(out)
 
     def further_cases(self, annotator: Identity | str) -> tuple[LiveProposal, ...]:
-        """The overlapped cases offered to ``annotator`` for a further label (see :meth:`next`)."""
-        return self._further(self._current(), as_identity(annotator).name)
+        """The overlapped cases ``annotator`` may still be asked to label: claimed by them for a further
+        label, or open to them (see :meth:`next`)."""
+        state, name = self._current(), as_identity(annotator).name
+        return self._offered(state, name) + self._further(state, name)
 
     def _claimed_row(self, state: _State, case_id: str) -> int:
         """The pool row of a case this audit proposed and has not resolved (else InputError)."""
@@ -462,12 +488,14 @@ class LiveAudit:
 
     def _further_label(self, state: _State, row: int, case_id: str, who: Identity, score: float):
         """A further label of an overlapped case: never twice by one annotator, at most ``labellers``."""
-        given = state.overlap_labels[row]
+        given, held = state.overlap_labels[row], state.offers.get(row, {})
         if any(a == who.name for a, *_ in given):
             raise InputError(f"case id {case_id!r}: {who.name} already labelled it (each labeller labels an "
                              "overlapped case once)")
         if len(given) >= self.overlap.labellers:
             raise InputError(f"case id {case_id!r}: already has its {self.overlap.labellers} labels")
+        if who.name not in held and len(given) + len(held) >= self.overlap.labellers:
+            raise InputError(f"case id {case_id!r}: its last label is claimed by {', '.join(held)}; ask for the next case")
         event = store.append_event(self.conn, self.audit_id, "overlap_labelled", case_id, who.name, score=score,
                                    **_identity_columns(who))
         self._apply(state, event)
@@ -577,6 +605,9 @@ class LiveAudit:
         mine = tuple(self._proposal(r, c) for r, c in state.pending.items() if c.annotator == annotator)
         if mine:
             return mine, True
+        offered = self._offered(state, annotator)
+        if offered:
+            return offered, True
         further = self._further(state, annotator)
         if further:
             return further[:1], False

@@ -43,7 +43,7 @@ from audit_core.live.backend import is_url
 # Every database error either store raises: what callers catch (instead of sqlite3.Error alone).
 DB_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, backend.PgError)
 
-EVENT_KINDS = ("proposed", "labelled", "skipped", "undone", "overlap_labelled", "adjudicated")
+EVENT_KINDS = ("proposed", "labelled", "skipped", "undone", "overlap_labelled", "adjudicated", "offered")
 DEFAULT_DB_NAME = "audits.sqlite"
 # How long a writer waits for another's write lock. A workbench write holds it for milliseconds (a
 # claim with the auditor's model for a 20,000-case pool, about a second), so a lock held longer is
@@ -166,7 +166,14 @@ ALTER TABLE events_v6 RENAME TO events;
 CREATE INDEX events_by_audit ON events(audit_id, id);
 """ + _NO_UPDATE + _NO_DELETE
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)   # MIGRATIONS[v - 1] takes schema v - 1 to v
+# Schema 7 (issue 34): ``offered``: a double-labelled case claimed by an annotator for a further
+# label, so that two people are never offered the last label a case needs (as ``proposed`` claims a
+# new case). The kind CHECK is widened as schema 6 did.
+_V7 = _V6.replace("events_v6", "events_v7").replace("""'overlap_labelled',
+                                       'adjudicated')""", """'overlap_labelled',
+                                       'adjudicated', 'offered')""")
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)   # MIGRATIONS[v - 1] takes schema v - 1 to v
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -397,7 +397,8 @@ def agreement(cases, annotators, scores, subgroups=None, level: str | None = Non
     pairs = list(zip(np.asarray([str(n) for n in names], dtype=object)[who_at].tolist(),
                      matrix[:, differ].T[case_at, who_at].tolist(), strict=True))
     ends = np.searchsorted(case_at, np.arange(1, len(differ) + 1)).tolist()
+    starts = [0, *ends[:-1]] if ends else []
     disagreements = [Disagreement(str(case), str(group), tuple(pairs[start:end]))
-                     for case, group, start, end in zip(ids, groups, [0, *ends[:-1]], ends, strict=True)]
+                     for case, group, start, end in zip(ids, groups, starts, ends, strict=True)]
     return Agreement(overall, by_subgroup, annotator_agreement(names, matrix), tuple(disagreements), level,
                      len(names), int(n_boot), int(seed))

@@ -303,3 +303,120 @@ def test_an_expired_token_writes_nothing_a_down_provider_is_said_and_sign_in_ret
             after = LiveAudit(connect(tmp_path / "audits.sqlite"), 1)
             assert [(r.case_id, r.annotator, r.verified) for r in after.labels()] == [(second, ANN, True)]
             ann.context.close()
+
+
+# -- issue 34 ----------------------------------------------------------------------------------------
+
+def _hand_agreement(labels: list[dict]) -> tuple[float, float]:
+    """Percent agreement (agreeing pairs of labels of a case over all such pairs) and nominal
+    Krippendorff's α from the coincidence matrix, written out from the definitions."""
+    by_case: dict[str, list[float]] = {}
+    for row in labels:
+        by_case.setdefault(row["case_id"], []).append(row["score"])
+    agree = pairs = 0
+    coincidence: dict[tuple[float, float], float] = {}
+    for scores in by_case.values():
+        m = len(scores)
+        if m < 2:
+            continue
+        for i in range(m):
+            for j in range(m):
+                if i != j:
+                    key = (scores[i], scores[j])
+                    coincidence[key] = coincidence.get(key, 0.0) + 1.0 / (m - 1)
+                    if i < j:
+                        pairs += 1
+                        agree += scores[i] == scores[j]
+    n = sum(coincidence.values())
+    totals: dict[float, float] = {}
+    for (c, _), value in coincidence.items():
+        totals[c] = totals.get(c, 0.0) + value
+    observed = sum(v for (c, k), v in coincidence.items() if c != k)
+    expected = sum(totals[c] * totals[k] for c in totals for k in totals if c != k) / (n - 1)
+    return agree / pairs, 1.0 - observed / expected
+
+
+def test_three_signed_in_annotators_double_label_and_an_owner_adjudicates(provider, browser, tmp_path):  # noqa: F811
+    """Issue 34: an owner starts an audit with 50 % of cases double-labelled through the form; three
+    signed-in annotators label in turn (bob disagrees with the others on every case he labels
+    "incorrect"); nobody gets a case twice, and what each one's page draws hides the labels of the
+    cases they may still be asked to label; the owner's page shows percent agreement and α equal to
+    the hand computation, the owner settles a disagreement, and the export replays to the decision."""
+    from audit_core.analyses import live
+    from audit_core.auditing import AUDITOR_FOR
+    from audit_core.data.loader import load_audit_csv
+    from audit_core.live.roles import Identity
+    from audit_core.sequential import replay
+    from tests.app.test_browser import metric_value
+
+    roles = tmp_path / "roles.toml"
+    _roles(roles, [ANN, BOB, DORA])
+    db = tmp_path / "audits.sqlite"
+    with signed_in_server(provider, tmp_path, roles) as url:
+        owner = sign_in(browser, url, OWNER)
+        open_live_audit(owner, resume=False)
+        owner.get_by_role("slider").first.focus()
+        owner.keyboard.press("Home")
+        for _ in range(10):                         # 0 -> 50 % in steps of 5
+            owner.keyboard.press("ArrowRight")
+        owner.get_by_role("button", name="Start audit").click()
+        owner.get_by_text(f"Signed in as {OWNER} (owner)").first.wait_for(timeout=60_000)
+        _idle(owner)
+        assert LiveAudit(connect(db), 1).overlap.to_dict() == {"share": 0.5, "labellers": 2, "label_choice": "first"}
+
+        people = {who: sign_in(browser, url, who) for who in (ANN, BOB, DORA)}
+        for page in people.values():
+            open_live_audit(page)
+        seen: dict[str, list[str]] = {who: [] for who in people}
+        for _ in range(4):
+            for who, page in people.items():
+                case = case_on_screen(page)
+                assert case not in seen[who], f"{who} was given {case} twice"
+                # what this page draws: another's label of a case this person may still label is hidden
+                view = live.live_audit_view(1, Identity(who, "annotator", True, "signed-in"), db=db)
+                shown = view.labels[view.labels["case"] == case]
+                assert shown["score"].isna().all(), f"{who} sees a label of {case}"
+                name = "incorrect" if who == BOB else "correct"
+                page.get_by_role("button", name=re.compile(rf"^{name}\b")).click()
+                page.get_by_text(f"Labelled case {case}").wait_for(timeout=60_000)
+                seen[who].append(case)
+                page.get_by_role("button", name=re.compile(r"^Next case")).click()
+                _idle(page)
+        audit = LiveAudit(connect(db), 1)
+        labels = audit.overlap_labels()
+        by_case: dict[str, list[str]] = {}
+        for row in labels:
+            by_case.setdefault(row["case_id"], []).append(row["annotator"])
+        assert any(len(v) == 2 for v in by_case.values()), by_case
+        assert all(len(set(v)) == len(v) for v in by_case.values())
+        assert all(row["verified"] for row in labels)
+        percent, alpha = _hand_agreement(labels)
+
+        owner.reload()
+        open_live_audit(owner)
+        owner.get_by_text("Agreement between labellers").first.wait_for(timeout=60_000)
+        assert metric_value(owner, "percent agreement") == f"{percent:.3f}"
+        assert metric_value(owner, "Krippendorff's α") == f"{alpha:.3f}"
+        queue = audit.disagreements()
+        assert queue, "bob's labels disagree with the others"
+        first = queue[0]
+        owner.get_by_text(re.compile(rf"^Case {re.escape(first['case_id'])} \(")).wait_for(timeout=60_000)
+        owner.get_by_label("Reason (kept with the label)").fill("read the item again")
+        owner.get_by_role("button", name=re.compile(r"^Settle")).click()
+        owner.get_by_text(f"Adjudication ({len(queue) - 1} to settle)").wait_for(timeout=60_000)
+        _idle(owner)
+        settled = LiveAudit(connect(db), 1).adjudications()
+        assert [(a["case_id"], a["adjudicator"], a["verified"], a["reason"]) for a in settled] == [
+            (first["case_id"], OWNER, True, "read the item again")]
+        owner.screenshot(path=str(tmp_path / "owner-agreement.png"), full_page=True)
+
+        with owner.expect_download() as download:
+            owner.get_by_role("button", name=re.compile("Export labelled CSV")).click()
+        exported = tmp_path / "export.csv"
+        download.value.save_as(exported)
+        status = LiveAudit(connect(db), 1).status()
+        again = replay(load_audit_csv(str(exported)).scores, LiveAudit(connect(db), 1).test_params,
+                       model_process=status.process, auditor_process=AUDITOR_FOR[status.process])
+        assert again.decision == status.decision and len(again.log_e[status.process]) == status.n
+        for page in (owner, *people.values()):
+            page.context.close()

@@ -208,9 +208,9 @@ def test_the_command_line_starts_adjudicates_and_writes_the_trail(tmp_path, caps
     assert out.startswith(f"adjudicated {case} = 1 by cy; the e-processes see this label") and "n = 1 of" in out
     trail = tmp_path / "trail.csv"
     assert main(["audit", "trail", "--audit", "1", "--db", db, "--out", str(trail)]) == 0
-    assert capsys.readouterr().out == f"wrote 5 events to {trail}\n"
+    assert capsys.readouterr().out == f"wrote 6 events to {trail}\n"
     frame = pd.read_csv(trail)
-    assert frame["kind"].tolist() == ["started", "proposed", "labelled", "overlap_labelled", "adjudicated"]
+    assert frame["kind"].tolist() == ["started", "proposed", "labelled", "offered", "overlap_labelled", "adjudicated"]
     assert frame["reason"].iloc[-1] == "the note says so" and frame["annotator"].iloc[-1] == "cy"
     assert main(["audit", "trail", "--audit", "1", "--db", db, "--json"]) == 0
     assert [e["kind"] for e in json.loads(capsys.readouterr().out)["events"]] == frame["kind"].tolist()

@@ -123,10 +123,10 @@ def test_a_further_label_is_refused_twice_and_past_the_count(tmp_path):
     audit.label(q.case_id, 0, "bob")
     with pytest.raises(InputError, match="already has its 2 labels"):
         audit.label(p.case_id, 1, "cat")
-    with pytest.raises(InputError, match="cannot be undone"):
+    with pytest.raises(InputError, match="nothing to undo"):   # a case was offered after the label
         audit.undo("owner")
     kinds = [e.kind for e in store.read_events(audit.conn, audit.audit_id)]
-    assert kinds == ["proposed", "labelled", "overlap_labelled"]
+    assert kinds == ["proposed", "labelled", "offered", "overlap_labelled"]
 
 
 # --------------------------------------------------------------------------------- validity
@@ -176,3 +176,24 @@ def test_either_label_choice_keeps_the_level(choice):
     rate = _false_rejection_rate(choice, runs, seed=21)
     low, high = wilson_interval(rate * runs, runs)
     assert round(rate * runs) <= limit, f"{choice}: rate {rate:.3f} (95% Wilson {low:.3f}-{high:.3f}), alpha {alpha}"
+
+
+def test_the_last_label_a_case_needs_is_offered_to_one_person_at_a_time(tmp_path):
+    """A further label is claimed like a proposal (an ``offered`` event): two people asking at once
+    are never both offered the one label a case still needs, and a claim survives a reopening."""
+    conn = workspace(tmp_path)
+    audit = LiveAudit.create(conn, "gpqa:large", "adaptive", "LR", seed=2, params=GPQA, truth="correct",
+                             overlap=OverlapPlan(1.0, 2))
+    (p,) = audit.next("ann")
+    audit.label(p.case_id, 1, "ann")
+    (bob,) = audit.next("bob")
+    (cat,) = audit.next("cat")
+    assert bob.case_id == p.case_id and cat.case_id != p.case_id       # cat gets a new case
+    assert audit.further_cases("cat") == () and [c.case_id for c in audit.further_cases("bob")] == [p.case_id]
+    with pytest.raises(InputError, match="its last label is claimed by bob"):
+        audit.label(p.case_id, 0, "dan")
+    reopened = LiveAudit(conn, audit.audit_id)
+    assert [c.case_id for c in reopened.next("bob")] == [p.case_id]    # still bob's
+    reopened.label(p.case_id, 0, "bob")
+    assert [r["annotator"] for r in reopened.overlap_labels()] == ["ann", "bob"]
+    assert audit.further_cases("bob") == ()

@@ -18,7 +18,7 @@ def test_wal_full_sync_and_current_schema(tmp_path):
     conn = connect(tmp_path / "w.sqlite")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2          # FULL
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION == 6
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION == 7
     assert {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} >= {
         "pools", "audits", "events"}
 
@@ -156,7 +156,7 @@ def test_a_schema_3_log_gains_identity_columns_every_old_event_self_declared(tmp
     assert len(before[0]) == 9                               # schema 3: no identity columns
     conn.close()
     migrated = connect(path)
-    assert migrated.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION == 6
+    assert migrated.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION == 7
     after = migrated.execute("SELECT * FROM events ORDER BY id").fetchall()
     assert [row[:9] for row in after] == before
     assert {row[9:] for row in after} == {(0, "declared", None)}
