@@ -28,7 +28,7 @@ __version__ = "0.3.0"
 # The calls of audit_core.api, reachable as audit_core.<name>; the module loads on first access.
 API_NAMES = (
     "identify_support", "support_lattice", "synthesize", "generate_testbed", "check_testbed", "measure_log",
-    "replay", "confidence_sequence", "simulate", "plan", "compare", "combine", "audit_new", "audit_next", "audit_label", "audit_skip",
+    "replay", "confidence_sequence", "simulate", "plan", "plan_early_stopping", "compare", "combine", "audit_new", "audit_next", "audit_label", "audit_skip",
     "audit_undo", "audit_status", "audit_list", "audit_export", "audit_copy", "audit_agreement", "audit_adjudicate",
     "audit_trail", "write_report",
 )

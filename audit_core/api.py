@@ -20,6 +20,7 @@ replay                  :func:`replay`                              RunReplay
 (none)                  :func:`confidence_sequence`                 SubgroupSequences
 simulate                :func:`simulate`                            StudySimulation
 plan                    :func:`plan`                                PlannedAudit
+plan --early-stopping   :func:`plan_early_stopping`                 PlannedRun
 compare                 :func:`compare`                             RunsComparison
 combine                 :func:`combine`                             CombinedAudits
 audit new/next/...      :func:`audit_new`, :func:`audit_next`, ...  LiveAction
@@ -50,6 +51,7 @@ if TYPE_CHECKING:  # the result types, for readers and type checkers only
         CombinedAudits,
         LogMeasurement,
         PlannedAudit,
+        PlannedRun,
         RunReplay,
         RunsComparison,
         Source,
@@ -65,7 +67,7 @@ if TYPE_CHECKING:  # the result types, for readers and type checkers only
 
 __all__ = [
     "identify_support", "support_lattice", "synthesize", "generate_testbed", "check_testbed", "measure_log",
-    "replay", "confidence_sequence", "simulate", "plan", "compare", "combine", "audit_new", "audit_next", "audit_label", "audit_skip",
+    "replay", "confidence_sequence", "simulate", "plan", "plan_early_stopping", "compare", "combine", "audit_new", "audit_next", "audit_label", "audit_skip",
     "audit_undo", "audit_status", "audit_list", "audit_export", "audit_copy", "audit_agreement", "audit_adjudicate",
     "audit_trail", "write_report", "WrittenReport",
 ]
@@ -710,6 +712,48 @@ def plan(pool: Any = None, *, subgroups: Sequence[int] | None = None, failing: i
     return analyses.plan_study(source, strategy, process or DEFAULT_MODEL_PROCESS, params, replicates, seed,
                                budgets, no_failure_accuracy, progress, jobs, AuditorConfig(suspects=suspects),
                                "dask" if address else backend, address)
+
+
+@_checked
+def plan_early_stopping(pool: Any = None, *, subgroups: Sequence[int] | None = None, failing: int = 1,
+                        failing_accuracy: float = 0.6, base_accuracy: float = 0.92, per_subgroup: bool = False,
+                        dual: bool | None = None, precision: float | None = None, threshold: float | None = None,
+                        style: str | None = None, q: float | None = None, alpha: float | None = None,
+                        replicates: int = 200, seed: int = 0, concurrency: int = 8,
+                        progress: Callable[[int, int], None] | None = None) -> PlannedRun:
+    """Before an Inspect run that stops itself (:func:`audit_core.inspect.early_stopping` with these
+    rules): how many samples will it run? The median and 90th percentile over ``replicates``
+    simulated runs (each case a sample, right with its accuracy, in a random order, ``concurrency``
+    at once), with distribution-free intervals, the share of runs that end early and their decisions.
+
+    Give either ``pool`` (a bundled key or a labelled CSV: its own scores, only the order varies) or
+    an assumed structure (``subgroups`` sizes, ``failing`` of them at ``failing_accuracy``, the others
+    at ``base_accuracy``). ``per_subgroup``: the rules per subgroup (metadata key ``subgroup``).
+
+    Returns ``PlannedRun``: ``summary_table``, ``used_chart``, ``verdict``; ``to_dict()`` is
+    ``plan --early-stopping --json``.
+
+    Example
+    -------
+    >>> import audit_core
+    >>> planned = audit_core.plan_early_stopping(subgroups=[100, 100], failing_accuracy=0.3, replicates=20)
+    >>> planned.n_samples, planned.runs
+    (200, 20)
+    """
+    from audit_core import analyses
+    from audit_core.presets import resolve_style
+    if (pool is None) == (subgroups is None):
+        raise InputError("plan: give either a pool or assumed subgroup sizes")
+    _at_least_one("replicates", replicates)
+    _at_least_one("concurrency", concurrency)
+    if pool is not None:
+        source = _pool(pool)
+    else:
+        source = analyses.assumed_pool_source(list(subgroups), failing_accuracy, base_accuracy, failing, seed=seed,
+                                              style=resolve_style(style))
+    return analyses.plan_inspect_run(source, per_subgroup=per_subgroup, dual=dual, precision=precision,
+                                     threshold=threshold, style=style, q=q, alpha=alpha, runs=replicates, seed=seed,
+                                     concurrency=concurrency, progress=progress)
 
 
 @_checked

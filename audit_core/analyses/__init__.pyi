@@ -52,7 +52,7 @@ from .identify import (
 )
 from .live_status import LiveAction, live_audit_status
 from .measure import LogMeasurement, measure_log
-from .plan import PlannedAudit, assumed_pool_source, plan_study
+from .plan import PlannedAudit, PlannedRun, assumed_pool_source, plan_inspect_run, plan_study
 from .replay import ACCEPTED_SCORES, RunReplay, missing_score_count, replay_run, score_labels, typed_run
 from .simulate import StudySimulation, simulate_study
 from .sources import (
@@ -85,7 +85,7 @@ __all__ = [
     "estimand_unavailable", "ESTIMANDS", "explore_support", "file_bytes", "follow_access", "generate_testbed", "testbed_manifest_text", "testbed_support",
     "identify_support", "lattice_overview", "live", "live_audit_status", "LiveAction", "load_solver",
     "LogMeasurement", "measure_log", "missing_score_count", "MODEL_PROCESSES", "NULL_POOL", "paper_params",
-    "paper_rows", "plan_study", "PlannedAudit", "policy_row", "policy_source", "pool_source", "remove_policy",
+    "paper_rows", "plan_inspect_run", "plan_study", "PlannedAudit", "PlannedRun", "policy_row", "policy_source", "pool_source", "remove_policy",
     "rename_axes", "replay_run", "resolve_style", "response_log_source", "run_source", "RunReplay",
     "RunsComparison", "RunTable", "score_labels", "simulate_study", "Source", "STRATEGY_NAMES",
     "StudySimulation", "STYLES", "support_lattice", "SupportExploration", "SupportSearch", "TestbedCheck",

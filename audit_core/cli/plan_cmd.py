@@ -2,12 +2,18 @@
 
     python -m audit_core plan --pool gpqa:small --replicates 200
     python -m audit_core plan --subgroups 120,160,168 --failing-accuracy 0.6 --budget 250
+    python -m audit_core plan --early-stopping --pool gpqa:large [--per-subgroup] [--precision E] [--threshold Q]
 
 For a pool (bundled key or labelled CSV) or an assumed structure of subgroups (sizes, how many
 fail and at what accuracy), simulates the audit with and without the failure and prints the
 budget table, the median and 90th-percentile labels needed and P(pass) when nothing fails, each
 with its Monte Carlo interval. ``--json`` adds the full curves P(decision by n) for n up to the
 budget. ``--backend dask`` runs the audits on Dask (a LocalCluster, or ``--address``).
+
+``--early-stopping`` plans an Inspect AI run that stops itself instead (``audit_core.inspect.
+early_stopping`` with the dual test, or ``--precision`` / ``--threshold``, per subgroup with
+``--per-subgroup``): the samples it will run, median and 90th percentile over ``--replicates``
+simulated runs (``--concurrency`` samples at once), the share that end early and their decisions.
 """
 
 from __future__ import annotations
@@ -60,14 +66,28 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--jobs", type=int, default=2, help="workers (default 2)")
     add_backend_options(p)
+    p.add_argument("--early-stopping", action="store_true",
+                   help="plan an Inspect AI run that stops itself (how many samples it will run) instead")
+    p.add_argument("--per-subgroup", action="store_true", help="early stopping: the rules per subgroup")
+    p.add_argument("--precision", type=float, metavar="E",
+                   help="early stopping: stop when the anytime-valid half-width is <= E")
+    p.add_argument("--threshold", type=float, metavar="Q",
+                   help="early stopping: stop when the anytime-valid interval is above or below Q")
+    p.add_argument("--no-dual", action="store_true", help="early stopping: without the dual test")
+    p.add_argument("--concurrency", type=int, default=8, help="early stopping: samples at once (default 8)")
     p.add_argument("--json", action="store_true", help="print one JSON document (with the curves)")
     p.set_defaults(func=run)
+
+
+_AUDIT_ONLY = ("m", "budget", "n_init", "budgets", "no_failure_accuracy", "suspect", "address")
 
 
 def run(args) -> int:
 
     if (args.pool is None) == (args.subgroups is None):
         raise InputError("plan: give either --pool or --subgroups")
+    if args.early_stopping:
+        return run_early_stopping(args)
     pool = None
     if args.pool is not None:
         with flag("--pool"):
@@ -104,3 +124,35 @@ def render_text(payload: dict) -> str:
         lines.append(f"{r['scenario']:<10} {r['budget']:>6}  " + "  ".join(f"{c:>20}" for c in cells))
     lines += ["", payload["mc_note"], f"{payload['seconds']:.1f} s"]
     return "\n".join(lines)
+
+
+def run_early_stopping(args) -> int:
+    given = [f"--{name.replace('_', '-')}" for name in _AUDIT_ONLY if getattr(args, name) is not None]
+    if given:
+        raise InputError(f"plan --early-stopping: {', '.join(given)}: only for a labelling audit, not for an Inspect run")
+    pool = None
+    if args.pool is not None:
+        with flag("--pool"):
+            pool = analyses.pool_source(args.pool)
+    view = api.plan_early_stopping(pool, subgroups=args.subgroups, failing=args.failing,
+                                   failing_accuracy=args.failing_accuracy, base_accuracy=args.base_accuracy,
+                                   per_subgroup=args.per_subgroup, dual=False if args.no_dual else None,
+                                   precision=args.precision, threshold=args.threshold, style=args.style, q=args.q,
+                                   alpha=args.alpha, replicates=args.replicates, seed=args.seed,
+                                   concurrency=args.concurrency, progress=stderr_progress("runs", args.json))
+    emit(view.to_dict(), args.json, render_run_text)
+    return 0
+
+
+def render_run_text(payload: dict) -> str:
+    rules = ", ".join(k.replace("_", " ") if v is True else f"{k} {v}" for k, v in payload["rules"].items()
+                      if v not in (None, False))
+    lines = [f"Plan of an Inspect run that stops itself, {payload['source']}: {payload['n_samples']:,} samples, "
+             f"{payload['runs']} simulated runs, {payload['concurrency']} at once, seed {payload['seed']} ({rules})", ""]
+    for row in payload["quantities"]:
+        share = row["quantity"].startswith("share")
+        cell = (lambda x: f"{x:.2f}") if share else (lambda x: f"{x:,.0f}")
+        lines.append(f"  {row['quantity']:<44} {cell(row['value']):>8}  [{cell(row['low'])}, {cell(row['high'])}]")
+    lines += ["", "[95% intervals: Monte Carlo error of the simulated runs]"]
+    return "\n".join(lines)
+

@@ -92,3 +92,24 @@ def simulate_run(manager, probabilities, rng: np.random.Generator, metadata=None
         last = 1.0 if draws[i, e - 1] else 0.0
         run_now(manager.complete_sample(i + 1, e, {scorer: "C" if last else "I"}))
     return run_now(manager.complete_task())[METADATA_KEY]
+
+
+def simulate_runs(make_manager, probabilities, runs: int, seed: int = 0, metadata=None, concurrency: int = 8,
+                  progress=None) -> list[dict]:
+    """``runs`` simulated evaluations of the items (docs/inspect.md, planning a run), each through a
+    fresh manager from ``make_manager()``: the items in a new random dataset order every run (the
+    order a real run will have is not known in advance), outcomes drawn from ``probabilities``,
+    ``concurrency`` samples at once, completing in random order. Seeded by ``seed``: run ``r`` uses
+    the generator ``default_rng([seed, r])``, so a run's outcome does not depend on how many others
+    are simulated. ``progress(done, total)`` after each run. Returns each run's record (as
+    :func:`simulate_run`)."""
+    p = np.asarray(probabilities, dtype=float)
+    records = []
+    for r in range(int(runs)):
+        rng = np.random.default_rng([int(seed), r])
+        order = rng.permutation(len(p))
+        items = None if metadata is None else [metadata[i] for i in order]
+        records.append(simulate_run(make_manager(), p[order], rng, metadata=items, concurrency=concurrency))
+        if progress is not None:
+            progress(r + 1, int(runs))
+    return records

@@ -100,6 +100,31 @@ def plan_chart(plan) -> dict:
     return chart_spec(chart)
 
 
+def samples_run_chart(samples_run, n_samples: int, title: str) -> dict:
+    """The share of simulated runs that have ended by n samples (their empirical distribution
+    function), against n up to the run's size, with the median and the 90th percentile marked."""
+    import altair as alt
+    import numpy as np
+    runs = np.sort(np.asarray(samples_run, dtype=float))
+    steps = np.unique(np.concatenate([[0.0], runs, [float(n_samples)]]))
+    share = np.searchsorted(runs, steps, side="right") / len(runs)
+    curve = pd.DataFrame({"samples": steps, "share": share})
+    marks = pd.DataFrame({"samples": [float(np.quantile(runs, q, method="inverted_cdf")) for q in (0.5, 0.9)],
+                          "mark": ["median", "90th percentile"]})
+    colour = alt.Color("mark:N", title="runs ended", scale=alt.Scale(domain=["median", "90th percentile"],
+                                                                       range=["#1f78b4", "#d95f02"]))
+    line = alt.Chart(curve).mark_line(interpolate="step-after", strokeWidth=2.5, color="#333").encode(
+        x=alt.X("samples:Q", title="samples run", scale=alt.Scale(domain=[0, n_samples])),
+        y=alt.Y("share:Q", title="share of runs ended", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
+        tooltip=[alt.Tooltip("samples:Q", title="samples run"), alt.Tooltip("share:Q", format=".0%")])
+    rules = alt.Chart(marks).mark_rule(strokeDash=[5, 3], strokeWidth=2).encode(
+        x="samples:Q", color=colour, tooltip=["mark", alt.Tooltip("samples:Q", title="samples run")])
+    chart = (line + rules).properties(title=alt.TitleParams(title, subtitle=[
+        f"a run of {n_samples:,} samples; a budget at the orange line lets 9 in 10 runs end by themselves"]),
+        height=300)
+    return chart_spec(chart)
+
+
 def plan_section(plan, source: str, chart: dict, verdict: str = "") -> ReportSection:
     low, high = plan.p_pass_no_failure[1], plan.p_pass_no_failure[2]
     return ReportSection(
