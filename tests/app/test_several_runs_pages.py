@@ -81,3 +81,32 @@ def test_after_start_audit_the_form_folds_and_the_case_comes_first(tmp_path, mon
     assert not at.exception, [e.value for e in at.exception]
     # the start form is inside the folded expander once the audit is open
     assert [e.label for e in at.expander][:1] == ["Start or resume another audit (audit 1 is open)"]
+
+
+def test_compare_runs_shows_each_task_and_the_pooled_comparison(tmp_path):
+    """Issue 32 on the page: a long CSV with a ``task`` column uploaded to Compare runs gives the
+    per-task and pooled table, the same rows as ``audit_core.compare`` (m2 far ahead on 'code', tied
+    on 'facts')."""
+    import numpy as np
+    import pandas as pd
+
+    import audit_core
+
+    rng = np.random.default_rng(8)
+    rows = []
+    for task, accuracies in (("code", {"m1": 0.3, "m2": 0.9}), ("facts", {"m1": 0.7, "m2": 0.7})):
+        u = rng.random(300)
+        for name, p in accuracies.items():
+            y = (np.where(rng.random(300) < 0.7, u, rng.random(300)) < p).astype(int)
+            rows.append(pd.DataFrame({"case_id": [f"{task}/{i}" for i in range(300)], "task": task, "run": name,
+                                      "correct": y}))
+    path = tmp_path / "long.csv"
+    pd.concat(rows).to_csv(path, index=False)
+    at = app("pages/compare-runs.py")
+    at.file_uploader(key="compare_set_upload__widget").upload("long.csv", path.read_bytes(), "text/csv").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert "Per task (2) and pooled" in [s.value for s in at.subheader]
+    expected = audit_core.compare(str(path)).task_table
+    (table,) = [d.value for d in at.dataframe if list(d.value.columns) == list(expected.columns)]
+    pd.testing.assert_frame_equal(table.reset_index(drop=True), expected.reset_index(drop=True), check_dtype=False)
+    assert len(expected) >= 3     # both tasks and the pooled row(s)
