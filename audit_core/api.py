@@ -1087,11 +1087,11 @@ def audit_export(audit: int, out: str | Path, *, db: str | Path | None = None):
 
 
 @_checked
-def audit_agreement(audit: int, *, db: str | Path | None = None, n_boot: int = 1000, seed: int = 0,
+def audit_agreement(audit: int, *, db: str | Path | None = None, bootstrap: int = 1000, seed: int = 0,
                     confidence: float = 0.95) -> LiveAgreement:
     """How far the labellers of a double-labelled audit agree: percent agreement, Cohen's κ (two
     labellers) and Krippendorff's α (nominal for 0/1 labels, interval for graded ones), each with a
-    bootstrap interval over cases (``n_boot`` resamples from ``seed`` at ``confidence``), per audit and
+    bootstrap interval over cases (``bootstrap`` resamples from ``seed`` at ``confidence``), per audit and
     per subgroup; each labeller against the others; the disagreements and their settlements.
 
     Returns a ``LiveAgreement``; ``to_dict()`` is ``audit agreement --json``.
@@ -1110,7 +1110,9 @@ def audit_agreement(audit: int, *, db: str | Path | None = None, n_boot: int = 1
     True
     """
     from audit_core.analyses import live
-    return live.live_agreement(audit, db=db, n_boot=n_boot, confidence=confidence, seed=seed)
+    if bootstrap < 0:
+        raise InputError(f"bootstrap: expected a whole number >= 0, got {bootstrap!r}")
+    return live.live_agreement(audit, db=db, n_boot=bootstrap, confidence=confidence, seed=seed)
 
 
 @_checked

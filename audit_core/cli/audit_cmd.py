@@ -10,7 +10,7 @@
     python -m audit_core audit list
     python -m audit_core audit export --audit ID --out FILE.csv
     python -m audit_core audit copy --from FILE_OR_URL --to FILE_OR_URL [--audit ID ...]
-    python -m audit_core audit agreement --audit ID [--n-boot B] [--seed S]
+    python -m audit_core audit agreement --audit ID [--bootstrap B] [--seed S]
     python -m audit_core audit adjudicate --audit ID CASE_ID SCORE --reason TEXT [--annotator NAME]
     python -m audit_core audit trail --audit ID [--out FILE.csv|FILE.json]
 
@@ -166,7 +166,7 @@ def register(subparsers) -> None:
     copy.add_argument("--json", action="store_true", help="print one JSON document")
     copy.set_defaults(func=run_copy)
     agree = commands.add_parser("agreement", help="agreement between the labellers of double-labelled cases")
-    agree.add_argument("--n-boot", type=int, default=1000, metavar="B",
+    agree.add_argument("--bootstrap", type=int, default=1000, metavar="B",
                        help="bootstrap resamples of cases for each interval (default 1000)")
     agree.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     _common(agree)
@@ -363,7 +363,7 @@ def _agreement_lines(p: dict) -> list[str]:
 
 
 def run_agreement(args) -> int:
-    result = api.audit_agreement(args.audit, db=args.db, n_boot=args.n_boot, seed=args.seed)
+    result = api.audit_agreement(args.audit, db=args.db, bootstrap=args.bootstrap, seed=args.seed)
     emit(result.to_dict(), args.json, lambda p: "\n".join(_agreement_lines(p)))
     return 0
 

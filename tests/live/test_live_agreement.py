@@ -236,6 +236,6 @@ def test_python_checks_the_plan_and_the_bootstrap(tmp_path):
     with pytest.raises(InputError, match="label choice"):
         audit_core.audit_new("sdoh", db=db, overlap=0.5, label_choice="majority")
     audit_id = audit_core.audit_new("sdoh", db=db, overlap=0.5).audit["audit_id"]
-    with pytest.raises(InputError, match="n_boot"):
-        audit_core.audit_agreement(audit_id, db=db, n_boot=-1)
+    with pytest.raises(InputError, match="bootstrap: expected a whole number >= 0"):
+        audit_core.audit_agreement(audit_id, db=db, bootstrap=-1)
     assert live.live_agreement(audit_id, db=db).statistics.empty
