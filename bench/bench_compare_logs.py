@@ -51,7 +51,7 @@ def evaluate(run: int, logs: int, samples: int, workdir: Path) -> Path:
     rng = random.Random(run)
     right = {i: rng.random() < share for i in range(samples)}
 
-    def answer(messages, tools, tool_choice, config) -> ModelOutput:
+    def answer(messages, tools, tool_choice, config) -> ModelOutput:  # noqa: ARG001 (Inspect's custom_outputs call)
         i = int(messages[-1].text.split()[1].rstrip(":"))
         output = ModelOutput.from_content(model="mockllm/model", content=str(2 * i + (0 if right[i] else 7)))
         output.usage = ModelUsage(input_tokens=12, output_tokens=2, total_tokens=14)  # no tokenizer download

@@ -59,8 +59,8 @@ def one_large_job(large: bool):
 
 
 @st.cache_resource(show_spinner=False, max_entries=SOURCE_ENTRIES, ttl=TTL, hash_funcs=HASH_FUNCS)
-def source(kind: str, key: str, _data: bytes | str | None, name: str | None, policy: Source | None = None,
-           edited_from: str | None = None) -> Source:
+def source(kind: str, key: str, _data: bytes | str | None, name: str | None, policy: Source | None = None,  # noqa: ARG001
+           edited_from: str | None = None) -> Source:   # key: what Streamlit hashes in place of _data's bytes
     """The source of ``kind`` read from ``_data`` whose content key is ``key`` (bundled when
     ``_data`` is None or a bundled key). ``policy``: the policy class that lays out a response log;
     ``edited_from``: a class edited here, from the class of that name."""
@@ -201,5 +201,5 @@ def generate_testbed(n_clusters: int, seed: int, directions: tuple[str, ...], de
 
 
 @st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL)
-def check_testbed(key: str, _data: bytes, name: str):
+def check_testbed(key: str, _data: bytes, name: str):  # noqa: ARG001 (Streamlit hashes key, the bytes' content key)
     return analyses.check_testbed(_data, name)

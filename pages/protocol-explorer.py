@@ -33,7 +33,7 @@ EXPLORER_PATHS = ("", "/protocol-explorer")   # where the instant numbers apply 
 
 # ------------------------------------------------------------------------------ URL <-> state
 
-def sync_from_url(pc_key: str, component_names: tuple[str, ...], estimands: list[str]) -> None:
+def sync_from_url(pc_key: str, component_names: tuple[str, ...]) -> None:
     """Copy the URL into widget state when it changed from outside (link, page switch); a newly
     chosen policy class starts on its full support."""
     params = st.query_params
@@ -233,7 +233,7 @@ policy = policy_class_source()
 pc = policy.value
 component_names = tuple(pc.component_names)
 estimands = list(analyses.available_estimands(pc))   # only those this class can evaluate
-sync_from_url(policy.key, component_names, estimands)
+sync_from_url(policy.key, component_names)
 if st.session_state.get("estimand") not in estimands:
     wanted = st.session_state.get("estimand")
     if wanted is not None:

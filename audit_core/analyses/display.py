@@ -126,7 +126,7 @@ class Displayed:
         said = f"{verdict.tone}: {verdict.text!r}" if verdict is not None else ""
         return f"{type(self).__name__}({', '.join(p for p in (what, said) if p)})"
 
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # noqa: ARG002 (IPython's signature)
         printer.text(repr(self))
 
 

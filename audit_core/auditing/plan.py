@@ -213,7 +213,7 @@ def plan_audit(pool: Pool, strategy: str = "adaptive", process: str = "SR-LR-UI"
     curves, table, needed, seconds = [], [], [], 0.0
     pass_rate = (math.nan,) * 3
     for offset, (scenario, p) in enumerate(pools.items()):
-        report = None if progress is None else (lambda d, t, base=offset * replicates: progress(base + d, total))
+        report = None if progress is None else (lambda d, _t, base=offset * replicates: progress(base + d, total))
         study = run_study(p, [(strategy, process)], replicates, params, seed=seed, progress=report, n_jobs=n_jobs,
                           config=config, backend=backend, address=address, client=client)
         seconds += study.seconds

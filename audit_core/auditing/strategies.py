@@ -209,7 +209,7 @@ class Sampler:
         self.step += 1
         return proposal
 
-    def _choose(self, candidates: np.ndarray) -> Proposal:
+    def _choose(self, candidates: np.ndarray) -> Proposal:  # noqa: ARG002 (the subclasses' signature)
         raise InputError(f"strategy {self.name!r}: no selection rule")  # every subclass defines one
 
     def observe(self, index: int, y: float) -> None:
@@ -332,7 +332,7 @@ class PreLearnedSampler(Sampler):
             self.model.update(int(index), y)
             self._resolve_heldout()
 
-    def skip(self, index: int) -> None:
+    def skip(self, index: int) -> None:  # noqa: ARG002 (the samplers' signature; no held-out case is named)
         # A skipped held-out case trains nothing, but the model must not wait for it forever.
         if self.fixed_prediction is None:
             self._resolve_heldout()

@@ -233,7 +233,7 @@ def run_paper_studies(keys=GPQA_STUDY_POOLS, replicates: int = 100, seed: int = 
     offset = 0
     for key, pool in pools.items():
         rows = paper_rows(pool.style)
-        report = None if progress is None else (lambda d, t, base=offset: progress(base + d, total))
+        report = None if progress is None else (lambda d, _t, base=offset: progress(base + d, total))
         studies[key] = run_study(pool, rows, replicates, paper_params(pool.style, **overrides), seed=seed,
                                  progress=report, n_jobs=n_jobs, config=config)
         offset += len(rows) * replicates

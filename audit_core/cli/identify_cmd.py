@@ -19,7 +19,6 @@ from audit_core.identify.estimands import ESTIMANDS
 
 if TYPE_CHECKING:
     from audit_core.analyses import Source
-    from audit_core.identify import PolicyClass
 
 
 def policy_source(path: str | None) -> Source:
@@ -91,11 +90,11 @@ def run_identify(args: argparse.Namespace) -> int:
     # The pipeline gate: classes and collisions only, no suggestions from the solver.
     view = api.identify_support(_names(args.components), cells=cells, estimand=args.estimand, policies=policy,
                                 suggest=False)
-    emit(view.to_dict(), args.json, lambda d: _identify_text(d, policy.value))
+    emit(view.to_dict(), args.json, _identify_text)
     return 0 if view.identification.identified else 1
 
 
-def _identify_text(d: dict, pc: PolicyClass) -> str:
+def _identify_text(d: dict) -> str:
     comps = d["components"]
     what = "explicit cells" if comps is None else f"components: {', '.join(comps) or 'none (base)'}"
     lines = [f"Support: {d['cells']} cells ({what}); estimand {d['estimand']}",

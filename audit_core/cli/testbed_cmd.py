@@ -57,7 +57,7 @@ def register(subparsers) -> None:
     c.add_argument("items", metavar="items.jsonl")
     c.add_argument("--json", action="store_true", help="print one JSON document")
     c.set_defaults(func=run_check)
-    p.set_defaults(func=lambda args: _missing_action(p))
+    p.set_defaults(func=lambda _args: _missing_action(p))
 
 
 def _missing_action(parser) -> int:

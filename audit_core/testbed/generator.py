@@ -254,7 +254,7 @@ def _base_theory(rng: np.random.Generator, direction: tuple[str, str], params: G
     return theory, chain, chain_rules, extra, sign, distractor_rules
 
 
-def _target_edit(rng, direction, theory: Theory, chain, chain_rules) -> Edit:
+def _target_edit(rng, direction, chain, chain_rules) -> Edit:
     base_label, target_label = direction
     if base_label == UNKNOWN:
         return Edit("add_fact", fact=chain[0])
@@ -299,7 +299,7 @@ def generate_cluster(index: int, seed: int, params: GeneratorParams) -> Cluster:
     direction = params.directions[index % len(params.directions)]
     rng = np.random.default_rng([int(seed), int(index)])
     theory, chain, chain_rules, extra, sign, distractor_rules = _base_theory(rng, direction, params)
-    target_edit = _target_edit(rng, direction, theory, chain, chain_rules)
+    target_edit = _target_edit(rng, direction, chain, chain_rules)
     sham_edit = _sham_edit(rng, theory, chain, extra, sign, distractor_rules)
     cluster = Cluster(f"k{index + 1:04d}", direction, theory, target_edit, sham_edit)
     labels = tuple(solve(cluster.world(w)).label for w in ("base", "target", "sham"))

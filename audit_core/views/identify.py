@@ -33,7 +33,7 @@ from audit_core.views.charts import (
 EMPTY_SUPPORT_KEY = "∅"
 
 
-def build_spec(kind: str, inputs: dict, build) -> dict:
+def build_spec(kind: str, inputs: dict, build) -> dict:  # noqa: ARG001 (the store protocol)
     """The default ``store`` of the class charts: build the chart (``kind`` and ``inputs`` name it
     for a store that keeps it, such as the use-case layer's on-disk cache of the bundled class)."""
     return build()
