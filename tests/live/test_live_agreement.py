@@ -1,5 +1,6 @@
 """Agreement, adjudication and the audit trail of a live audit through the use cases, the Python API
-and the command line (issue 34): one answer on every front end, blinding, the trail's files."""
+and the command line (issue 34): one answer on every front end, blinding, the trail's files. On
+both stores (the ``db`` fixture: a SQLite file and a fresh PostgreSQL database)."""
 
 import io
 import json
@@ -32,8 +33,7 @@ def _label(db, audit_id: int, rounds: int = 12, flip: float = 0.5) -> None:
 
 
 @pytest.fixture
-def audit(tmp_path):
-    db = tmp_path / "w.sqlite"
+def audit(db):
     audit_id = live.start_live_audit("gpqa:large", "adaptive", "LR", seed=2, db=db, n_init=2, budget=60,
                                      overlap=0.5, labellers=2).audit["audit_id"]
     _label(db, audit_id)
@@ -61,8 +61,7 @@ def test_the_numbers_are_the_measure_of_the_double_labels(audit):
     assert result.verdict.startswith("50% of cases are labelled by 2 people; the e-processes see the first label")
 
 
-def test_an_audit_without_overlap_has_no_agreement(tmp_path):
-    db = tmp_path / "w.sqlite"
+def test_an_audit_without_overlap_has_no_agreement(db):
     audit_id = live.start_live_audit("gpqa:large", "stratified", "LR", db=db, n_init=2).audit["audit_id"]
     (case,) = live.claim_cases(audit_id, "ann", db=db).cases
     live.record_label(audit_id, case.case_id, 1, "ann", db=db)
@@ -72,8 +71,7 @@ def test_an_audit_without_overlap_has_no_agreement(tmp_path):
     assert "overlap share is 0" in result.verdict
 
 
-def test_no_one_sees_a_label_of_a_case_they_may_still_label(tmp_path):
-    db = tmp_path / "w.sqlite"
+def test_no_one_sees_a_label_of_a_case_they_may_still_label(db):
     audit_id = live.start_live_audit("gpqa:large", "stratified", "LR", db=db, n_init=2, overlap=1.0,
                                      labellers=3).audit["audit_id"]
     (case,) = live.claim_cases(audit_id, "ann", db=db).cases
@@ -103,8 +101,7 @@ def test_no_one_sees_a_label_of_a_case_they_may_still_label(tmp_path):
     assert live.live_agreement(audit_id, "cat", db=db).hidden == 0
 
 
-def test_adjudication_is_an_owners_or_adjudicators_event_and_reaches_the_report(tmp_path):
-    db = tmp_path / "w.sqlite"
+def test_adjudication_is_an_owners_or_adjudicators_event_and_reaches_the_report(db):
     audit_id = live.start_live_audit("gpqa:large", "stratified", "LR", db=db, n_init=2, overlap=1.0,
                                      label_choice="adjudicated").audit["audit_id"]
     (case,) = live.claim_cases(audit_id, "ann", db=db).cases
@@ -133,8 +130,7 @@ def test_adjudication_is_an_owners_or_adjudicators_event_and_reaches_the_report(
         live.adjudicate_case(audit_id, case.case_id, 0, "again", judge, db=db)
 
 
-def test_the_trail_lists_every_event_with_a_start_and_the_stop(tmp_path):
-    db = tmp_path / "w.sqlite"
+def test_the_trail_lists_every_event_with_a_start_and_the_stop(db):
     audit_id = live.start_live_audit("gpqa:large", "stratified", "LR", db=db, n_init=2, overlap=1.0).audit["audit_id"]
     for _ in range(40):
         for who in ("ann", "bob"):
@@ -159,8 +155,7 @@ def test_the_trail_lists_every_event_with_a_start_and_the_stop(tmp_path):
         live.audit_trail_bytes(audit_id, trail, ".xlsx")
 
 
-def test_a_formula_in_a_reason_is_neutralised_in_the_trail_csv(tmp_path):
-    db = tmp_path / "w.sqlite"
+def test_a_formula_in_a_reason_is_neutralised_in_the_trail_csv(db):
     audit_id = live.start_live_audit("gpqa:large", "stratified", "LR", db=db, n_init=2, overlap=1.0).audit["audit_id"]
     (case,) = live.claim_cases(audit_id, "ann", db=db).cases
     live.record_label(audit_id, case.case_id, 1, "ann", db=db)
@@ -188,8 +183,8 @@ def test_cli_python_page_view_and_report_give_the_same_agreement(audit, capsys):
     assert f"{from_api['n_cases']} cases, {from_api['n_labels']} labels, 3 labellers" in text
 
 
-def test_the_command_line_starts_adjudicates_and_writes_the_trail(tmp_path, capsys):
-    db = str(tmp_path / "w.sqlite")
+def test_the_command_line_starts_adjudicates_and_writes_the_trail(db, tmp_path, capsys):
+    db = str(db)
     assert main(["audit", "new", "--pool", "sdoh", "--seed", "7", "--db", db, "--overlap", "100%",
                  "--label-choice", "adjudicated", "--json"]) == 0
     created = json.loads(capsys.readouterr().out)

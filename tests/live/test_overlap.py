@@ -55,8 +55,8 @@ def test_the_plan_is_checked_and_overlap_is_decided_by_the_case_id_alone():
 
 
 @pytest.mark.parametrize("choice", ["first", "adjudicated"])
-def test_three_annotators_never_get_a_case_twice_and_overlapped_cases_get_two_labels(tmp_path, choice):
-    conn = workspace(tmp_path)
+def test_three_annotators_never_get_a_case_twice_and_overlapped_cases_get_two_labels(db, tmp_path, choice):
+    conn = workspace(db)
     audit = LiveAudit.create(conn, "gpqa:large", "adaptive", "LR", seed=2, params=GPQA, truth="correct",
                              overlap=OverlapPlan(0.5, 2, choice))
     assert LiveAudit(conn, audit.audit_id).overlap == OverlapPlan(0.5, 2, choice)
@@ -111,8 +111,8 @@ def _viewer():
     return Identity("vic", "viewer", True, "signed-in")
 
 
-def test_a_further_label_is_refused_twice_and_past_the_count(tmp_path):
-    audit = LiveAudit.create(workspace(tmp_path), "gpqa:large", "adaptive", "LR", seed=2, params=GPQA,
+def test_a_further_label_is_refused_twice_and_past_the_count(db):
+    audit = LiveAudit.create(workspace(db), "gpqa:large", "adaptive", "LR", seed=2, params=GPQA,
                              truth="correct", overlap=OverlapPlan(1.0, 2))
     (p,) = audit.next("ann")
     audit.label(p.case_id, 1, "ann")
@@ -178,10 +178,10 @@ def test_either_label_choice_keeps_the_level(choice):
     assert round(rate * runs) <= limit, f"{choice}: rate {rate:.3f} (95% Wilson {low:.3f}-{high:.3f}), alpha {alpha}"
 
 
-def test_the_last_label_a_case_needs_is_offered_to_one_person_at_a_time(tmp_path):
+def test_the_last_label_a_case_needs_is_offered_to_one_person_at_a_time(db):
     """A further label is claimed like a proposal (an ``offered`` event): two people asking at once
     are never both offered the one label a case still needs, and a claim survives a reopening."""
-    conn = workspace(tmp_path)
+    conn = workspace(db)
     audit = LiveAudit.create(conn, "gpqa:large", "adaptive", "LR", seed=2, params=GPQA, truth="correct",
                              overlap=OverlapPlan(1.0, 2))
     (p,) = audit.next("ann")
