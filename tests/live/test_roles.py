@@ -225,8 +225,8 @@ def test_a_long_lived_token_still_ends_after_sign_in_minutes():
         signed_in({k: v for k, v in claims.items() if k != "exp"}, parse_role_policy({}), ISS)
 
 
-def test_the_engine_refuses_an_expired_sign_ins_label_and_writes_nothing(tmp_path):
-    audit = LiveAudit.create(connect(tmp_path / "w.sqlite"), "gpqa:large", "stratified", "LR", seed=0, params=GPQA)
+def test_the_engine_refuses_an_expired_sign_ins_label_and_writes_nothing(db):
+    audit = LiveAudit.create(connect(db), "gpqa:large", "stratified", "LR", seed=0, params=GPQA)
     ann = Identity("ann@x.org", "annotator", True, "signed-in", ISS, time.time() + 3600)
     (case,) = audit.next(ann)
     gone = Identity("ann@x.org", "annotator", True, "signed-in", ISS, time.time() - 1)
@@ -277,8 +277,8 @@ def test_reachable_by_others_from_the_bound_address_or_the_request_host():
 # -- the engine enforces the rules -----------------------------------------------------------------
 
 @pytest.fixture
-def audit(tmp_path):
-    return LiveAudit.create(connect(tmp_path / "w.sqlite"), "gpqa:large", "stratified", "LR", seed=0, params=GPQA,
+def audit(db):
+    return LiveAudit.create(connect(db), "gpqa:large", "stratified", "LR", seed=0, params=GPQA,
                             truth="correct")
 
 
@@ -315,8 +315,8 @@ def test_the_engine_lets_an_annotator_undo_their_own_not_anothers_and_an_owner_a
         ("undone", "o@x.org", True, "signed-in", ISS)]
 
 
-def test_only_an_owner_creates_an_audit(tmp_path):
-    conn = connect(tmp_path / "w.sqlite")
+def test_only_an_owner_creates_an_audit(db):
+    conn = connect(db)
     with pytest.raises(PermissionDenied, match="annotator may not create audits"):
         LiveAudit.create(conn, "gpqa:large", "stratified", "LR", params=GPQA, who=person("a@x.org", "annotator"))
     assert store.list_audits(conn) == []
@@ -335,10 +335,9 @@ def test_labels_record_verified_for_a_sign_in_and_self_declared_for_a_name(audit
 
 # -- the use-case layer (what the page and the command line call) ----------------------------------
 
-def test_export_replay_handoff_and_audit_trail_are_owners_only(tmp_path):
+def test_export_replay_handoff_and_audit_trail_are_owners_only(db, tmp_path):
     from audit_core.analyses import live
 
-    db = tmp_path / "w.sqlite"
     audit_id = live.start_live_audit("gpqa:large", "stratified", "LR", db=db, n_init=2,
                                      who=person("o@x.org", "owner")).audit["audit_id"]
     ann = person("ann@x.org", "annotator")
@@ -359,10 +358,9 @@ def test_export_replay_handoff_and_audit_trail_are_owners_only(tmp_path):
     assert csv[0].endswith(",annotator,annotator_verified") and csv[1].endswith(",ann@x.org,true")
 
 
-def test_a_viewers_view_claims_nothing_and_who_labelled_counts_people(tmp_path):
+def test_a_viewers_view_claims_nothing_and_who_labelled_counts_people(db):
     from audit_core.analyses import live
 
-    db = tmp_path / "w.sqlite"
     audit_id = live.start_live_audit("gpqa:large", "stratified", "LR", db=db, n_init=2).audit["audit_id"]
     view = live.live_audit_view(audit_id, person("v@x.org", "viewer"), claim=True, db=db)
     assert view.current == () and view.status.pending == ()
@@ -375,12 +373,11 @@ def test_a_viewers_view_claims_nothing_and_who_labelled_counts_people(tmp_path):
     assert [t.caption for t in view.section.tables][:2] == ["Labels in the order received", "Who labelled how many cases"]
 
 
-def test_the_who_labelled_table_renders_in_the_report_with_names_escaped(tmp_path):
+def test_the_who_labelled_table_renders_in_the_report_with_names_escaped(db):
     from audit_core.analyses import live
     from audit_core.report.document import table_html, table_markdown
     from audit_core.report.pdf import table_typst
 
-    db = tmp_path / "w.sqlite"
     audit_id = live.start_live_audit("gpqa:large", "stratified", "LR", db=db, n_init=2).audit["audit_id"]
     name = "<b>*Eve*</b> #x"
     (case,) = live.claim_cases(audit_id, name, db=db).cases

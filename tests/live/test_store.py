@@ -1,4 +1,8 @@
-"""The workspace database: WAL, durability settings, append-only log, schema version and migration."""
+"""The workspace database: WAL, durability settings, append-only log, schema version and migration.
+
+The append-only log and the migration of an old workspace run on both stores (the ``db`` fixture);
+the rest is SQLite's file itself (WAL, PRAGMAs, a file written by an old schema with sqlite3, a
+non-database file); PostgreSQL's own counterparts are in test_postgres.py."""
 
 import sqlite3
 
@@ -30,13 +34,13 @@ def test_default_path_is_inside_audit_home(tmp_path, monkeypatch):
     assert (tmp_path / "home" / "audits.sqlite").is_file()
 
 
-def test_the_event_log_is_append_only(tmp_path):
-    conn = connect(tmp_path / "w.sqlite")
+def test_the_event_log_is_append_only(db):
+    conn = connect(db)
     audit = LiveAudit.create(conn, "gpqa:large", "stratified", "LR", seed=0, params=GPQA, truth="correct")
     label_to_end(audit, limit=2)
-    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+    with pytest.raises(store.DB_ERRORS, match="append-only"):
         conn.execute("UPDATE events SET score = 0")
-    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+    with pytest.raises(store.DB_ERRORS, match="append-only"):
         conn.execute("DELETE FROM events")
     assert [a["labels"] for a in list_audits(conn)] == [2]
 
@@ -55,8 +59,8 @@ def _v1_workspace(path):
     return conn, audit_id
 
 
-def test_a_schema_1_workspace_is_migrated_and_its_audit_resumes(tmp_path):
-    path = tmp_path / "old.sqlite"
+def test_a_schema_1_workspace_is_migrated_and_its_audit_resumes(db):
+    path = db
     conn, audit_id = _v1_workspace(path)
     name, content, _ = pool_source("gpqa:large")
     resolved = store.audit_row(conn, audit_id)["roles"]
@@ -73,7 +77,7 @@ def test_a_schema_1_workspace_is_migrated_and_its_audit_resumes(tmp_path):
     assert migrated.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION
     events = store.read_events(migrated, audit_id)
     assert [e.batch for e in events] == [events[0].id, None, events[2].id, None, events[4].id, None]
-    with pytest.raises(sqlite3.DatabaseError, match="append-only"):      # the triggers survive
+    with pytest.raises(store.DB_ERRORS, match="append-only"):      # the triggers survive
         migrated.execute("UPDATE events SET annotator = 'x'")
     audit = LiveAudit(migrated, audit_id)
     assert audit.status().n == 3

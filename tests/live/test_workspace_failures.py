@@ -1,6 +1,8 @@
 """The workspace fails cleanly (issue 18, item 4): a full disk during ``audit label``, a workspace
 whose rows were changed by hand, and reading commands on a missing workspace each end in one
-message (exit 2), nothing recorded is lost and nothing is created."""
+message (exit 2), nothing recorded is lost and nothing is created. Rows changed by hand are tried
+on both stores; the rest is about SQLite's file (a full disk, a lock, /dev/null, read-only) and
+its PostgreSQL counterparts (a restarted server, an unreachable one) are in test_postgres.py."""
 
 from __future__ import annotations
 
@@ -38,8 +40,17 @@ def _fails(capsys, argv, *needles):
 
 @pytest.fixture
 def audit(tmp_path, capsys):
-    """A workspace with one audit whose first case is labelled and second claimed."""
-    db = tmp_path / "w.sqlite"
+    """A SQLite workspace with one audit whose first case is labelled and second claimed."""
+    return _one_audit(tmp_path / "w.sqlite", capsys)
+
+
+@pytest.fixture
+def audit_on_either(db, capsys):
+    """The same on both stores (the ``db`` fixture: a SQLite file, a fresh PostgreSQL database)."""
+    return _one_audit(db, capsys)
+
+
+def _one_audit(db, capsys):
     args = ["--db", str(db)]
     audit_id = str(_json(capsys, ["audit", "new", "--pool", "gpqa:small", "--seed", "3"] + args)["audit_id"])
     (first,) = _json(capsys, ["audit", "next", "--audit", audit_id] + args)["cases"]
@@ -111,14 +122,19 @@ def _tamper(db, sql, *params):
     # A new process (each command is one) opens the audit afresh; this one forgets the audits it
     # keeps open, as a restarted server would.
     open_audits.kept.clear()
-    conn = sqlite3.connect(db)
-    conn.execute(sql, params)
-    conn.commit()
+    if store.is_url(str(db)):
+        conn = store.connect(str(db))
+        with store.write_transaction(conn):
+            conn.execute(sql, params)
+    else:
+        conn = sqlite3.connect(db)
+        conn.execute(sql, params)
+        conn.commit()
     conn.close()
 
 
-def test_a_label_for_a_case_never_proposed_is_named(audit, capsys):
-    db, audit_id, first, second = audit
+def test_a_label_for_a_case_never_proposed_is_named(audit_on_either, capsys):
+    db, audit_id, first, second = audit_on_either
     _tamper(db, "INSERT INTO events (audit_id, kind, case_id, annotator, ts, score) "
                 "VALUES (?, 'labelled', 'Q1', 'mallory', '2026-01-01T00:00:00', 1.0)", int(audit_id))
     _fails(capsys, ["audit", "status", "--audit", audit_id, "--db", str(db)],
@@ -128,8 +144,8 @@ def test_a_label_for_a_case_never_proposed_is_named(audit, capsys):
 @pytest.mark.parametrize("params, needle", [('{"q": "x"}', "stored parameters are not valid"),
                                             ('[1, 2]', "stored params are not a JSON object"),
                                             ("{not json", "stored params are not a JSON object")])
-def test_stored_parameters_changed_by_hand_are_named(audit, capsys, params, needle):
-    db, audit_id, _, _ = audit
+def test_stored_parameters_changed_by_hand_are_named(audit_on_either, capsys, params, needle):
+    db, audit_id, _, _ = audit_on_either
     _tamper(db, "UPDATE audits SET params = ? WHERE id = ?", params, int(audit_id))
     _fails(capsys, ["audit", "status", "--audit", audit_id, "--db", str(db)], needle)
 
