@@ -264,10 +264,15 @@ def _statements(script: str) -> list[str]:
 def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
     """Apply the missing migrations up to ``target``, one transaction each; returns the version.
 
-    The version is read inside the write transaction, so two processes opening a new workspace at
-    once apply every migration exactly once.
+    A current workspace is seen without the write lock (a version only ever goes up), so opening it
+    to read never waits for a writer; when a migration is needed the version is read again inside
+    the write transaction, so two processes opening a new workspace at once apply every migration
+    exactly once.
     """
     postgres = isinstance(conn, backend.PgConnection)
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if target <= version <= SCHEMA_VERSION:   # autocommit on PostgreSQL: the read holds nothing after it
+        return version
     while True:
         with write_transaction(conn):
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -323,6 +328,9 @@ def _server_failure(url: str, exc: BaseException) -> InputError:
     if pg and isinstance(exc, pg.errors.LockNotAvailable):
         return InputError(f"workspace {name}: another program has held its write lock for more than "
                           f"{LOCK_WAIT_SECONDS:g} s; nothing was recorded. Do it again")
+    if pg and isinstance(exc, pg.errors.DiskFull | pg.errors.InsufficientResources):
+        return InputError(f"audit database {name}: the server's disk is full ({text}); nothing was recorded and "
+                          "nothing recorded before was lost. Free some space on the server and do it again")
     if pg and isinstance(exc, pg.OperationalError):
         return InputError(f"audit database {name}: the server cannot be reached or closed the connection "
                           f"({text}); nothing was recorded and nothing recorded before was lost. Do it again "

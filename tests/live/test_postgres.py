@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import pytest
 from conftest import PG_PASSWORD, fresh_database
@@ -125,3 +126,46 @@ def test_audit_copy_file_to_server_and_back_replays_to_the_same_decision(pg_url,
                                                              audit.status().stop)
         assert LiveAudit(conn, copied[1]["target_id"]).status().pending == (p.case_id,)
     assert store.audit_row(connect(back), 1)["sha256"] == store.audit_row(connect(source), 1)["sha256"]
+
+
+def test_opening_the_workspace_to_read_waits_for_no_writer_on_postgresql(pg_url):
+    """A connection that finds the schema current takes no write lock: ``audit status`` and every
+    page's reading open of the workspace go on while another program holds the write lock (before,
+    connect read the version inside the lock and waited for it, then failed after the lock wait)."""
+    from audit_core.analyses import live_audit_status, open_audits
+
+    conn = connect(pg_url)
+    audit = LiveAudit.create(conn, "sdoh", "oracle", "LR", seed=5, truth="correct")
+    (p,) = audit.next("ann")
+    audit.label(p.case_id, 1.0, "ann")
+    holder = connect(pg_url)
+    open_audits.kept.clear()
+    with store.write_transaction(holder):
+        started = time.monotonic()
+        status = live_audit_status(audit.audit_id, db=pg_url).status
+        waited = time.monotonic() - started
+    assert status.n == 1 and waited < store.LOCK_WAIT_SECONDS / 2, waited
+
+
+def test_a_full_disk_on_the_server_is_one_message_and_loses_nothing(pg_url, monkeypatch):
+    """The server's 'could not extend file' (SQLSTATE 53100, disk full) during a label: one message
+    that says nothing was recorded, as on SQLite, and the label goes in once there is room."""
+    import psycopg
+
+    from audit_core.analyses import live, open_audits
+    from audit_core.live import backend
+
+    audit_id = live.start_live_audit("sdoh", "oracle", "LR", seed=5, truth="correct", db=pg_url).audit["audit_id"]
+    (case,) = live.claim_cases(audit_id, "ann", db=pg_url).cases
+    real = store.append_event
+
+    def full(*args, **kwargs):   # as PgConnection raises what the server said
+        raise backend.PgError(psycopg.errors.DiskFull("could not extend file base/16384/16390: No space left on device"))
+    monkeypatch.setattr(store, "append_event", full)
+    with pytest.raises(InputError, match="the server's disk is full .* nothing was recorded and nothing recorded "
+                                         "before was lost"):
+        live.record_label(audit_id, case.case_id, 1, "ann", db=pg_url)
+    monkeypatch.setattr(store, "append_event", real)
+    open_audits.kept.clear()
+    assert live.live_audit_status(audit_id, db=pg_url).status.n == 0
+    assert live.record_label(audit_id, case.case_id, 1, "ann", db=pg_url).status.n == 1
