@@ -88,7 +88,7 @@ from audit_core.live.store import (
     db_exists,
     db_name,
     is_url,
-        resolve_db,
+    resolve_db,
     workspace_failure,
 )
 from audit_core.presets import DEFAULT_MODEL_PROCESS  # noqa: F401 (the page's default)
