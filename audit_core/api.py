@@ -450,7 +450,7 @@ def measure_log(log: Any = "example", *, policies: Any = None, bootstrap: int = 
         data, name = _data(log, name)
         source = analyses.response_log_source(None if data == "example" else data, name, policy=layout,
                                               labels=None if labels is None else list(labels))
-    return analyses.measure_log(source, n_boot=bootstrap, seed=seed, confidence=confidence)
+    return analyses.measure_log(source, bootstrap=bootstrap, seed=seed, confidence=confidence)
 
 
 # ------------------------------------------------------------------------------ adaptive audits
@@ -650,7 +650,7 @@ def simulate(pool: Any, *, strategy: str | Sequence[str] | None = None, process:
         rows = tuple((s, p) for s in strategies or ["adaptive"] for p in processes or [DEFAULT_MODEL_PROCESS])
     params = paper_params(chosen, q=q, alpha=alpha, m=m, budget=budget, n_init=n_init)
     return analyses.simulate_study(source, rows, replicates, params, seed=seed, mode=mode, progress=progress,
-                                   n_jobs=jobs, config=AuditorConfig(scenario=scenario, suspects=suspects),
+                                   jobs=jobs, config=AuditorConfig(scenario=scenario, suspects=suspects),
                                    backend="dask" if address else backend, address=address)
 
 
@@ -1112,7 +1112,7 @@ def audit_agreement(audit: int, *, db: str | Path | None = None, bootstrap: int 
     from audit_core.analyses import live
     if bootstrap < 0:
         raise InputError(f"bootstrap: expected a whole number >= 0, got {bootstrap!r}")
-    return live.live_agreement(audit, db=db, n_boot=bootstrap, confidence=confidence, seed=seed)
+    return live.live_agreement(audit, db=db, bootstrap=bootstrap, confidence=confidence, seed=seed)
 
 
 @_checked

@@ -2,9 +2,9 @@
 
 Data (seeded): 20,000 cases in 5 subgroups, each labelled by 5 of 10 annotators (100,000 0/1
 labels), annotators right with probability 0.8-0.95. Timed: :func:`audit_core.measure.interrater`
-with its bootstrap intervals (``n_boot`` 200, overall and per subgroup), best of 5. Baseline in
+with its bootstrap intervals (``bootstrap`` 200, overall and per subgroup), best of 5. Baseline in
 the same run: the `krippendorff` package's own ``alpha`` on the same matrix, once per bootstrap
-resample (timed on 10 resamples and scaled to ``n_boot``), which is what an interval costs without
+resample (timed on 10 resamples and scaled to ``bootstrap``), which is what an interval costs without
 the per-case sums; plus the package's point α alone.
 
 ``python bench/bench_agreement.py``. Last line: one JSON object.
@@ -48,7 +48,7 @@ def best(fn, repeat: int = 5) -> float:
 def main() -> None:
     cases, annotators, scores, subgroups = data()
     assert len(scores) == 100_000
-    ours = best(lambda: agreement(cases, annotators, scores, subgroups=subgroups, n_boot=N_BOOT, seed=0))
+    ours = best(lambda: agreement(cases, annotators, scores, subgroups=subgroups, bootstrap=N_BOOT, seed=0))
     _, _, matrix = reliability_matrix(cases, annotators, scores)
     point = best(lambda: krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal"))
     rng = np.random.default_rng(1)
@@ -59,10 +59,10 @@ def main() -> None:
             krippendorff.alpha(reliability_data=matrix[:, cols], level_of_measurement="nominal")
 
     per_resample = best(package_resamples, repeat=2) / 10
-    # the package's interval for the audit and each of the 5 subgroups: 2 × n_boot resamples' worth of cases
+    # the package's interval for the audit and each of the 5 subgroups: 2 × bootstrap resamples' worth of cases
     baseline = per_resample * N_BOOT * 2
-    result = agreement(cases, annotators, scores, subgroups=subgroups, n_boot=N_BOOT, seed=0)
-    print(f"agreement (100,000 labels, 10 annotators, n_boot {N_BOOT}, 5 subgroups): {ours * 1e3:.1f} ms "
+    result = agreement(cases, annotators, scores, subgroups=subgroups, bootstrap=N_BOOT, seed=0)
+    print(f"agreement (100,000 labels, 10 annotators, bootstrap {N_BOOT}, 5 subgroups): {ours * 1e3:.1f} ms "
           f"(goal < 200 ms); {result!r}")
     print(f"krippendorff.alpha point value alone: {point * 1e3:.1f} ms; its bootstrap by resampling: "
           f"{baseline:.2f} s → ratio {baseline / ours:.1f}x")

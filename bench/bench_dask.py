@@ -45,14 +45,14 @@ def main() -> None:
     total = replicates * len(ROWS)
 
     started = time.perf_counter()
-    local = run_study(pool, ROWS, replicates, params, seed=args.seed, n_jobs=args.jobs)
+    local = run_study(pool, ROWS, replicates, params, seed=args.seed, jobs=args.jobs)
     local_seconds = time.perf_counter() - started
     print(f"local process pool ({args.jobs} workers): {total} audits in {local_seconds:.1f} s "
           f"({total / local_seconds:.0f} audits/s)", flush=True)
 
     started = time.perf_counter()
     marks = []
-    on_dask = run_study(pool, ROWS, replicates, params, seed=args.seed, n_jobs=args.jobs, backend="dask",
+    on_dask = run_study(pool, ROWS, replicates, params, seed=args.seed, jobs=args.jobs, backend="dask",
                         progress=lambda done, _total: marks.append((done, time.perf_counter() - started)))
     dask_seconds = time.perf_counter() - started
     first = marks[0][1] if marks else float("nan")

@@ -41,7 +41,7 @@ elif kind == "replay":
     replay(data.scores, AuditParams.for_style("gpqa"), subgroups=data.subgroup_frame)
 else:
     from audit_core.measure import load_response_log, measure
-    measure(load_response_log(path), n_boot=200)
+    measure(load_response_log(path), bootstrap=200)
 # VmHWM (peak resident set of this address space): ru_maxrss would keep the parent's peak across exec
 hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM"))
 print(time.perf_counter() - started, hwm.split()[1])

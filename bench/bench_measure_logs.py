@@ -105,7 +105,7 @@ before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
 if which == "measure":
     log = analyses.response_log_source(path).value
-    result = measure(log, n_boot=0)
+    result = measure(log, bootstrap=0)
     tau = result.pooled.estimate("tau_full")
     detail = {{"observed": int(log.observed.sum()), "units": log.n_units, "tau": [tau.successes, tau.n]}}
 else:

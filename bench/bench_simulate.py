@@ -79,7 +79,7 @@ def main() -> None:
     studies = {}
     for setting in SETTINGS:
         pool = load_pool(f"gpqa:{setting}")
-        studies[setting] = run_study(pool, PAPER_ROWS, args.replicates, gpqa, seed=args.seed, n_jobs=args.jobs)
+        studies[setting] = run_study(pool, PAPER_ROWS, args.replicates, gpqa, seed=args.seed, jobs=args.jobs)
         print(f"\nGPQA-style {setting.capitalize()} ({args.replicates} replicates, "
               f"{studies[setting].seconds:.1f} s)   paper: {PAPER_SAYS[setting]}")
         print(table(studies[setting].summary), flush=True)
@@ -97,7 +97,7 @@ def main() -> None:
 
     # 2. SDoH-style study and the sampling-frequency correlation.
     sdoh = load_pool("sdoh")
-    study = run_study(sdoh, SDOH_PAPER_ROWS, args.sdoh_replicates, paper_params("sdoh"), seed=args.seed, n_jobs=args.jobs)
+    study = run_study(sdoh, SDOH_PAPER_ROWS, args.sdoh_replicates, paper_params("sdoh"), seed=args.seed, jobs=args.jobs)
     freq, rho = sampling_frequency_vs_accuracy(study, sdoh)
     print(f"\nSDoH-style ({args.sdoh_replicates} replicates, {study.seconds:.1f} s)   paper: SR-LR-UI highest "
           "power and fewest samples except the informed prior; rho = -0.84")
@@ -110,7 +110,7 @@ def main() -> None:
     row = (("adaptive", "SR-LR-UI"),)
     timings, stops = {}, {}
     for learner in ("online", "refit", "neural"):
-        base = run_study(medium, row, args.baseline_replicates, gpqa, seed=args.seed + 1, n_jobs=args.jobs,
+        base = run_study(medium, row, args.baseline_replicates, gpqa, seed=args.seed + 1, jobs=args.jobs,
                          config=AuditorConfig(learner=learner))
         timings[learner] = float(base.results["seconds"].mean())
         stops[learner] = base.results[["decision", "n_annotated"]]

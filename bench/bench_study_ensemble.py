@@ -4,7 +4,7 @@
 
 The reference is the ensemble as written before (tests/auditing/test_same_records.py: every case
 scored by every member at every step, numpy mean and std, gathered copies for every update),
-patched in for the baseline. Both runs are serial (n_jobs = 1) and timed in CPU seconds of this
+patched in for the baseline. Both runs are serial (jobs = 1) and timed in CPU seconds of this
 process (the machine is shared; the load average is printed). The records must be identical.
 Last line: one JSON object.
 """
@@ -49,7 +49,7 @@ def main() -> None:
         for name, (update, predict) in (("fast", fast), ("reference", slow)):
             OnlineEnsemble._update_weighted, OnlineEnsemble.predict = update, predict
             start = time.process_time()
-            study = run_study(pool, PAPER_ROWS, args.replicates, params, seed=2024, n_jobs=1)
+            study = run_study(pool, PAPER_ROWS, args.replicates, params, seed=2024, jobs=1)
             seconds[name].append(time.process_time() - start)
             records[name] = ref._records(study)
     OnlineEnsemble._update_weighted, OnlineEnsemble.predict = fast

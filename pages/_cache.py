@@ -137,8 +137,8 @@ def check_supports(policy: Source, estimand: str, cost: tuple[tuple[str, float],
 
 
 @st.cache_data(show_spinner=False, max_entries=ANALYSIS_ENTRIES, ttl=TTL, hash_funcs=HASH_FUNCS)
-def measure_log(log: Source, n_boot: int, seed: int, confidence: float, interval: str):
-    return analyses.measure_log(log, n_boot=n_boot, seed=seed, confidence=confidence, interval=interval)
+def measure_log(log: Source, bootstrap: int, seed: int, confidence: float, interval: str):
+    return analyses.measure_log(log, bootstrap=bootstrap, seed=seed, confidence=confidence, interval=interval)
 
 
 @st.cache_resource(show_spinner=False, max_entries=REPLAY_ENTRIES, ttl=TTL, hash_funcs=HASH_FUNCS)

@@ -33,7 +33,7 @@ class MeasureView:
     """Measure logs on the bundled response log: bootstrap replicates, seed, confidence (the
     first error-bar choice)."""
 
-    n_boot: int = 2000
+    bootstrap: int = 2000
     seed: int = 0
     confidence: float = 0.95
 

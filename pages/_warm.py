@@ -70,14 +70,14 @@ def warm_replay() -> None:
     params = analyses.AuditParams.from_thresholds(table.style, q=d.q, alpha=d.alpha, m=d.m, q_mod=d.q_mod,
                                                   q_aud=d.q_aud, eta=d.eta)
     _cache.replay_run(source, score, groups, order, analyses.DEFAULT_MODEL_PROCESS,
-                      analyses.DEFAULT_AUDITOR_PROCESS, (), False, params)   # as the page: no row left out
+                      analyses.DEFAULT_AUDITOR_PROCESS, (), False, None, params)   # as the page: no row left out, untuned
 
 
 def warm_measure() -> None:
     """Measure's first view: the bundled response log at the page's first interval settings."""
     from audit_core.analyses.measure import INTERVALS
     source = _uploads.bundled_source("response_log")
-    _cache.measure_log(source, MEASURE.n_boot, MEASURE.seed, MEASURE.confidence, next(iter(INTERVALS)))
+    _cache.measure_log(source, MEASURE.bootstrap, MEASURE.seed, MEASURE.confidence, next(iter(INTERVALS)))
 
 
 def warm_compare() -> None:

@@ -69,7 +69,7 @@ source = source or _uploads.bundled_source("response_log")
 
 with st.expander("Interval settings"):
     c1, c2, c3, c4 = st.columns(4)
-    n_boot = int(c1.number_input("Bootstrap replicates", min_value=0, max_value=20000, value=FIRST.n_boot, step=500,
+    bootstrap = int(c1.number_input("Bootstrap replicates", min_value=0, max_value=20000, value=FIRST.bootstrap, step=500,
                                  key=_shared.kept("measure_boot"), help="Clusters are resampled with replacement."))
     seed = int(c2.number_input("Seed", min_value=0, value=FIRST.seed, step=1, key=_shared.kept("measure_seed")))
     confidence = float(c3.select_slider("Confidence", options=[0.8, 0.9, 0.95, 0.99], value=FIRST.confidence,
@@ -78,7 +78,7 @@ with st.expander("Interval settings"):
                         format_func=INTERVALS.get)
 
 _shared.write_link(LINK, shareable=source.bundled)
-view = _cache.measure_log(source, n_boot, seed, confidence, interval)
+view = _cache.measure_log(source, bootstrap, seed, confidence, interval)
 result, pooled = view.result, view.result.pooled
 
 _shared.show_verdict(view.verdict)

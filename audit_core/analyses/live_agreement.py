@@ -207,20 +207,20 @@ def _sentence(audit: LiveAudit, agreement, queue: int, waiting: int) -> str:
 _agreements: OrderedDict[tuple, LiveAgreement] = OrderedDict()
 
 
-def build_live_agreement(audit: LiveAudit, who: Identity | str | None = None, n_boot: int = 1000,
+def build_live_agreement(audit: LiveAudit, who: Identity | str | None = None, bootstrap: int = 1000,
                          confidence: float = 0.95, seed: int = 0) -> LiveAgreement:
     """:func:`live_agreement` of an open audit (the live view builds it from the audit it holds)."""
     from audit_core.measure.interrater import check_bootstrap
 
-    check_bootstrap(n_boot, confidence)
+    check_bootstrap(bootstrap, confidence)
     labels, settlements, hidden_cases = audit.overlap_labels(), audit.adjudications(), _open_to(audit, who)
     key = (audit.audit_id, audit.created, audit.pool_spec, tuple((r["case_id"], r["annotator"], r["ts"]) for r in labels),
-           tuple(a["ts"] for a in settlements), frozenset(hidden_cases), n_boot, float(confidence), seed)
-    return remembered(_agreements, key, lambda: _build(audit, labels, settlements, hidden_cases, n_boot,
+           tuple(a["ts"] for a in settlements), frozenset(hidden_cases), bootstrap, float(confidence), seed)
+    return remembered(_agreements, key, lambda: _build(audit, labels, settlements, hidden_cases, bootstrap,
                                                        confidence, seed))
 
 
-def _build(audit: LiveAudit, labels, settlements, hidden_cases, n_boot, confidence, seed) -> LiveAgreement:
+def _build(audit: LiveAudit, labels, settlements, hidden_cases, bootstrap, confidence, seed) -> LiveAgreement:
     from audit_core.measure.interrater import agreement as measure_agreement
 
     pairable = {}
@@ -230,7 +230,7 @@ def _build(audit: LiveAudit, labels, settlements, hidden_cases, n_boot, confiden
     if any(n >= 2 for n in pairable.values()):
         result = measure_agreement([r["case_id"] for r in labels], [r["annotator"] for r in labels],
                                    [r["score"] for r in labels], subgroups=[r["subgroup"] for r in labels],
-                                   n_boot=n_boot, confidence=confidence, seed=seed)
+                                   bootstrap=bootstrap, confidence=confidence, seed=seed)
     settled = {a["case_id"]: a for a in settlements}
     adjudications = pd.DataFrame([{"case": a["case_id"], "score": a["score"], "adjudicator": a["adjudicator"],
                                    "signed in": a["verified"], "reason": a["reason"], "time (UTC)": a["ts"]}
@@ -256,7 +256,7 @@ def _build(audit: LiveAudit, labels, settlements, hidden_cases, n_boot, confiden
         key=f"live_agreement_{audit.audit_id}", title=f"Agreement between labellers, live audit {audit.audit_id}",
         source=f"workspace audit {audit.audit_id} of {audit.pool_spec}",
         parameters={"overlap share": audit.overlap.share, "labellers per overlapped case": audit.overlap.labellers,
-                    "label the e-processes see": audit.overlap.label_choice, "bootstrap resamples": n_boot,
+                    "label the e-processes see": audit.overlap.label_choice, "bootstrap resamples": bootstrap,
                     "interval confidence": confidence, "seed": seed},
         summary=tuple(summary),
         tables=tuple(t for t in (ReportTable("Agreement statistics", statistics),
@@ -272,14 +272,14 @@ def _without_cases(result, shown: set[str]):
     return replace(result, disagreements=tuple(d for d in result.disagreements if d.case_id in shown))
 
 
-def live_agreement(audit_id: int, who: Identity | str | None = None, db=None, n_boot: int = 1000,
+def live_agreement(audit_id: int, who: Identity | str | None = None, db=None, bootstrap: int = 1000,
                    confidence: float = 0.95, seed: int = 0) -> LiveAgreement:
     """Agreement between the labellers of audit ``audit_id`` (see the module doc): intervals from
-    ``n_boot`` case resamples drawn from ``seed`` at ``confidence``. ``who``: whose view (a viewer or
+    ``bootstrap`` case resamples drawn from ``seed`` at ``confidence``. ``who``: whose view (a viewer or
     annotator is not shown the labels of cases they may still be asked to label; None: everything,
     as the command line and owners see it)."""
     with open_audit(audit_id, db) as audit:
-        return build_live_agreement(audit, who, n_boot=n_boot, confidence=confidence, seed=seed)
+        return build_live_agreement(audit, who, bootstrap=bootstrap, confidence=confidence, seed=seed)
 
 
 def adjudicate_case(audit_id: int, case_id: str, score, reason: str, adjudicator: Identity | str,

@@ -143,15 +143,15 @@ def identified_table(result: IdentifiedTau) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def measure_log(source: Source, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
+def measure_log(source: Source, bootstrap: int = 2000, seed: int = 0, confidence: float = 0.95,
                 interval: str = "bootstrap") -> LogMeasurement:
     """``measure`` on the source's response log, with its tables, charts and report section; on a
     log that covers only an identifying part of the layout, τ_full through identification too."""
-    result = measure(source.value, n_boot=n_boot, seed=seed, confidence=confidence)
-    invariance = (measure_invariance(source.value, n_boot=n_boot, seed=seed, confidence=confidence)
+    result = measure(source.value, bootstrap=bootstrap, seed=seed, confidence=confidence)
+    invariance = (measure_invariance(source.value, bootstrap=bootstrap, seed=seed, confidence=confidence)
                   if mapping_axis(source.value.layout) is not None else None)
     invariance_table = views.invariance_table(invariance) if invariance is not None else None
-    interval = interval if n_boot > 0 else "wilson"
+    interval = interval if bootstrap > 0 else "wilson"
     verdict = _verdict(result)
     cells = covered_cells(source.value)
     layout = Source("policy_class", f"layout:{source.key}", "layout of the log", f"policy class of {source.name}",
@@ -160,7 +160,7 @@ def measure_log(source: Source, n_boot: int = 2000, seed: int = 0, confidence: f
     support_verdict = _support_verdict(ident, len(source.value.cells), result.pooled.estimate("tau_full"))
     identified = table = None
     if ident.identified and len(cells) < len(source.value.cells):
-        identified = identified_tau(source.value, cells=cells, n_boot=n_boot, seed=seed, confidence=confidence)
+        identified = identified_tau(source.value, cells=cells, bootstrap=bootstrap, seed=seed, confidence=confidence)
         table = identified_table(identified)
         support_verdict = Verdict("good", f"{support_verdict.text} {identified_verdict(identified).text}",
                                   caveat=identified_verdict(identified).caveat)

@@ -74,11 +74,11 @@ def _verdict(plan: AuditPlan) -> Verdict:
 def plan_study(pool: Source, strategy: str = "adaptive", process: str = DEFAULT_MODEL_PROCESS,
                params: AuditParams | None = None, replicates: int = 100, seed: int = 0,
                budgets: Sequence[int] | None = None, no_failure_accuracy: float | None = None,
-               progress: Callable[[int, int], None] | None = None, n_jobs: int = 2,
+               progress: Callable[[int, int], None] | None = None, jobs: int = 2,
                config: AuditorConfig | None = None, backend: str = "local", address: str | None = None) -> PlannedAudit:
     """``plan_audit`` on the pool, with its tables, chart, report section and verdict."""
     plan = plan_audit(pool.value, strategy, process, params, replicates, seed, budgets, no_failure_accuracy,
-                      progress, n_jobs, config, backend, address)
+                      progress, jobs, config, backend, address)
     verdict = _verdict(plan)
     chart = views.plan_chart(plan)
     return PlannedAudit(source=pool, plan=plan, budget_table=plan.budget_table, labels_table=plan.labels_needed,

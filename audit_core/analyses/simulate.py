@@ -114,7 +114,7 @@ def _verdict(mode: str, summary: pd.DataFrame, type_one: pd.DataFrame | None, al
 
 def simulate_study(pool: Source, rows: Sequence[tuple[str, str]], replicates: int, params: AuditParams,
                    seed: int = 0, mode: str = "power", progress: Callable[[int, int], None] | None = None,
-                   n_jobs: int | None = None, config: AuditorConfig | None = None, backend: str = "local",
+                   jobs: int | None = None, config: AuditorConfig | None = None, backend: str = "local",
                    address: str | None = None) -> StudySimulation:
     """``run_study`` of the rows on the pool, with tables, charts, report section and verdict.
 
@@ -131,8 +131,8 @@ def simulate_study(pool: Source, rows: Sequence[tuple[str, str]], replicates: in
         lifted_pool, lifted = pool.value.lifted_to(params.q)
         pool = replace(pool, value=lifted_pool)
     kwargs = {"backend": backend, "address": address}
-    if n_jobs is not None:
-        kwargs["n_jobs"] = n_jobs
+    if jobs is not None:
+        kwargs["jobs"] = jobs
     if config is not None:
         kwargs["config"] = config
     study = run_study(pool.value, list(rows), replicates, params, seed, progress=progress, **kwargs)

@@ -191,7 +191,7 @@ def default_budgets(budget: int, count: int = 5) -> tuple[int, ...]:
 
 def plan_audit(pool: Pool, strategy: str = "adaptive", process: str = "SR-LR-UI", params: AuditParams | None = None,
                replicates: int = 200, seed: int = 0, budgets=None, no_failure_accuracy: float | None = None,
-               progress: Progress | None = None, n_jobs: int = 2, config=None, backend: str = "local",
+               progress: Progress | None = None, jobs: int = 2, config=None, backend: str = "local",
                address: str | None = None, client=None) -> AuditPlan:
     """Simulate the audit in both scenarios and summarise (module doc). The two scenarios use the
     same seeds; ``progress(done, total)`` counts audits over both."""
@@ -214,7 +214,7 @@ def plan_audit(pool: Pool, strategy: str = "adaptive", process: str = "SR-LR-UI"
     pass_rate = (math.nan,) * 3
     for offset, (scenario, p) in enumerate(pools.items()):
         report = None if progress is None else (lambda d, _t, base=offset * replicates: progress(base + d, total))
-        study = run_study(p, [(strategy, process)], replicates, params, seed=seed, progress=report, n_jobs=n_jobs,
+        study = run_study(p, [(strategy, process)], replicates, params, seed=seed, progress=report, jobs=jobs,
                           config=config, backend=backend, address=address, client=client)
         seconds += study.seconds
         decisions = study.results["decision"].to_numpy(object)

@@ -5,7 +5,7 @@ Seeds: replicate ``r`` of a study seeded ``s`` draws its labels from
 realisation) and the row (strategy, process) runs its strategy with
 ``SeedSequence(s, spawn_key=(r, 1, crc32("strategy|process")))``. Each audit depends on nothing
 else, neither on the other rows of the study nor on execution order: a row gives the same result
-alone as inside the paper's seven rows, and a parallel run (``n_jobs`` worker processes) gives
+alone as inside the paper's seven rows, and a parallel run (``jobs`` worker processes) gives
 exactly the serial result. The stopping time of an audit is the number of annotations it used: the step of its
 decision, or the budget (or pool size) when inconclusive, as in the paper's boxplots.
 """
@@ -116,14 +116,14 @@ class Study:
 
 
 def run_study(pool: Pool, rows=None, replicates: int = 100, params: AuditParams | None = None, seed: int = 0,
-              progress: Progress | None = None, n_jobs: int = 2, config: AuditorConfig | None = None,
+              progress: Progress | None = None, jobs: int = 2, config: AuditorConfig | None = None,
               backend: str = "local", address: str | None = None, client=None) -> Study:
     """Run every (strategy, process) row ``replicates`` times; see the module doc for seeding.
 
     ``rows`` default to the paper's seven for the pool's style; ``params`` to the style's defaults
-    (``AuditParams.gpqa()`` / ``.sdoh()``); ``n_jobs`` > 1 runs in that many worker processes.
+    (``AuditParams.gpqa()`` / ``.sdoh()``); ``jobs`` > 1 runs in that many worker processes.
     ``backend="dask"`` runs on Dask instead (:mod:`audit_core.auditing.backends`: a LocalCluster of
-    ``n_jobs`` workers, the scheduler at ``address``, or the ``client`` given); the records are the
+    ``jobs`` workers, the scheduler at ``address``, or the ``client`` given); the records are the
     same whatever the backend. ``progress(done, total)`` is called as audits finish.
     """
     import time
@@ -152,19 +152,19 @@ def run_study(pool: Pool, rows=None, replicates: int = 100, params: AuditParams 
         raise InputError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
     if backend == "dask":
         records = run_units_dask(units, pool, rows, params, config, seed, progress, address,
-                                 max(1, int(n_jobs)), client)
+                                 max(1, int(jobs)), client)
         return _study(pool, rows, replicates, seed, params, config, records, started)
-    n_jobs = max(1, min(int(n_jobs), os.cpu_count() or 1, total))
-    if n_jobs == 1:
+    jobs = max(1, min(int(jobs), os.cpu_count() or 1, total))
+    if jobs == 1:
         for done, (r, j) in enumerate(units, start=1):
             records.append(run_unit(pool, rows, params, config, seed, r, j))
             if progress:
                 progress(done, total)
     else:
         # Small chunks keep both workers busy to the end and the progress bar moving.
-        chunk = max(1, min(8, total // (n_jobs * 8) or 1))
+        chunk = max(1, min(8, total // (jobs * 8) or 1))
         chunks = [units[i:i + chunk] for i in range(0, total, chunk)]
-        with ProcessPoolExecutor(max_workers=n_jobs, initializer=_init_worker,
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
                                  initargs=(pool, rows, params, config, seed)) as executor:
             futures = [executor.submit(_work, c) for c in chunks]
             done = 0
@@ -222,7 +222,7 @@ def sampling_frequency_vs_accuracy(study_or_runs, pool: Pool, strategy: str = "a
 
 
 def run_paper_studies(keys=GPQA_STUDY_POOLS, replicates: int = 100, seed: int = 0, progress: Progress | None = None,
-                      n_jobs: int = 2, config: AuditorConfig | None = None, **overrides) -> dict[str, Study]:
+                      jobs: int = 2, config: AuditorConfig | None = None, **overrides) -> dict[str, Study]:
     """The paper's seven rows on several bundled pools (default: the four GPQA-style settings),
     each with :func:`paper_params` of its style; ``progress(done, total)`` counts audits over all."""
     from audit_core.auditing.pool import load_pool
@@ -235,6 +235,6 @@ def run_paper_studies(keys=GPQA_STUDY_POOLS, replicates: int = 100, seed: int = 
         rows = paper_rows(pool.style)
         report = None if progress is None else (lambda d, _t, base=offset: progress(base + d, total))
         studies[key] = run_study(pool, rows, replicates, paper_params(pool.style, **overrides), seed=seed,
-                                 progress=report, n_jobs=n_jobs, config=config)
+                                 progress=report, jobs=jobs, config=config)
         offset += len(rows) * replicates
     return studies

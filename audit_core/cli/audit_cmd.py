@@ -340,7 +340,7 @@ def _agreement_lines(p: dict) -> list[str]:
         return lines + ["  no case has two labels yet"]
     level = p["percent_agreement"]["confidence"] if p["percent_agreement"] else 0.95
     lines.append(f"  {p['n_cases']} cases, {p['n_labels']} labels, {p['n_annotators']} labellers "
-                 f"({level:.0%} bootstrap intervals over cases, {p['n_boot']} resamples)")
+                 f"({level:.0%} bootstrap intervals over cases, {p['bootstrap']} resamples)")
     for g in [{"subgroup": "(all)", **p}, *p["subgroups"]]:
         parts = [stat("agreement", g["percent_agreement"])]
         if g["cohen_kappa"] is not None:

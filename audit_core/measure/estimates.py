@@ -68,7 +68,7 @@ COMPOSITION = ("reportability failure", "base-knowledge failure", "target inerti
 ALL_MODELS = "all models"
 BOOTSTRAP_CHUNK = 1000  # replicates per block of weights: bounds memory at chunk x clusters floats
 WEIGHT_BUDGET = 4_000_000  # floats of one block of weights (32 MB); fewer replicates per block with many clusters
-COLUMN_BLOCK = 2048  # rates bootstrapped together: bounds the replicates x rates array at n_boot x this
+COLUMN_BLOCK = 2048  # rates bootstrapped together: bounds the replicates x rates array at bootstrap x this
 # A response no model can give: marks unobserved cells for the engine (never equals the oracle).
 UNOBSERVED = "\x00unobserved"
 
@@ -192,14 +192,14 @@ class Measurement:
     transitions: tuple[TransitionMeasure, ...]
     n_cells: int
     n_contexts: int
-    n_boot: int
+    bootstrap: int
     seed: int
     confidence: float
     notes: tuple[str, ...] = field(default=())
 
     def __repr__(self) -> str:
         return (f"Measurement({len(self.models)} models, {len(self.units)} units, "
-                f"n_boot={self.n_boot}, source={self.source!r})")
+                f"bootstrap={self.bootstrap}, source={self.source!r})")
 
     def model(self, name: str) -> ModelMeasure:
         for m in self.models + (self.pooled,):
@@ -209,7 +209,7 @@ class Measurement:
 
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "n_cells": self.n_cells, "n_contexts": self.n_contexts,
-                "bootstrap": {"replicates": self.n_boot, "seed": self.seed, "unit": "cluster"},
+                "bootstrap": {"replicates": self.bootstrap, "seed": self.seed, "unit": "cluster"},
                 "confidence": self.confidence,
                 "models": [m.to_dict() for m in self.models], "pooled": self.pooled.to_dict(),
                 "transitions": [t.to_dict() for t in self.transitions],
@@ -330,7 +330,7 @@ def _unit_counts(log: ResponseLog, pairs: PairedUnits, engine: dict[str, np.ndar
     return {k: (np.asarray(s, dtype=np.int64), np.asarray(n, dtype=np.int64)) for k, (s, n) in counts.items()}
 
 
-def cluster_bootstrap_weights(n_clusters: int, n_boot: int, seed: int,
+def cluster_bootstrap_weights(n_clusters: int, bootstrap: int, seed: int,
                               chunk: int = BOOTSTRAP_CHUNK) -> Iterator[np.ndarray]:
     """Blocks of (at most ``chunk``) x n_clusters multiplicities of clusters drawn with replacement.
 
@@ -341,37 +341,37 @@ def cluster_bootstrap_weights(n_clusters: int, n_boot: int, seed: int,
     rng = np.random.default_rng(seed)
     chunk = max(1, min(chunk, WEIGHT_BUDGET // max(n_clusters, 1)))
     done = 0
-    while done < n_boot:
-        rows = min(chunk, n_boot - done)
+    while done < bootstrap:
+        rows = min(chunk, bootstrap - done)
         draws = rng.integers(0, n_clusters, size=(rows, n_clusters))
         offsets = (draws + n_clusters * np.arange(rows)[:, None]).ravel()
         yield np.bincount(offsets, minlength=rows * n_clusters).reshape(rows, n_clusters).astype(np.float64)
         done += rows
 
 
-def bootstrap_intervals(successes, n, n_boot: int, seed: int, confidence: float,
+def bootstrap_intervals(successes, n, bootstrap: int, seed: int, confidence: float,
                         chunk: int = BOOTSTRAP_CHUNK, column_block: int = COLUMN_BLOCK) -> tuple[np.ndarray, np.ndarray]:
     """Percentile cluster-bootstrap interval of Σ_k w_k s_k / Σ_k w_k n_k for every column.
 
     ``successes``, ``n``: (n_clusters x n_rates) per-cluster totals, dense or scipy sparse; every
     column sees the same resampled clusters (the weight stream is replayed per block of
-    ``column_block`` columns, so memory is n_boot x column_block, not n_boot x n_rates). Replicates
-    whose resampled n is 0 are left out; a column without any usable replicate (or n_boot = 0)
+    ``column_block`` columns, so memory is bootstrap x column_block, not bootstrap x n_rates). Replicates
+    whose resampled n is 0 are left out; a column without any usable replicate (or bootstrap = 0)
     gets NaN.
     """
     successes = sparse.csc_matrix(successes, dtype=np.float64)
     n = sparse.csc_matrix(n, dtype=np.float64)
     n_clusters, n_cols = successes.shape
     low, high = np.full(n_cols, np.nan), np.full(n_cols, np.nan)
-    if not n_boot:
+    if not bootstrap:
         return low, high
     tail = (1.0 - confidence) / 2.0
     for start in range(0, n_cols, column_block):
         stop = min(start + column_block, n_cols)
         top_of, bottom_of = successes[:, start:stop], n[:, start:stop]
-        rates = np.empty((n_boot, stop - start))
+        rates = np.empty((bootstrap, stop - start))
         row = 0
-        for weights in cluster_bootstrap_weights(n_clusters, n_boot, seed, chunk):
+        for weights in cluster_bootstrap_weights(n_clusters, bootstrap, seed, chunk):
             top, bottom = (top_of.T @ weights.T).T, (bottom_of.T @ weights.T).T
             with np.errstate(invalid="ignore", divide="ignore"):
                 rates[row:row + len(weights)] = np.where(bottom > 0, top / bottom, np.nan)
@@ -506,14 +506,14 @@ def _measure_notes(log: ResponseLog, pairs: PairedUnits, cell_complete: np.ndarr
     return tuple(notes)
 
 
-def measure(log: ResponseLog, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95) -> Measurement:
+def measure(log: ResponseLog, bootstrap: int = 2000, seed: int = 0, confidence: float = 0.95) -> Measurement:
     """Estimand-separated results per model and pooled over models (module docstring).
 
     Every rate is a column of per-cluster (successes, n) totals; clusters are the bootstrap's
     resampling unit. Memory follows units x cells and the number of rates, never models x clusters.
     """
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
-        raise InputError(f"bootstrap replicates: need an integer >= 0, got {n_boot!r}")
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, (int, np.integer)) or bootstrap < 0:
+        raise InputError(f"bootstrap replicates: need an integer >= 0, got {bootstrap!r}")
     if not 0.0 < confidence < 1.0:
         raise InputError(f"confidence: must lie strictly between 0 and 1, got {confidence}")
     n_models, n_clusters = len(log.models), len(log.clusters)
@@ -528,7 +528,7 @@ def measure(log: ResponseLog, n_boot: int = 2000, seed: int = 0, confidence: flo
     transition_columns, reported = _transition_columns(log, blocks)
     columns = [(k, units_of) for _, units_of in blocks for k in names] + transition_columns
     requests = _requests(columns, counts, log.unit_clusters, n_clusters)
-    low, high = bootstrap_intervals(requests.successes, requests.n, int(n_boot), seed, confidence)
+    low, high = bootstrap_intervals(requests.successes, requests.n, int(bootstrap), seed, confidence)
     estimates = iter(_estimates(requests.names, np.asarray(requests.successes.sum(axis=0)).ravel(),
                                 np.asarray(requests.n.sum(axis=0)).ravel(), low, high, confidence))
 
@@ -549,5 +549,5 @@ def measure(log: ResponseLog, n_boot: int = 2000, seed: int = 0, confidence: flo
     return Measurement(source=log.source, models=tuple(summaries[:n_models]), pooled=summaries[-1],
                        units=_unit_measures(log, engine, pairs, categories, cell_complete),
                        transitions=transitions,
-                       n_cells=len(log.cells), n_contexts=int(pairs.complete.shape[1]), n_boot=int(n_boot),
+                       n_cells=len(log.cells), n_contexts=int(pairs.complete.shape[1]), bootstrap=int(bootstrap),
                        seed=int(seed), confidence=float(confidence), notes=_measure_notes(log, pairs, cell_complete))

@@ -110,7 +110,7 @@ class IdentifiedTau:
     models: tuple[IdentifiedModel, ...]
     pooled: IdentifiedModel
     units: tuple[IdentifiedUnit, ...] = field(repr=False)
-    n_boot: int = 0
+    bootstrap: int = 0
     seed: int = 0
     confidence: float = 0.95
     statement: str = ""
@@ -146,7 +146,7 @@ class IdentifiedTau:
                 "model_calls_full": self.model_calls_full,
                 "model_calls_saved": self.model_calls_full - self.model_calls,
                 "statement": self.statement, "assumption": self.assumption,
-                "bootstrap": {"replicates": self.n_boot, "seed": self.seed, "unit": "cluster"},
+                "bootstrap": {"replicates": self.bootstrap, "seed": self.seed, "unit": "cluster"},
                 "confidence": self.confidence,
                 "models": [m.to_dict() for m in self.models], "pooled": self.pooled.to_dict(),
                 "outside_units": [f"{u.model}/{u.cluster}" for u in self.outside_units],
@@ -253,13 +253,13 @@ def not_identified_message(ident, estimand: str) -> str:
             f"one of them alike but differ in {estimand} ({ident.n_collisions} such pair(s)){hint}")
 
 
-def identified_tau(log: ResponseLog, cells=None, estimand: str = "tau_full", n_boot: int = 2000, seed: int = 0,
+def identified_tau(log: ResponseLog, cells=None, estimand: str = "tau_full", bootstrap: int = 2000, seed: int = 0,
                    confidence: float = 0.95) -> IdentifiedTau:
     """τ of every unit through identification on ``cells`` (default: the cells the log covers), and its
     estimate over units (module docstring). The class is the log's layout (its policies and oracle).
     InputError when the support does not identify ``estimand`` on the class."""
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
-        raise InputError(f"bootstrap replicates: need an integer >= 0, got {n_boot!r}")
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, (int, np.integer)) or bootstrap < 0:
+        raise InputError(f"bootstrap replicates: need an integer >= 0, got {bootstrap!r}")
     if not 0.0 < confidence < 1.0:
         raise InputError(f"confidence: must lie strictly between 0 and 1, got {confidence}")
     pc = log.layout
@@ -301,7 +301,7 @@ def identified_tau(log: ResponseLog, cells=None, estimand: str = "tau_full", n_b
     names = list(IDENTIFIED_ESTIMATES)
     requests = _requests([(k, units) for _, units in blocks for k in names], counts, log.unit_clusters,
                          len(log.clusters))
-    low, high = bootstrap_intervals(requests.successes, requests.n, int(n_boot), seed, confidence)
+    low, high = bootstrap_intervals(requests.successes, requests.n, int(bootstrap), seed, confidence)
     estimates = iter(_estimates(requests.names, np.asarray(requests.successes.sum(axis=0)).ravel(),
                                 np.asarray(requests.n.sum(axis=0)).ravel(), low, high, confidence,
                                 labels=IDENTIFIED_ESTIMATES))
@@ -328,7 +328,7 @@ def identified_tau(log: ResponseLog, cells=None, estimand: str = "tau_full", n_b
                  f"in that class has the same {estimand} (paper 000, Theorem 1).")
     return IdentifiedTau(source=log.source, estimand=estimand, class_source=pc.source, cells=cells,
                          n_cells_full=len(pc.cells), models=tuple(summaries[:len(log.models)]), pooled=summaries[-1],
-                         units=units_out, n_boot=int(n_boot), seed=int(seed), confidence=float(confidence),
+                         units=units_out, bootstrap=int(bootstrap), seed=int(seed), confidence=float(confidence),
                          statement=statement, notes=tuple(notes))
 
 

@@ -19,7 +19,7 @@ statistics: cases with at least two labels.
   that thousands of resamples cost one matrix product; the tests check it against the
   `krippendorff` package (Castro's ``krippendorff.alpha``) and against a hand computation.
 
-Intervals: percentile bootstrap over cases (``n_boot`` resamples of the pairable cases, each
+Intervals: percentile bootstrap over cases (``bootstrap`` resamples of the pairable cases, each
 case weighted by a Poisson(1) count, seeded), within each subgroup for the subgroup's numbers.
 
 Per annotator: agreement with the rest (the share of pairs this annotator forms with another
@@ -117,7 +117,7 @@ class Disagreement:
 class Agreement:
     """Agreement of an audit's labels: ``overall`` and ``by_subgroup`` (:class:`GroupAgreement`),
     ``annotators`` (:class:`AnnotatorAgreement`), ``disagreements``, the ``level`` of α,
-    ``n_annotators``, ``n_boot``, ``seed``."""
+    ``n_annotators``, ``bootstrap``, ``seed``."""
 
     overall: GroupAgreement
     by_subgroup: tuple
@@ -125,7 +125,7 @@ class Agreement:
     disagreements: tuple
     level: str
     n_annotators: int
-    n_boot: int
+    bootstrap: int
     seed: int
 
     @property
@@ -144,7 +144,7 @@ class Agreement:
         overall = self.overall.to_dict()
         return {**{k: overall[k] for k in ("percent_agreement", "cohen_kappa", "krippendorff_alpha")},
                 "n_cases": self.overall.n_cases, "n_labels": self.overall.n_labels,
-                "n_annotators": self.n_annotators, "level": self.level, "n_boot": self.n_boot, "seed": self.seed,
+                "n_annotators": self.n_annotators, "level": self.level, "bootstrap": self.bootstrap, "seed": self.seed,
                 "subgroups": [g.to_dict() for g in self.by_subgroup],
                 "annotators": [a.to_dict() for a in self.annotators],
                 "disagreements": [d.to_dict() for d in self.disagreements]}
@@ -287,13 +287,13 @@ _POISSON_TABLE = np.searchsorted(
     (np.arange(2 ** 16) + 0.5) / 2 ** 16).astype(np.float64)
 
 
-def _bootstrap_weights(n_cases: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """n_boot × n_cases resample weights: how often each case is drawn, Poisson(1) (the Poisson
+def _bootstrap_weights(n_cases: int, bootstrap: int, rng: np.random.Generator) -> np.ndarray:
+    """bootstrap × n_cases resample weights: how often each case is drawn, Poisson(1) (the Poisson
     bootstrap: the multinomial counts of n draws with replacement, made independent; every
     statistic here is a ratio of weighted sums, so the rows need not sum to n)."""
-    if n_cases == 0 or n_boot == 0:
+    if n_cases == 0 or bootstrap == 0:
         return np.zeros((0, n_cases))
-    return _POISSON_TABLE[rng.integers(0, 2 ** 16, size=(n_boot, n_cases), dtype=np.uint16)]
+    return _POISSON_TABLE[rng.integers(0, 2 ** 16, size=(bootstrap, n_cases), dtype=np.uint16)]
 
 
 def _interval(name: str, estimate: float, replicates: np.ndarray, confidence: float) -> AgreementStatistic:
@@ -305,11 +305,11 @@ def _interval(name: str, estimate: float, replicates: np.ndarray, confidence: fl
     return AgreementStatistic(name, float(estimate), float(low), float(high), confidence)
 
 
-def _group(label: str, matrix: np.ndarray, level: str, n_boot: int, confidence: float,
+def _group(label: str, matrix: np.ndarray, level: str, bootstrap: int, confidence: float,
            rng: np.random.Generator) -> GroupAgreement:
     st = _case_stats(matrix, level)
     n_cases = int(st["keep"].sum())
-    w = _bootstrap_weights(n_cases, n_boot, rng)
+    w = _bootstrap_weights(n_cases, bootstrap, rng)
     ones = np.ones((1, n_cases))
     with np.errstate(invalid="ignore", divide="ignore"):
         pa = float(st["agree"].mean()) if n_cases else math.nan
@@ -352,23 +352,23 @@ def annotator_agreement(names, matrix: np.ndarray) -> tuple[AnnotatorAgreement, 
     return tuple(rows)
 
 
-def check_bootstrap(n_boot, confidence) -> None:
-    """``n_boot`` a whole number >= 0 and ``confidence`` strictly between 0 and 1 (else InputError)."""
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
-        raise InputError(f"n_boot: expected a whole number >= 0, got {n_boot!r}")
+def check_bootstrap(bootstrap, confidence) -> None:
+    """``bootstrap`` a whole number >= 0 and ``confidence`` strictly between 0 and 1 (else InputError)."""
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, (int, np.integer)) or bootstrap < 0:
+        raise InputError(f"bootstrap: expected a whole number >= 0, got {bootstrap!r}")
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0.0 < float(confidence) < 1.0:
         raise InputError(f"confidence: expected a number between 0 and 1, got {confidence!r}")
 
 
-def agreement(cases, annotators, scores, subgroups=None, level: str | None = None, n_boot: int = 1000,
+def agreement(cases, annotators, scores, subgroups=None, level: str | None = None, bootstrap: int = 1000,
               confidence: float = 0.95, seed: int = 0) -> Agreement:
     """Agreement of labels in long format (one row per label; see the module doc).
 
     ``subgroups``: each label's case's subgroup (same for every label of a case), for the per-subgroup
-    numbers; ``level``: α's level (default :func:`level_for` the scores); ``n_boot`` resamples of
+    numbers; ``level``: α's level (default :func:`level_for` the scores); ``bootstrap`` resamples of
     cases for each interval, drawn from ``seed``; ``confidence`` of the percentile intervals.
     """
-    check_bootstrap(n_boot, confidence)
+    check_bootstrap(bootstrap, confidence)
     case_ids, names, matrix, case_of = _reliability(cases, annotators, scores)
     scores = np.asarray(scores, float)
     level = level or level_for(scores)
@@ -381,10 +381,10 @@ def agreement(cases, annotators, scores, subgroups=None, level: str | None = Non
             raise InputError("labels: subgroups differ in length from the labels")
         group_of[case_of] = subgroups
     rng = np.random.default_rng(seed)
-    overall = _group("(all)", matrix, level, n_boot, confidence, rng)
+    overall = _group("(all)", matrix, level, bootstrap, confidence, rng)
     by_subgroup = ()
     if subgroups is not None:
-        by_subgroup = tuple(_group(str(g), matrix[:, group_of == g], level, n_boot, confidence, rng)
+        by_subgroup = tuple(_group(str(g), matrix[:, group_of == g], level, bootstrap, confidence, rng)
                             for g in sorted(set(group_of)))
     have = ~np.isnan(matrix)
     with np.errstate(invalid="ignore"):
@@ -401,4 +401,4 @@ def agreement(cases, annotators, scores, subgroups=None, level: str | None = Non
     disagreements = [Disagreement(str(case), str(group), tuple(pairs[start:end]))
                      for case, group, start, end in zip(ids, groups, starts, ends, strict=True)]
     return Agreement(overall, by_subgroup, annotator_agreement(names, matrix), tuple(disagreements), level,
-                     len(names), int(n_boot), int(seed))
+                     len(names), int(bootstrap), int(seed))

@@ -165,13 +165,13 @@ class Invariance:
     source: str
     models: tuple[ModelInvariance, ...]
     pooled: ModelInvariance
-    n_boot: int
+    bootstrap: int
     seed: int
     confidence: float
     notes: tuple[str, ...] = field(default=())
 
     def __repr__(self) -> str:
-        return f"Invariance({len(self.models)} models, n_boot={self.n_boot}, source={self.source!r})"
+        return f"Invariance({len(self.models)} models, bootstrap={self.bootstrap}, source={self.source!r})"
 
     def model(self, name: str) -> ModelInvariance:
         for m in self.models + (self.pooled,):
@@ -180,7 +180,7 @@ class Invariance:
         raise KeyError(name)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "bootstrap": {"replicates": self.n_boot, "seed": self.seed, "unit": "cluster"},
+        return {"source": self.source, "bootstrap": {"replicates": self.bootstrap, "seed": self.seed, "unit": "cluster"},
                 "confidence": self.confidence, "models": [m.to_dict() for m in self.models],
                 "pooled": self.pooled.to_dict(), "notes": list(self.notes)}
 
@@ -273,10 +273,10 @@ def _label(name: str) -> tuple[str, str]:
     return PAIRED, f"{kind.replace('_', ' ')} ({value})"
 
 
-def _estimates(names: list[str], successes: np.ndarray, n: np.ndarray, n_boot: int, seed: int,
+def _estimates(names: list[str], successes: np.ndarray, n: np.ndarray, bootstrap: int, seed: int,
                confidence: float) -> tuple[Estimate, ...]:
     """k/n estimates from per-cluster (n_clusters x n_rates) totals, one bootstrap for all."""
-    low, high = bootstrap_intervals(successes, n, n_boot, seed, confidence)
+    low, high = bootstrap_intervals(successes, n, bootstrap, seed, confidence)
     out = []
     for j, name in enumerate(names):
         level, label = _label(name)
@@ -290,11 +290,11 @@ def _estimates(names: list[str], successes: np.ndarray, n: np.ndarray, n_boot: i
     return tuple(out)
 
 
-def _replicate_rates(successes: np.ndarray, n: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
-    """(n_boot x n_rates) bootstrap rates Σ w s / Σ w n on the shared cluster stream (NaN if n = 0)."""
-    out = np.empty((n_boot, successes.shape[1]))
+def _replicate_rates(successes: np.ndarray, n: np.ndarray, bootstrap: int, seed: int) -> np.ndarray:
+    """(bootstrap x n_rates) bootstrap rates Σ w s / Σ w n on the shared cluster stream (NaN if n = 0)."""
+    out = np.empty((bootstrap, successes.shape[1]))
     row = 0
-    for weights in cluster_bootstrap_weights(successes.shape[0], n_boot, seed):
+    for weights in cluster_bootstrap_weights(successes.shape[0], bootstrap, seed):
         top, bottom = weights @ successes, weights @ n
         with np.errstate(invalid="ignore", divide="ignore"):
             out[row:row + len(weights)] = np.where(bottom > 0, top / bottom, np.nan)
@@ -334,7 +334,7 @@ def _world_labels(log: ResponseLog) -> tuple[list[str], list[str]]:
 
 
 def balanced_transitions(local: np.ndarray, base: np.ndarray, complete: np.ndarray, direction: list[str],
-                         n_boot: int, seed: int, confidence: float) -> BalancedTransitions:
+                         bootstrap: int, seed: int, confidence: float) -> BalancedTransitions:
     """Equal-weighted selective response vs base accuracy over the directions (module docstring).
 
     ``local``, ``base``, ``complete``: per-cluster counts of selective, base-correct and complete
@@ -346,10 +346,10 @@ def balanced_transitions(local: np.ndarray, base: np.ndarray, complete: np.ndarr
     tops = np.hstack([local[:, None] * member, base[:, None] * member])
     bottoms = np.hstack([n, n])
     estimates = _estimates([f"selective:{d}" for d in names] + [f"base_accuracy:{d}" for d in names],
-                           tops, bottoms, n_boot, seed, confidence)
+                           tops, bottoms, bootstrap, seed, confidence)
     selective, accuracy = estimates[:len(names)], estimates[len(names):]
     present = [j for j, e in enumerate(selective) if e.n > 0]
-    replicates = _replicate_rates(tops, bottoms, n_boot, seed)
+    replicates = _replicate_rates(tops, bottoms, bootstrap, seed)
     if present:
         sel_value = float(np.mean([selective[j].rate for j in present]))
         acc_value = float(np.mean([accuracy[j].rate for j in present]))
@@ -357,7 +357,7 @@ def balanced_transitions(local: np.ndarray, base: np.ndarray, complete: np.ndarr
         acc_reps = replicates[:, [len(names) + j for j in present]].mean(axis=1)
     else:
         sel_value = acc_value = None
-        sel_reps = acc_reps = np.full(n_boot, np.nan)
+        sel_reps = acc_reps = np.full(bootstrap, np.nan)
     delta_reps = acc_reps - sel_reps
     delta = None if sel_value is None else acc_value - sel_value
     return BalancedTransitions(
@@ -369,18 +369,18 @@ def balanced_transitions(local: np.ndarray, base: np.ndarray, complete: np.ndarr
         p_delta_positive=_share_positive(delta_reps), n_replicates=int((~np.isnan(delta_reps)).sum()))
 
 
-def transition_asymmetry(local: np.ndarray, complete: np.ndarray, base_label: list[str], n_boot: int,
+def transition_asymmetry(local: np.ndarray, complete: np.ndarray, base_label: list[str], bootstrap: int,
                          seed: int, confidence: float) -> TransitionAsymmetry:
     """Selective response per base oracle label; after TRUE − after FALSE (module docstring)."""
     present = [label for label in LABELS if label in base_label]
     member = np.array([[b == label for label in present] for b in base_label], dtype=np.float64)
     tops, bottoms = local[:, None] * member, complete[:, None] * member
-    by_base = _estimates([f"selective_after:{label}" for label in present], tops, bottoms, n_boot, seed, confidence)
+    by_base = _estimates([f"selective_after:{label}" for label in present], tops, bottoms, bootstrap, seed, confidence)
     rate = {label: e.rate for label, e in zip(present, by_base, strict=True)}
     if rate.get("TRUE") is None or rate.get("FALSE") is None:
         difference = Contrast("difference", "selective after TRUE − after FALSE", None, None, None)
         return TransitionAsymmetry(by_base, difference, None, None)
-    reps = _replicate_rates(tops, bottoms, n_boot, seed)
+    reps = _replicate_rates(tops, bottoms, bootstrap, seed)
     diff_reps = reps[:, present.index("TRUE")] - reps[:, present.index("FALSE")]
     value = rate["TRUE"] - rate["FALSE"]
     return TransitionAsymmetry(
@@ -391,14 +391,14 @@ def transition_asymmetry(local: np.ndarray, complete: np.ndarray, base_label: li
 MAX_MODELS_PER_MODEL = 100
 
 
-def measure_invariance(log: ResponseLog, n_boot: int = 2000, seed: int = 0,
+def measure_invariance(log: ResponseLog, bootstrap: int = 2000, seed: int = 0,
                        confidence: float = 0.95) -> Invariance:
     """Paper 000 results 3-5 per model and pooled over models (module docstring)."""
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
-        raise InputError(f"bootstrap replicates: need an integer >= 0, got {n_boot!r}")
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, (int, np.integer)) or bootstrap < 0:
+        raise InputError(f"bootstrap replicates: need an integer >= 0, got {bootstrap!r}")
     if not 0.0 < confidence < 1.0:
         raise InputError(f"confidence: must lie strictly between 0 and 1, got {confidence}")
-    n_boot, n_clusters = int(n_boot), len(log.clusters)
+    bootstrap, n_clusters = int(bootstrap), len(log.clusters)
     counts = invariance_counts(log)
     names = list(counts)
     transitions = {"target", "sham"} <= set(log.worlds)
@@ -423,9 +423,9 @@ def measure_invariance(log: ResponseLog, n_boot: int = 2000, seed: int = 0,
             local = _cluster_sums(unit_local, units, log.unit_clusters, n_clusters)
             complete = _cluster_sums(unit_complete, units, log.unit_clusters, n_clusters)
             balanced = balanced_transitions(local, _cluster_sums(unit_base, units, log.unit_clusters, n_clusters), complete,
-                                            direction, n_boot, seed, confidence)
-            asymmetry = transition_asymmetry(local, complete, base_label, n_boot, seed, confidence)
-        results.append(ModelInvariance(model, _estimates(names, tops, bottoms, n_boot, seed, confidence),
+                                            direction, bootstrap, seed, confidence)
+            asymmetry = transition_asymmetry(local, complete, base_label, bootstrap, seed, confidence)
+        results.append(ModelInvariance(model, _estimates(names, tops, bottoms, bootstrap, seed, confidence),
                                        balanced, asymmetry))
     notes = []
     if not per_model:
@@ -440,4 +440,4 @@ def measure_invariance(log: ResponseLog, n_boot: int = 2000, seed: int = 0,
     if not transitions:
         notes.append("the layout has no target and sham worlds: no balanced transitions or asymmetry")
     models = tuple(results[:-1]) if per_model else (pooled,)
-    return Invariance(log.source, models, pooled, n_boot, int(seed), float(confidence), tuple(notes))
+    return Invariance(log.source, models, pooled, bootstrap, int(seed), float(confidence), tuple(notes))

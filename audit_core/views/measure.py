@@ -203,7 +203,7 @@ def measurement_section(result: Measurement, interval: str = "bootstrap", verdic
 
     return ReportSection(
         key="measure", title=f"Estimand-separated results of {result.source}", source=result.source,
-        parameters={"bootstrap replicates": result.n_boot, "seed": result.seed, "confidence": result.confidence},
+        parameters={"bootstrap replicates": result.bootstrap, "seed": result.seed, "confidence": result.confidence},
         summary=(*((verdict,) if verdict else ()),
                  f"{who}: base accuracy {rate(base)}; local response given base-correct {rate(local)}; "
                  f"full-support response {rate(tau)} on complete model-cluster units.",

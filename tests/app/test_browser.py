@@ -62,40 +62,60 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+class StreamlitProcess:
+    """A `streamlit run app.py` process on ``port`` (live audits in a temporary workspace unless
+    ``env`` names one; ``args`` more command-line options). No file watcher: a test server never
+    reruns on a source change, so it need not watch every module it imported. ``kill()`` is a
+    SIGKILL of its process group, as a crashed or OOM-killed server."""
+
+    def __init__(self, env: dict | None = None, *, port: int | None = None, args: tuple[str, ...] = ()):
+        self.port = port or free_port()
+        self.log = tempfile.TemporaryFile()
+        home = tempfile.mkdtemp(prefix="audit-home-")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.port", str(self.port), "--server.address", "127.0.0.1",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *args],
+            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, "AUDIT_HOME": home, **(env or {})})
+
+    def wait_healthy(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while not _healthy(f"http://127.0.0.1:{self.port}"):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.log.seek(0)
+                pytest.fail("streamlit server did not become healthy:\n" + self.log.read().decode(errors="replace"))
+            time.sleep(0.3)
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait()
+        self.log.close()
+
+    def stop(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            self.kill()
+            return
+        self.log.close()
+
+
 @contextmanager
 def streamlit_server(env: dict | None = None, *, port: int | None = None, args: tuple[str, ...] = (),
                      host: str = "127.0.0.1"):
-    """A fresh `streamlit run app.py` process (live audits in a temporary workspace unless ``env``
-    names one; ``args`` more command-line options); yields its URL, on ``host`` (``localhost`` for
-    sign-in, whose library refuses plain http on 127.0.0.1), once it answers the health check.
-    No file watcher: a test server never reruns on a source change, so it need not watch every
-    module it imported."""
-    port = port or free_port()
-    log = tempfile.TemporaryFile()
-    home = tempfile.mkdtemp(prefix="audit-home-")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *args],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        env={**os.environ, "AUDIT_HOME": home, **(env or {})})
-    url = f"http://{host}:{port}"
+    """A fresh :class:`StreamlitProcess`; yields its URL, on ``host`` (``localhost`` for sign-in,
+    whose library refuses plain http on 127.0.0.1), once it answers the health check."""
+    server = StreamlitProcess(env, port=port, args=args)
     try:
-        deadline = time.monotonic() + 60
-        while not _healthy(f"http://127.0.0.1:{port}"):
-            if process.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                pytest.fail("streamlit server did not become healthy:\n" + log.read().decode(errors="replace"))
-            time.sleep(0.3)
-        yield url
+        server.wait_healthy()
+        yield f"http://{host}:{server.port}"
     finally:
-        # the server runs in its own process group: end it and any child it started
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(process.pid, signal.SIGKILL)
-        log.close()
+        server.stop()
 
 
 def launch_chromium():

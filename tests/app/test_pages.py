@@ -246,7 +246,7 @@ def test_simulation_uses_the_paper_parameters_and_gives_the_engine_summary():
     assert params.n_init == 2  # the paper's GPQA study starts the adaptive auditor with 2 random cases
     assert at.session_state["sim_result"].params == params
     rows = [("stratified", "LR"), ("adaptive", "SR-LR-UI")]
-    engine = run_study(load_pool("gpqa:large"), rows, 3, params, seed=0, n_jobs=1).summary
+    engine = run_study(load_pool("gpqa:large"), rows, 3, params, seed=0, jobs=1).summary
     shown = at.dataframe[-1].value
     columns = [c for c in engine.columns if c != "seconds_per_audit"]  # wall time differs run to run
     # The table shows whole-valued float columns (stop quantiles) as counts: same values, int dtype.
@@ -287,7 +287,7 @@ def test_report_offers_the_measurement_computed_in_the_session():
     assert any(label.startswith("Estimand-separated results of example_response_log.csv (synthetic)")
                for label in labels), labels
     section = at.session_state["report_sections"]["measure"]
-    engine = measure(load_response_log(EXAMPLE_PATH.read_bytes()), n_boot=2000, seed=0)
+    engine = measure(load_response_log(EXAMPLE_PATH.read_bytes()), bootstrap=2000, seed=0)
     assert section.numbers["pooled"] == {k: v for k, v in engine.to_dict().items() if k != "units"}["pooled"]
     html = render_html(Report("r", (section,)))
     assert "Estimand-separated rates per model" in html and "Behavioural composition" in html
@@ -404,7 +404,7 @@ def test_planner_page_runs_the_planner_and_states_its_error():
     assert not at.exception and not at.error, [e.value for e in at.error]
     plan = at.session_state["plan_result"].plan
     engine = analyses.plan_study(analyses.pool_source("gpqa:large"), params=analyses.paper_params("gpqa", budget=80),
-                                 replicates=6, seed=0, n_jobs=1).plan
+                                 replicates=6, seed=0, jobs=1).plan
     assert plan.p_pass_no_failure == engine.p_pass_no_failure
     assert metric(at, "Monte Carlo error (largest)") == f"±{engine.mc_error:.2f}"
 

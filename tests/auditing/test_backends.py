@@ -31,8 +31,8 @@ def _same(a, b):
 
 def test_dask_equals_local_serial_and_parallel(client):
     pool = load_pool("gpqa:small")
-    serial = run_study(pool, ROWS, 5, PARAMS, seed=11, n_jobs=1)
-    parallel = run_study(pool, ROWS, 5, PARAMS, seed=11, n_jobs=2)
+    serial = run_study(pool, ROWS, 5, PARAMS, seed=11, jobs=1)
+    parallel = run_study(pool, ROWS, 5, PARAMS, seed=11, jobs=2)
     seen = []
     on_dask = run_study(pool, ROWS, 5, PARAMS, seed=11, backend="dask", client=client,
                         progress=lambda done, total: seen.append((done, total)))
@@ -46,13 +46,13 @@ def test_dask_by_address_and_worker_count(client):
     address = client.scheduler.address
     assert address.startswith("tcp://127.0.0.1:")
     by_address = run_study(pool, ROWS[:2], 4, PARAMS, seed=2, backend="dask", address=address)
-    one_worker = run_study(pool, ROWS[:2], 4, PARAMS, seed=2, n_jobs=1)
+    one_worker = run_study(pool, ROWS[:2], 4, PARAMS, seed=2, jobs=1)
     _same(by_address, one_worker)
 
 
 def test_plan_on_dask_equals_local(client):
     pool = load_pool("gpqa:large")
-    local = plan_audit(pool, "stratified", "LR", PARAMS, replicates=6, seed=5, n_jobs=1)
+    local = plan_audit(pool, "stratified", "LR", PARAMS, replicates=6, seed=5, jobs=1)
     remote = plan_audit(pool, "stratified", "LR", PARAMS, replicates=6, seed=5, backend="dask", client=client)
     assert local.curves.equals(remote.curves) and local.budget_table.equals(remote.budget_table)
     assert local.labels_needed.equals(remote.labels_needed)

@@ -65,8 +65,8 @@ def test_quantile_interval_covers_at_its_level():
 
 
 def test_plan_matches_the_studies_it_summarises(pool):
-    plan = plan_audit(pool, "stratified", "LR", PARAMS, replicates=30, seed=3, budgets=(40, 120), n_jobs=1)
-    study = run_study(pool, [("stratified", "LR")], 30, PARAMS, seed=3, n_jobs=1)
+    plan = plan_audit(pool, "stratified", "LR", PARAMS, replicates=30, seed=3, budgets=(40, 120), jobs=1)
+    study = run_study(pool, [("stratified", "LR")], 30, PARAMS, seed=3, jobs=1)
     found = (study.results["decision"] == FAILURE_FOUND) & (study.results["n_annotated"] <= 40)
     row = plan.budget_table[(plan.budget_table["scenario"] == "failure") & (plan.budget_table["budget"] == 40)].iloc[0]
     assert row[FAILURE_FOUND] == pytest.approx(found.mean())

@@ -54,10 +54,10 @@ def test_study_records_are_the_same_as_with_the_reference_ensemble(key, monkeypa
     pool = load_pool(key)
     rows = (("adaptive", "SR-LR-UI"), ("adaptive", "LR"))
     params = paper_params(pool.style, budget=120)
-    fast = run_study(pool, rows, 3, params, seed=7, n_jobs=1)
+    fast = run_study(pool, rows, 3, params, seed=7, jobs=1)
     monkeypatch.setattr(OnlineEnsemble, "_update_weighted", reference_update)
     monkeypatch.setattr(OnlineEnsemble, "predict", reference_predict)
-    slow = run_study(pool, rows, 3, params, seed=7, n_jobs=1)
+    slow = run_study(pool, rows, 3, params, seed=7, jobs=1)
     assert _records(fast) == _records(slow)
     assert sum(len(r["cases"]) for r in _records(fast)) > 6 * 20  # real audits, not empty ones
 

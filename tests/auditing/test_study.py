@@ -44,8 +44,8 @@ def test_seeds_are_fixed_per_replicate_and_row():
 def test_a_row_alone_equals_the_same_row_inside_the_paper_rows(pools):
     """The strategy seed follows the row's name, not its position in the study."""
     params = GPQA.replace(budget=60)
-    alone = run_study(pools["gpqa:medium"], [("adaptive", "SR-LR-UI")], 4, params, seed=3, n_jobs=1)
-    inside = run_study(pools["gpqa:medium"], list(PAPER_ROWS), 4, params, seed=3, n_jobs=1)
+    alone = run_study(pools["gpqa:medium"], [("adaptive", "SR-LR-UI")], 4, params, seed=3, jobs=1)
+    inside = run_study(pools["gpqa:medium"], list(PAPER_ROWS), 4, params, seed=3, jobs=1)
     cols = ["replicate", "decision", "n_annotated", "cases"]
     a = alone.results[cols].reset_index(drop=True)
     b = inside.results[(inside.results["strategy"] == "adaptive") & (inside.results["process"] == "SR-LR-UI")]
@@ -55,21 +55,21 @@ def test_a_row_alone_equals_the_same_row_inside_the_paper_rows(pools):
 def test_parallel_equals_serial_and_same_seed_same_table(pools):
     rows = (("stratified", "LR"), ("adaptive", "SR-LR-UI"), ("pre-learned", "LR"))
     calls = []
-    serial = run_study(pools["gpqa:small"], rows, 6, GPQA.replace(budget=60), seed=7, n_jobs=1,
+    serial = run_study(pools["gpqa:small"], rows, 6, GPQA.replace(budget=60), seed=7, jobs=1,
                        progress=lambda d, t: calls.append((d, t)))
-    parallel = run_study(pools["gpqa:small"], rows, 6, GPQA.replace(budget=60), seed=7, n_jobs=2)
-    again = run_study(pools["gpqa:small"], rows, 6, GPQA.replace(budget=60), seed=7, n_jobs=1)
+    parallel = run_study(pools["gpqa:small"], rows, 6, GPQA.replace(budget=60), seed=7, jobs=2)
+    again = run_study(pools["gpqa:small"], rows, 6, GPQA.replace(budget=60), seed=7, jobs=1)
     cols = ["row", "replicate", "decision", "stop", "n_annotated"]
     assert serial.results[cols].equals(parallel.results[cols]) and serial.results[cols].equals(again.results[cols])
     assert all(a.tolist() == b.tolist() for a, b in zip(serial.results["cases"], parallel.results["cases"], strict=False))
     assert serial.summary.drop(columns="seconds_per_audit").equals(parallel.summary.drop(columns="seconds_per_audit"))
     assert calls[-1] == (18, 18) and len(calls) == 18
-    other = run_study(pools["gpqa:small"], rows, 6, GPQA.replace(budget=60), seed=8, n_jobs=1)
+    other = run_study(pools["gpqa:small"], rows, 6, GPQA.replace(budget=60), seed=8, jobs=1)
     assert not other.results[cols].equals(serial.results[cols])
 
 
 def test_summary_rates_intervals_and_json(pools):
-    study = run_study(pools["gpqa:large"], PAPER_ROWS, 5, GPQA, seed=1, n_jobs=1)
+    study = run_study(pools["gpqa:large"], PAPER_ROWS, 5, GPQA, seed=1, jobs=1)
     s = study.summary
     np.testing.assert_allclose(s["failure_found"] + s["passed"] + s["inconclusive"], 1.0)
     for _, r in s.iterrows():
@@ -103,7 +103,7 @@ def test_none_setting_no_row_reports_a_failure_beyond_alpha(pools):
     replicates, alpha, limit = 40, 0.05, 20
     audits = replicates * len(PAPER_ROWS)
     assert binom.cdf(limit, audits, alpha) > 0.95 and binom.sf(limit, audits, 2 * alpha) > 0.93
-    study = run_study(pools["gpqa:none"], PAPER_ROWS, replicates, GPQA, seed=11, n_jobs=2)
+    study = run_study(pools["gpqa:none"], PAPER_ROWS, replicates, GPQA, seed=11, jobs=2)
     bound = alpha + 3 * math.sqrt(alpha * (1 - alpha) / replicates)
     assert (study.summary["failure_found"] <= bound).all()
     assert round(float(study.summary["failure_found"].sum()) * replicates) <= limit
@@ -113,7 +113,7 @@ def test_none_setting_no_row_reports_a_failure_beyond_alpha(pools):
 
 @pytest.mark.slow
 def test_large_adaptive_sr_lr_ui_finds_the_failure_and_oracle_is_fastest(pools):
-    study = run_study(pools["gpqa:large"], PAPER_ROWS, 100, GPQA, seed=12, n_jobs=2)
+    study = run_study(pools["gpqa:large"], PAPER_ROWS, 100, GPQA, seed=12, jobs=2)
     sr = _row(study, "adaptive", "SR-LR-UI")
     assert sr["failure_found"] >= 0.95 and sr["replicates"] == 100
     oracle = _row(study, "oracle", "LR")
@@ -126,7 +126,7 @@ def test_large_adaptive_sr_lr_ui_finds_the_failure_and_oracle_is_fastest(pools):
 def test_adaptive_sr_lr_ui_power_at_least_the_fixed_strategies(pools, setting):
     rows = (("stratified", "LR"), ("pre-learned", "LR"), ("adaptive", "LR"), ("adaptive", "SR-LR-UI"))
     replicates = 30
-    study = run_study(pools[f"gpqa:{setting}"], rows, replicates, GPQA, seed=13, n_jobs=2)
+    study = run_study(pools[f"gpqa:{setting}"], rows, replicates, GPQA, seed=13, jobs=2)
     sr = _row(study, "adaptive", "SR-LR-UI")["failure_found"]
     se = math.sqrt(0.25 / replicates)
     for strategy, process in rows[:3]:
@@ -135,7 +135,7 @@ def test_adaptive_sr_lr_ui_power_at_least_the_fixed_strategies(pools, setting):
 
 def test_sdoh_sampling_frequency_falls_with_category_accuracy(pools):
     pool = pools["sdoh"]
-    study = run_study(pool, (("adaptive", "SR-LR-UI"),), 12, AuditParams.sdoh(), seed=3, n_jobs=2)
+    study = run_study(pool, (("adaptive", "SR-LR-UI"),), 12, AuditParams.sdoh(), seed=3, jobs=2)
     table, rho = sampling_frequency_vs_accuracy(study, pool)
     assert len(table) == 28 and table["annotated"].sum() == study.results["n_annotated"].sum()
     assert rho < -0.4
@@ -149,7 +149,7 @@ def test_paper_studies_over_settings_and_paper_params():
     sdoh = paper_params("sdoh")
     assert (sdoh.q, sdoh.budget, sdoh.n_init, sdoh.m) == (0.83, 400, 20, 40)
     calls = []
-    studies = run_paper_studies(("gpqa:large", "gpqa:none"), replicates=2, seed=3, n_jobs=1, budget=50,
+    studies = run_paper_studies(("gpqa:large", "gpqa:none"), replicates=2, seed=3, jobs=1, budget=50,
                                 progress=lambda d, t: calls.append((d, t)))
     assert list(studies) == ["gpqa:large", "gpqa:none"] and calls[-1] == (28, 28)
     assert [d for d, _ in calls] == list(range(1, 29))

@@ -27,7 +27,7 @@ def test_cases_times_replicates_is_bounded_with_the_largest_allowed_count():
     pool = assumed_pool([10_000, 5], failing_accuracy=0.6)
     allowed = MAX_PLAN_WORK // pool.n
     with pytest.raises(InputError, match=f"use at most {allowed:,} audits"):
-        plan_audit(pool, "stratified", "LR", replicates=allowed + 1, n_jobs=1)
+        plan_audit(pool, "stratified", "LR", replicates=allowed + 1, jobs=1)
 
 
 def test_cli_refuses_a_million_case_subgroup_with_one_line(capsys):

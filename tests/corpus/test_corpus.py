@@ -49,7 +49,7 @@ def _analyses(kind: str, path: Path):
         return analyses.replay_run(analyses.run_source(path, check=False))
     if kind == "policy":
         return analyses.explore_support(analyses.policy_source(path), suggest=False)
-    return analyses.measure_log(analyses.response_log_source(path), n_boot=20)
+    return analyses.measure_log(analyses.response_log_source(path), bootstrap=20)
 
 
 @pytest.fixture(scope="module")

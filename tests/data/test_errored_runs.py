@@ -83,7 +83,7 @@ def test_measure_leaves_errored_samples_out_of_every_rate():
     # spread over the log, as an outage's retries run out here and there (a cluster keeps its base world)
     raw, _ = _errored_run(TESTBED / "inspect_ideal.eval", range(0, 864, 32), keep_scores=False)
     log = analyses.response_log_source(raw).value
-    result = measure(log, n_boot=0)
+    result = measure(log, bootstrap=0)
     validity = next(e for e in result.pooled.estimates if e.name == "validity")
     assert (validity.successes, validity.n) == (864 - 27, 864 - 27)   # the ideal policy: every answer valid
     notes = " | ".join(result.notes)

@@ -34,8 +34,8 @@ def views():
 
 
 def check_round_trip(full_log: Path, cut_log: Path, design: dict[str, str], cut) -> None:
-    direct = analyses.measure_log(analyses.response_log_source(str(full_log)), n_boot=0)
-    through = analyses.measure_log(analyses.response_log_source(str(cut_log)), n_boot=0)
+    direct = analyses.measure_log(analyses.response_log_source(str(full_log)), bootstrap=0)
+    through = analyses.measure_log(analyses.response_log_source(str(cut_log)), bootstrap=0)
     assert direct.identified is None and through.identified is not None  # automatic on the cut log only
     assert through.identified.cells == cut.support == tuple(minimum_supports(frozen_policy_class(),
                                                                             enumerate_all=False).supports[0])

@@ -82,7 +82,7 @@ def _long(table):
 def test_agreement_result_fields_and_bias():
     cases, annotators, scores = _long(TABLE)
     groups = {"c1": "x", "c2": "x", "c3": "y", "c4": "y", "c5": "y"}
-    result = agreement(cases, annotators, scores, subgroups=[groups[c] for c in cases], n_boot=200, seed=3)
+    result = agreement(cases, annotators, scores, subgroups=[groups[c] for c in cases], bootstrap=200, seed=3)
     assert result.level == "nominal" and result.n_annotators == 3
     assert result.krippendorff_alpha.estimate == pytest.approx(0.28)
     assert result.percent_agreement.estimate == 0.5
@@ -100,7 +100,7 @@ def test_agreement_result_fields_and_bias():
     assert by_name["A"].bias == pytest.approx(0.0)
     # B: own (1, 1, 0) on c1-c3 → 2/3; others there: A 1, C 1, A 0, A 0, C 0 → 2/5
     assert by_name["B"].bias == pytest.approx(2 / 3 - 2 / 5)
-    again = agreement(cases, annotators, scores, subgroups=[groups[c] for c in cases], n_boot=200, seed=3)
+    again = agreement(cases, annotators, scores, subgroups=[groups[c] for c in cases], bootstrap=200, seed=3)
     assert again == result                              # seeded
     assert "krippendorff_alpha=0.280" in repr(result)
     d = result.to_dict()
@@ -113,7 +113,7 @@ def test_two_annotators_give_kappa_with_interval():
     a = np.where(rng.random(300) < 0.9, truth, 1 - truth)
     b = np.where(rng.random(300) < 0.9, truth, 1 - truth)
     cases = [f"c{i}" for i in range(300)] * 2
-    result = agreement(cases, ["A"] * 300 + ["B"] * 300, np.concatenate([a, b]), n_boot=500, seed=0)
+    result = agreement(cases, ["A"] * 300 + ["B"] * 300, np.concatenate([a, b]), bootstrap=500, seed=0)
     k = result.cohen_kappa
     assert k.estimate == pytest.approx(cohen_kappa(a, b))
     assert k.low < k.estimate < k.high and k.high - k.low < 0.3
@@ -124,7 +124,7 @@ def test_two_annotators_give_kappa_with_interval():
 def test_bad_input_is_one_message():
     with pytest.raises(InputError, match="more than once"):
         reliability_matrix(["c1", "c1"], ["A", "A"], [1, 0])
-    with pytest.raises(InputError, match="n_boot"):
-        agreement(["c1"], ["A"], [1], n_boot=-1)
+    with pytest.raises(InputError, match="bootstrap"):
+        agreement(["c1"], ["A"], [1], bootstrap=-1)
     with pytest.raises(InputError, match="level"):
         agreement(["c1"], ["A"], [1], level="ordinal-ish")

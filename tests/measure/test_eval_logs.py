@@ -67,7 +67,7 @@ def implied_counts(policy_of_cluster: dict[str, str]) -> dict[str, tuple[int, in
 
 
 def measured_counts(log, model: str | None = None) -> dict[str, tuple[int, int]]:
-    result = measure(log, n_boot=0)
+    result = measure(log, bootstrap=0)
     block = result.pooled if model is None else result.model(model)
     return {e.name: (e.successes, e.n) for e in block.estimates}
 
@@ -105,7 +105,7 @@ def test_the_policies_are_told_apart_by_the_rates():
 
 
 def test_inspect_target_inertia_is_all_target_inertia():
-    result = measure(load(FIXTURES / "inspect_target_inertia.eval").value, n_boot=0)
+    result = measure(load(FIXTURES / "inspect_target_inertia.eval").value, bootstrap=0)
     composition = dict(result.pooled.composition)
     assert composition == {**{k: 0 for k in composition}, "target inertia": 24 * 12}
 
@@ -119,7 +119,7 @@ def test_lmeval_round_trip_gives_the_rates_the_mixture_implies():
     got = measured_counts(log)
     assert {k: got[k] for k in expected} == expected
     # Unit by unit: each cluster's estimands are those of the policy that answered it.
-    for unit in measure(log, n_boot=0).units:
+    for unit in measure(log, bootstrap=0).units:
         implied = implied_counts({unit.cluster: design[unit.cluster]})
         assert (unit.static_correctness, unit.local_response, unit.tau_full) == tuple(
             implied[k][0] for k in ("static_correctness", "local_response", "tau_full"))
@@ -208,7 +208,7 @@ def test_model_that_answered_in_text_is_refused():
 # ------------------------------------------------------------------- identification alongside
 
 def test_measured_tau_full_is_stated_with_its_identification():
-    view = analyses.measure_log(load(FIXTURES / "inspect_mixture.eval"), n_boot=0)
+    view = analyses.measure_log(load(FIXTURES / "inspect_mixture.eval"), bootstrap=0)
     assert view.identification.identified and len(view.identification.cells) == 36
     tau = sum(1 for p in DESIGN["logs"]["inspect_mixture.eval"].values() if p == "ideal")
     assert view.support_verdict.text.startswith(f"measured τ_full = {tau / 24:.2f} ({tau}/24 complete units) "
@@ -222,7 +222,7 @@ def test_a_log_covering_part_of_the_cells_says_tau_is_not_identified_there(tmp_p
     part = frame[frame["cell"].str.contains(":ABC:")]  # one mapping only: 6 cells of 36
     path = tmp_path / "part.csv"
     part.to_csv(path, index=False)
-    view = analyses.measure_log(load(path), n_boot=0)
+    view = analyses.measure_log(load(path), bootstrap=0)
     ident = view.identification
     assert not ident.identified and ident.n_collisions > 0 and len(ident.cells) == 6
     assert view.support_verdict.tone == "bad"

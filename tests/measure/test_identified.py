@@ -66,7 +66,7 @@ def policy_units(clusters_per_direction: int = 1):
 
 
 def direct_tau(log):
-    return {(u.model, u.cluster): u.tau_full for u in measure(log, n_boot=0).units}
+    return {(u.model, u.cluster): u.tau_full for u in measure(log, bootstrap=0).units}
 
 
 @pytest.mark.parametrize("which", ["cheapest", "cheapest+base", "full"])
@@ -75,7 +75,7 @@ def test_each_frozen_policy_gives_the_same_tau_both_ways(cheapest, which):
     through identification on an identifying sub-support agree unit by unit (42 units)."""
     log = load_response_log(csv_log(policy_units()), name="policies.csv")
     cells = {"cheapest": cheapest, "cheapest+base": tuple(cheapest) + ("base:ABC:generated",), "full": PC.cells}[which]
-    result = identified_tau(log, cells=cells, n_boot=0)
+    result = identified_tau(log, cells=cells, bootstrap=0)
     direct = direct_tau(log)
     assert all(u.status == "identified" for u in result.units)
     assert {(u.model, u.cluster): u.tau for u in result.units} == direct
@@ -89,7 +89,7 @@ def test_fixture_logs_of_real_harnesses_agree_unit_by_unit(cheapest):
     cheapest support = measured directly, for each of the 24 clusters."""
     for name in ("inspect_mixture.eval", "lmeval_mixture"):
         log = load_response_source(str(FIXTURES / name))
-        result = identified_tau(log, cells=cheapest, n_boot=50)
+        result = identified_tau(log, cells=cheapest, bootstrap=50)
         assert {(u.model, u.cluster): u.tau for u in result.units} == direct_tau(log)
         assert result.pooled.tau.successes == 12 and result.pooled.tau.n == 24  # 12 ideal clusters of 24
         assert result.pooled.tau.boot_low is not None and result.pooled.tau.wilson_low < 0.5 < result.pooled.tau.wilson_high
@@ -122,7 +122,7 @@ def test_the_share_outside_the_class_is_what_the_mixture_implies(cheapest):
             answers = {c: by_role(policy, c, oracle) for c in PC.cells}
         units.append(("m", f"c{k:03d}", oracle, answers))
     log = load_response_log(csv_log(units), name="mixture.csv")
-    result = identified_tau(log, cells=cheapest, n_boot=0)
+    result = identified_tau(log, cells=cheapest, bootstrap=0)
     outside = {u.cluster for u in result.units if u.status == OUTSIDE}
     assert outside == scripted_off and 40 < len(outside) < 80
     share = result.pooled.outside
@@ -146,21 +146,21 @@ def test_the_two_numbers_differ_for_a_model_outside_the_class_off_the_support(ch
     answers["base:CBA:scoring"] = "INVALID"
     log = load_response_log(csv_log([("m", "c1", oracle, answers)]), name="one.csv")
     assert direct_tau(log) == {("m", "c1"): 0}
-    result = identified_tau(log, cells=cheapest, n_boot=0)
+    result = identified_tau(log, cells=cheapest, bootstrap=0)
     assert [(u.status, u.tau, u.policies) for u in result.units] == [("identified", 1, ("ideal",))]
 
 
 def test_a_support_that_does_not_identify_is_refused_with_one_message():
     log = load_response_log(csv_log(policy_units()), name="policies.csv")
     with pytest.raises(InputError, match=r"tau_full is not identified on these 1 cell\(s\): policies 'ideal' and"):
-        identified_tau(log, cells=["base:ABC:generated"], n_boot=0)
+        identified_tau(log, cells=["base:ABC:generated"], bootstrap=0)
 
 
 def test_a_cut_log_with_the_oracles_of_every_world_is_measured_through_identification(cheapest):
     units = policy_units()
     cut = load_response_log(csv_log(units, cells=set(cheapest), per_world=True), name="cut.csv")
     view = analyses.measure_log(analyses.response_log_source(csv_log(units, cells=set(cheapest), per_world=True),
-                                                             "cut.csv"), n_boot=100)
+                                                             "cut.csv"), bootstrap=100)
     assert view.identified is not None and view.identified.cells == tuple(cheapest)
     full = direct_tau(load_response_log(csv_log(units), name="full.csv"))
     assert {(u.model, u.cluster): u.tau for u in view.identified.units} == full

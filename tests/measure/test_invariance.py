@@ -116,7 +116,7 @@ def random_log(seed):
 def test_counts_equal_brute_force_definitions(seed):
     rows, oracles = random_log(seed)
     log = csv_log(rows, oracles)
-    result = measure_invariance(log, n_boot=50, seed=1)
+    result = measure_invariance(log, bootstrap=50, seed=1)
     expected, per_direction, per_base = brute_force(rows, oracles)
     got = {e.name: [e.successes, e.n] for e in result.pooled.estimates}
     assert got == expected
@@ -138,7 +138,7 @@ def test_counts_equal_brute_force_definitions(seed):
 
 def test_frozen_policies_show_their_behaviour():
     log = load_response_log(log_bytes(frozen_units()))
-    result = measure_invariance(log, n_boot=0)
+    result = measure_invariance(log, bootstrap=0)
     by_model = {m.model: m for m in result.models}
     assert by_model["ideal"].estimate("equivariance").rate == 1.0
     assert by_model["fixed_label"].estimate("fixed_label").rate == 1.0
@@ -194,7 +194,7 @@ def mapping_log():
 
 
 def test_published_mapping_and_readout_values(mapping_log):
-    result = measure_invariance(mapping_log, n_boot=300, seed=0)
+    result = measure_invariance(mapping_log, bootstrap=300, seed=0)
     e = {x.name: x for x in result.pooled.estimates}
     assert (e["equivariance"].successes, e["equivariance"].n) == (18, 288) and e["equivariance"].rate == 0.0625
     assert (e["equivariance_valid"].successes, e["equivariance_valid"].n) == (18, 176)
@@ -207,7 +207,7 @@ def test_published_mapping_and_readout_values(mapping_log):
     for world, n in (("base", 132), ("target", 125), ("sham", 137)):
         assert (e[f"readout_agreement:{world}"].successes, e[f"readout_agreement:{world}"].n) == (n, n)
     # Same validity as the estimand-separated measurement (every answer here is a letter or INVALID).
-    pooled = measure(mapping_log, n_boot=0).pooled
+    pooled = measure(mapping_log, bootstrap=0).pooled
     assert pooled.estimate("validity:generated").successes == 394
     assert e["equivariance"].boot_low < 0.0625 < e["equivariance"].boot_high
 
@@ -245,7 +245,7 @@ def paired_log(clusters, outcomes, seed):
 def test_published_balanced_transitions():
     clusters = {f"k{i:02d}": DIRECTIONS[i % 6] for i in range(48)}
     log = paired_log(clusters, BALANCED, seed=3)
-    bal = measure_invariance(log, n_boot=1000, seed=0).pooled.balanced
+    bal = measure_invariance(log, bootstrap=1000, seed=0).pooled.balanced
     assert len(bal.directions) == 6 and all(e.n == 192 for e in bal.selective)
     assert round(bal.selective_mean.value, 3) == 0.324 and round(bal.base_accuracy_mean.value, 3) == 0.620
     assert bal.selective_mean.value == pytest.approx(373 / 1152)
@@ -262,7 +262,7 @@ def test_published_oracle_transition_asymmetry():
     clusters.update({f"f{i:02d}": (("FALSE", "UNKNOWN"), ("FALSE", "TRUE"))[i % 2] for i in range(13)})
     outcomes = {("TRUE", "UNKNOWN"): (10, 50), ("TRUE", "FALSE"): (6, 40),
                 ("FALSE", "UNKNOWN"): (4, 80), ("FALSE", "TRUE"): (3, 70)}
-    asym = measure_invariance(paired_log(clusters, outcomes, seed=5), n_boot=1000, seed=0).pooled.asymmetry
+    asym = measure_invariance(paired_log(clusters, outcomes, seed=5), bootstrap=1000, seed=0).pooled.asymmetry
     after_true, after_false = asym.estimate("TRUE"), asym.estimate("FALSE")
     assert (after_true.successes, after_true.n, after_false.successes, after_false.n) == (16, 168, 7, 312)
     assert round(after_true.rate, 3) == 0.095 and round(after_false.rate, 3) == 0.022
@@ -275,7 +275,7 @@ def test_published_oracle_transition_asymmetry():
 def test_bad_input():
     log = load_response_log(log_bytes(frozen_units()))
     with pytest.raises(InputError, match="bootstrap replicates"):
-        measure_invariance(log, n_boot=-1)
+        measure_invariance(log, bootstrap=-1)
     with pytest.raises(InputError, match="confidence"):
         measure_invariance(log, confidence=1.5)
     axes = {"world": ("base", "target"), "readout": ("generated", "scoring")}

@@ -20,7 +20,7 @@ from tests.measure.helpers import REFERENCE_ORACLE, frozen_units, log_bytes
 
 @pytest.fixture(scope="module")
 def frozen_measure():
-    return measure(load_response_log(log_bytes(frozen_units())), n_boot=200, seed=1)
+    return measure(load_response_log(log_bytes(frozen_units())), bootstrap=200, seed=1)
 
 
 def test_engine_estimands_equal_estimand_values_on_the_frozen_class():
@@ -92,7 +92,7 @@ def test_invalid_outputs_are_reportability_failures_and_lower_validity():
     answers = {c: pc.response("ideal", c) for c in pc.cells}
     answers["target:BAC:generated"] = "INVALID"
     answers["sham:CBA:generated"] = "invalid"
-    m = measure(load_response_log(log_bytes([("m", "c", REFERENCE_ORACLE, answers)])), n_boot=10)
+    m = measure(load_response_log(log_bytes([("m", "c", REFERENCE_ORACLE, answers)])), bootstrap=10)
     e = m.pooled
     assert dict(e.composition)["reportability failure"] == 2 and dict(e.composition)["full success"] == 10
     assert e.estimate("validity:generated").successes == 16 and e.estimate("validity:scoring").rate == 1.0
@@ -123,8 +123,8 @@ def test_bootstrap_weights_and_intervals():
 def test_bootstrap_is_seeded_and_deterministic():
     data = open("data/example_response_log.csv", "rb").read()
     log = load_response_log(data)
-    a, b = measure(log, n_boot=300, seed=7), measure(log, n_boot=300, seed=7)
-    c = measure(log, n_boot=300, seed=8)
+    a, b = measure(log, bootstrap=300, seed=7), measure(log, bootstrap=300, seed=7)
+    c = measure(log, bootstrap=300, seed=8)
     assert a.to_dict() == b.to_dict()
     key = lambda m: [(e.boot_low, e.boot_high) for e in m.pooled.estimates]
     assert key(a) != key(c)
@@ -136,15 +136,15 @@ def test_bootstrap_is_seeded_and_deterministic():
 def test_parameters_validated():
     log = load_response_log(log_bytes(frozen_units()))
     with pytest.raises(InputError, match="bootstrap"):
-        measure(log, n_boot=-1)
+        measure(log, bootstrap=-1)
     with pytest.raises(InputError, match="confidence"):
         measure(log, confidence=1.5)
-    assert measure(log, n_boot=0).pooled.estimate("local_paired").boot_low is None
+    assert measure(log, bootstrap=0).pooled.estimate("local_paired").boot_low is None
 
 
 def test_transitions_split_the_pooled_counts():
     log = load_response_log(open("data/example_response_log.csv", "rb").read())
-    m = measure(log, n_boot=100, seed=0)
+    m = measure(log, bootstrap=100, seed=0)
     labels = {t.transition for t in m.transitions}
     assert len(labels) == 6 and all(t.n_clusters == 4 for t in m.transitions)
     for block in m.models + (m.pooled,):
@@ -158,7 +158,7 @@ def test_transitions_split_the_pooled_counts():
     from audit_core.measure.example import policy_response
     units = [("m", "k1", REFERENCE_ORACLE, {c: pc.response("ideal", c) for c in pc.cells}),
              ("m", "k2", flip, {c: policy_response("target_inertia", flip, *c.split(":")) for c in pc.cells})]
-    t = {x.transition: x for x in measure(load_response_log(log_bytes(units)), n_boot=50).transitions}
+    t = {x.transition: x for x in measure(load_response_log(log_bytes(units)), bootstrap=50).transitions}
     assert t["TRUE→UNKNOWN→TRUE"].estimate("local_paired").rate == 1.0
     assert t["FALSE→UNKNOWN→FALSE"].estimate("local_paired").rate == 0.0
     assert t["FALSE→UNKNOWN→FALSE"].estimate("base_accuracy").rate == 1.0

@@ -29,7 +29,7 @@ def test_example_log_measures_as_designed():
     log = load_response_log(EXAMPLE_PATH)
     assert log.models == tuple(MODELS) and len(log.clusters) == N_CLUSTERS and log.observed.all()
     assert log.notes == ("ignored column(s): generating_policy",)
-    m = measure(log, n_boot=200)
+    m = measure(log, bootstrap=200)
     assert m.pooled.n_complete_paired == 2 * N_CLUSTERS * 12
     assert sum(dict(m.pooled.composition).values()) == 576
     # Scoring is never INVALID; generated choice is, at a higher rate for model A.

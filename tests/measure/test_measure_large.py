@@ -32,7 +32,7 @@ def test_three_thousand_models_on_their_own_clusters_stay_small():
     tracemalloc.start()
     started = time.perf_counter()
     log = load_response_log(raw, name="own clusters.csv")
-    result = measure(log, n_boot=50, seed=0)
+    result = measure(log, bootstrap=50, seed=0)
     elapsed = time.perf_counter() - started
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()

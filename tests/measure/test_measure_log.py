@@ -102,7 +102,7 @@ def test_missing_cells_and_pairs_are_reported_not_dropped():
     notes = " | ".join(log.notes)
     assert "have no rows at all" in notes and "miss some of the 36 cells" in notes
     assert "'sham:BAC:scoring'" in notes or "ideal/c1" in notes
-    m = measure(log, n_boot=50)
+    m = measure(log, bootstrap=50)
     ideal = m.model("ideal")
     assert ideal.estimate("tau_full").n == 0 and ideal.n_complete_units == 0  # c2 has no rows, c1 lacks a cell
     assert ideal.estimate("base_accuracy").n == 11  # the BAC/scoring triple is incomplete
@@ -120,7 +120,7 @@ def test_custom_layout_without_mapping_uses_literal_oracle():
                                                      for c in cells]
     log = load_response_log("\n".join(rows).encode(), policy_class=pc)
     assert log.correct.all()
-    m = measure(log, n_boot=20)
+    m = measure(log, bootstrap=20)
     assert m.n_contexts == 2 and m.pooled.estimate("tau_full").successes == 1
     _err(b"model,cluster,cell,response,oracle\nm,k,base:plain,yes,INVALID\n", "blank or INVALID", policy_class=pc)
     _err(b"model,cluster,cell,response,oracle\nm,k,base:ABC:generated,A,TRUE\n", "has 3 part(s)", policy_class=pc)

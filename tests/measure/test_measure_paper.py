@@ -53,7 +53,7 @@ def paper_like():
                 for world, label in zip(("base", "target", "sham"), answers, strict=False):
                     response = X if label == X else letter(mapping, label)
                     lines.append(f"{model},k{k:02d},{world}:{mapping}:{readout},{response},{oracle[world]}")
-    return measure(load_response_log("\n".join(lines).encode()), n_boot=500, seed=0)
+    return measure(load_response_log("\n".join(lines).encode()), bootstrap=500, seed=0)
 
 
 def test_published_rates_and_counts(paper_like):

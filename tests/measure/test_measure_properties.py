@@ -35,7 +35,7 @@ def random_log(draw):
 @given(random_log())
 def test_measure_invariants(data):
     log = load_response_log(data)
-    result = measure(log, n_boot=30, seed=0)
+    result = measure(log, bootstrap=30, seed=0)
     for block in result.models + (result.pooled,):
         e = {x.name: x for x in block.estimates}
         comp = dict(block.composition)

@@ -16,7 +16,7 @@ def test_page_renders_the_bundled_synthetic_log():
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Measure response logs"
     assert any("SYNTHETIC" in c.value for c in at.caption)
-    expected = measure(load_response_log(Path(EXAMPLE_PATH).read_bytes()), n_boot=2000, seed=0)
+    expected = measure(load_response_log(Path(EXAMPLE_PATH).read_bytes()), bootstrap=2000, seed=0)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Complete paired units"] == f"{expected.pooled.n_complete_paired} / {expected.pooled.n_paired}"
     table = at.dataframe[0].value

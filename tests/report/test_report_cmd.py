@@ -49,7 +49,7 @@ def test_measure_section_from_the_example_log_and_from_a_file(tmp_path, capsys):
     doc = json.loads(out.read_text())
     section = doc["sections"][1]
     assert "synthetic" in section["title"]
-    engine = measure(load_response_log(EXAMPLE_PATH.read_bytes()), n_boot=200, seed=3).to_dict()
+    engine = measure(load_response_log(EXAMPLE_PATH.read_bytes()), bootstrap=200, seed=3).to_dict()
     assert section["numbers"]["pooled"] == json.loads(json.dumps(engine["pooled"]))
     assert section["parameters"]["bootstrap replicates"] == 200 and section["parameters"]["seed"] == 3
     log = tmp_path / "log.csv"

@@ -150,8 +150,8 @@ def test_items_feed_the_measure_engine(clusters):
     lines = ["model,cluster,cell,response,oracle"]
     lines += [f"ideal,{i.cluster},{i.cell},{i.correct},{i.oracle}" for i in items_of(clusters)]
     log = load_response_log(("\n".join(lines) + "\n").encode())
-    pooled = measure(log, n_boot=0).pooled
+    pooled = measure(log, bootstrap=0).pooled
     assert (pooled.estimate("tau_full").successes, pooled.estimate("tau_full").n) == (12, 12)
-    inv = measure_invariance(log, n_boot=0).pooled
+    inv = measure_invariance(log, bootstrap=0).pooled
     assert inv.estimate("equivariance").rate == 1.0 and len(inv.balanced.directions) == 6
     assert inv.balanced.selective_mean.value == 1.0

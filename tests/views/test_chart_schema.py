@@ -88,13 +88,13 @@ def test_replay_charts(checked):
 
 
 def test_measure_charts(checked):
-    view = analyses.measure_log(analyses.response_log_source(None), n_boot=50)
+    view = analyses.measure_log(analyses.response_log_source(None), bootstrap=50)
     assert view.section.charts
     _specs(*(c.spec for c in view.section.charts))
 
 
 def test_simulation_charts(checked):
     pool = analyses.pool_source("gpqa:small")
-    view = analyses.simulate_study(pool, (("adaptive", "SR-LR-UI"),), 2, analyses.paper_params("gpqa"), n_jobs=1)
+    view = analyses.simulate_study(pool, (("adaptive", "SR-LR-UI"),), 2, analyses.paper_params("gpqa"), jobs=1)
     assert view.section.charts
     _specs(*(c.spec for c in view.section.charts))

@@ -9,7 +9,7 @@ from audit_core.views import measure as views
 
 @pytest.fixture(scope="module")
 def result():
-    return measure(load_response_log("data/example_response_log.csv"), n_boot=200, seed=0)
+    return measure(load_response_log("data/example_response_log.csv"), bootstrap=200, seed=0)
 
 
 def test_tables_carry_the_measurement_numbers(result):
