@@ -463,7 +463,8 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
            delta_aud: float | None = None, eta: float | None = None, weights: str | None = None,
            grid_mod: Sequence[float] | None = None, grid_aud: Sequence[float] | None = None,
            model_process: str | None = None, auditor_process: str | None = None,
-           name: str | None = None, drop_missing: bool = False, labels: Sequence[str] | None = None) -> RunReplay:
+           name: str | None = None, drop_missing: bool = False, labels: Sequence[str] | None = None,
+           planned_n: int | None = None) -> RunReplay:
     """Replay a recorded annotation run through the six e-processes and the dual test (paper 001).
 
     The model's null (every subgroup at or above q) is rejected when the model's e-process reaches
@@ -488,6 +489,9 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
         rows are refused with one message saying how many.
     labels : with several runs (a list of files, or a folder of Inspect logs), one name per run for
         the ``run`` column (default the model and task of each log, or the file name).
+    planned_n : the number of cases the audit planned, declared before the data (its budget): the
+        overall anytime-valid interval of 0/1 scores is tuned to it, narrower up to it and valid
+        at every n (docs/confidence_sequence.md, Widths). Default: untuned.
 
     Returns
     -------
@@ -518,7 +522,8 @@ def replay(run: Any, *, score: str | None = None, subgroup: str | Sequence[str] 
                                order=False if file_order else order, params=params,
                                model_process=model_process or DEFAULT_MODEL_PROCESS,
                                auditor_process=auditor_process or DEFAULT_AUDITOR_PROCESS,
-                               score_mapping=score_mapping, filter=filter, drop_missing=drop_missing)
+                               score_mapping=score_mapping, filter=filter, drop_missing=drop_missing,
+                               planned_n=planned_n)
 
 
 @_checked

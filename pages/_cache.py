@@ -144,7 +144,7 @@ def measure_log(log: Source, bootstrap: int, seed: int, confidence: float, inter
 @st.cache_resource(show_spinner=False, max_entries=REPLAY_ENTRIES, ttl=TTL, hash_funcs=HASH_FUNCS)
 def replay_run(run: Source, score: str, subgroups: tuple[str, ...] | None, order: str | bool | None,
                model_process: str, auditor_process: str, score_mapping: tuple[tuple[str, float], ...],
-               drop_missing: bool, params: AuditParams):
+               drop_missing: bool, planned_n: int | None, params: AuditParams):
     # The page names the roles: () = no subgroups (None: a log's reader detects them), False = file order (None: a log's own order).
     # One object for every session replaying the same file with the same choices (the key is the
     # file's content hash, so only a session holding those bytes reaches it): a 525,000-row replay is
@@ -155,7 +155,7 @@ def replay_run(run: Source, score: str, subgroups: tuple[str, ...] | None, order
         return analyses.replay_run(run, score=score, subgroups=subgroups, order=order, params=params,
                                    model_process=model_process, auditor_process=auditor_process,
                                    score_mapping=dict(score_mapping) or None,
-                                   drop_missing=drop_missing).with_views().without_table()
+                                   drop_missing=drop_missing, planned_n=planned_n).with_views().without_table()
 
 
 def replay_section(*args):

@@ -134,12 +134,14 @@ def replay_parameter_key(name: str, style: str) -> str:
 
 
 def open_in_replay(upload: Upload, score: str, style: str, params: dict, model_process: str,
-                   auditor_process: str) -> None:
-    """Make ``upload`` Replay's accepted run with these settings, and go there."""
+                   auditor_process: str, planned_n: int = 0) -> None:
+    """Make ``upload`` Replay's accepted run with these settings, and go there (``planned_n``: the
+    cases planned before the data, 0 for none)."""
     accept_upload("run", upload)
     scope = replay_data_key(upload.key)
     values = {"replay_source": "upload", f"score_{scope}": score, f"style_{scope}": style,
-              "replay_model_process": model_process, "replay_auditor_process": auditor_process}
+              "replay_model_process": model_process, "replay_auditor_process": auditor_process,
+              "replay_planned_n": planned_n}
     values.update({replay_parameter_key(name, style): value for name, value in params.items()})
     for key, value in values.items():
         st.session_state[kept(key)] = value

@@ -348,7 +348,7 @@ def open_in_replay(audit_id: int, who: live.Identity | None) -> None:
     handoff = live.replay_handoff(audit_id, who=who)
     upload = _uploads.Upload(handoff.name, handoff.data, analyses.content_key(handoff.data, handoff.name))
     _uploads.open_in_replay(upload, handoff.score, handoff.style, handoff.params, handoff.model_process,
-                           handoff.auditor_process)
+                           handoff.auditor_process, handoff.planned_n)
 
 
 def share(audit_id: int, view, who: live.Identity | None) -> None:

@@ -38,6 +38,7 @@ from pages import _cache, _shared, _uploads
 
 UPLOAD = "upload"
 NONE = "(none)"
+MAX_PLANNED = 10_000_000  # a planned number of cases far above any audit (the engine's own bound is higher)
 FOLLOW = "follow"
 # Following a file by path is offered only under the server's data folder, or on a server bound to
 # this machine alone and reached here without a proxy (docs/deploy.md); a visitor of a shared
@@ -202,7 +203,8 @@ def link_fields(style: str | None, dataset: bool = True) -> list:
                    _shared.LinkField("order", f"order_{data_key}", options=(NONE, *columns))]
     fields += [_shared.LinkField("style", f"style_{data_key}", options=tuple(STYLES)),
                _shared.LinkField("model_process", "replay_model_process", options=tuple(MODEL_PROCESSES)),
-               _shared.LinkField("auditor_process", "replay_auditor_process", options=tuple(AUDITOR_PROCESSES))]
+               _shared.LinkField("auditor_process", "replay_auditor_process", options=tuple(AUDITOR_PROCESSES)),
+               _shared.LinkField("planned_n", "replay_planned_n", "int", low=0, high=MAX_PLANNED)]
     if style:
         fields += [_shared.LinkField(name, _uploads.replay_parameter_key(name, style), kind, low=low, high=high)
                    for name, kind, low, high in (("q", "float", 0.01, 0.99), ("alpha", "float", 0.001, 0.5),
@@ -274,13 +276,18 @@ with st.expander("Columns and parameters", expanded=not source.bundled or bool(t
     eta = p6.number_input("η", 0.01, 2.0, d.eta, 0.05, key=_shared.kept(_uploads.replay_parameter_key("eta", style)),
                           help="Learning rate of the forecaster used by the -UI processes.")
     st.session_state[f"replay_thresholds_{style}"] = (q, q_mod, q_aud)
-    r1, r2 = st.columns(2)
+    r1, r2, r3 = st.columns(3)
     model_process = r1.selectbox("Model process of the dual test", MODEL_PROCESSES,
                                  index=MODEL_PROCESSES.index(DEFAULT_MODEL_PROCESS),
                                  key=_shared.kept("replay_model_process"))
     auditor_process = r2.selectbox("Auditor process of the dual test", AUDITOR_PROCESSES,
                                    index=AUDITOR_PROCESSES.index(DEFAULT_AUDITOR_PROCESS),
                                    key=_shared.kept("replay_auditor_process"))
+    planned_n = int(r3.number_input(
+        "Planned number of cases (0: none)", 0, MAX_PLANNED, 0, 1, key=_shared.kept("replay_planned_n"),
+        help="The number of cases the audit planned before any data (its budget). The overall anytime-valid "
+             "interval of 0/1 scores is then tuned to it: narrower up to that many cases, still valid at every "
+             "number. Only a number fixed before the data keeps that guarantee: not the run's length after the fact.")) or None
 
 score_mapping = None
 if score_col is None and table.is_log:
@@ -329,7 +336,7 @@ try:
     except InputError as exc:  # the engine names its fields; the page names its widgets
         raise InputError(in_page_terms(str(exc), q, d)) from None
     replay_args = (source, score_col, None if group_cols is None else tuple(group_cols), order_col,
-                   model_process, auditor_process, tuple(sorted((score_mapping or {}).items())), drop_missing, params)
+                   model_process, auditor_process, tuple(sorted((score_mapping or {}).items())), drop_missing, planned_n, params)
     view = _cache.replay_run(*replay_args)
     st.session_state[LAST_GOOD] = replay_args
 except InputError as exc:
@@ -360,7 +367,9 @@ m1.metric("Cases replayed", fmt.count(result.n))
 m2.metric("Stopped at case", fmt.count(dual.stop),
           help="Cases annotated when the dual test stopped (— = never within the run).")
 m3.metric("Overall accuracy", fmt.rate(overall.accuracy),
-          help=f"95% anytime-valid interval {fmt.anytime_interval(overall.cs_low, overall.cs_high)} (valid when "
+          help=f"95% anytime-valid interval"
+               + (f" tuned to {fmt.count(result.planned_n)} planned cases" if result.planned_n is not None else "")
+               + f" {fmt.anytime_interval(overall.cs_low, overall.cs_high)} (valid when "
                f"cases arrived in random order; an adaptive auditor changes what it covers); Wilson (fixed n) "
                f"[{fmt.rate(overall.ci_low)}, {fmt.rate(overall.ci_high)}].")
 

@@ -284,7 +284,8 @@ class ReplayHandoff:
 
     ``name`` / ``data``: the recorded-run CSV; ``score``: its score column; ``style``: the
     parameter defaults; ``params``: the dual test's q, alpha, m, q − δ (``q_mod``), q + δ′
-    (``q_aud``) and eta; ``model_process`` / ``auditor_process``.
+    (``q_aud``) and eta; ``model_process`` / ``auditor_process``; ``planned_n``: the audit's
+    budget, declared before its first label, to which Replay tunes the overall interval.
     """
 
     name: str
@@ -294,6 +295,7 @@ class ReplayHandoff:
     params: dict
     model_process: str
     auditor_process: str
+    planned_n: int
 
 
 def replay_handoff(audit_id: int, db=None, who: Identity | str | None = None) -> ReplayHandoff:
@@ -302,14 +304,14 @@ def replay_handoff(audit_id: int, db=None, who: Identity | str | None = None) ->
     _may_export(who)
     with open_audit(audit_id, db) as audit:
         frame = export_frame(audit)
-        test, roles, process = audit.test_params, audit.roles, audit.process
+        test, roles, process, budget = audit.test_params, audit.roles, audit.process, audit.params.budget
     if frame.empty:
         raise InputError(f"audit {audit_id}: no labels to replay yet")
     return ReplayHandoff(name=f"live_audit_{audit_id}.csv", data=safe_csv_bytes(frame),
                          score=roles.get("score") or DEFAULT_SCORE_COLUMN, style=roles.get("style") or "gpqa",
                          params={"q": test.q, "alpha": test.alpha, "m": test.m, "q_mod": test.q_mod,
                                  "q_aud": test.q_aud, "eta": test.eta},
-                         model_process=process, auditor_process=AUDITOR_FOR[process])
+                         model_process=process, auditor_process=AUDITOR_FOR[process], planned_n=budget)
 
 
 def export_live_file(audit_id: int, out, db=None, who: Identity | str | None = None) -> ExportResult:

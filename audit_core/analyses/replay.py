@@ -289,7 +289,7 @@ def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str
                model_process: str = DEFAULT_MODEL_PROCESS,
                auditor_process: str = DEFAULT_AUDITOR_PROCESS,
                score_mapping: Mapping[str, float] | None = None, filter: str | None = None,
-               drop_missing: bool = False) -> RunReplay:
+               drop_missing: bool = False, planned_n: int | None = None) -> RunReplay:
     """Type the run with the chosen roles, then ``replay`` it through the six e-processes.
 
     ``score``/``subgroups``/``order`` of None take the bundled dataset's roles, or are detected
@@ -300,12 +300,14 @@ def replay_run(source: Source, score: str | None = None, subgroups: Sequence[str
     correct/incorrect) to scores in [0, 1] before the column is read.
     ``params`` default to the run's style (:func:`audit_core.presets.resolve_style`). Rows without a
     score are refused, saying how many;
-    ``drop_missing`` leaves them out and the warnings say so.
+    ``drop_missing`` leaves them out and the warnings say so. ``planned_n``: the number of cases
+    the audit planned before the data; the overall interval of 0/1 scores is tuned to it
+    (:func:`audit_core.sequential.replay`).
     """
     data = typed_run(source, score, subgroups, order, score_mapping=score_mapping, filter=filter,
                      drop_missing=drop_missing)
     return _replayed(source, data, params if params is not None else audit_params(source.value.style),
-                     model_process, auditor_process)
+                     model_process, auditor_process, planned_n)
 
 
 def declared_family(source: Source, data: AuditData) -> list[tuple[str, ...]] | None:
@@ -331,10 +333,10 @@ def declared_family(source: Source, data: AuditData) -> list[tuple[str, ...]] | 
 
 
 def _replayed(source: Source, data: AuditData, params: AuditParams, model_process: str,
-              auditor_process: str) -> RunReplay:
+              auditor_process: str, planned_n: int | None = None) -> RunReplay:
     """``replay`` of typed data, with its views, section and verdict."""
     result = replay(data.scores, params, subgroups=data.subgroup_frame, model_process=model_process,
-                    auditor_process=auditor_process, family=declared_family(source, data))
+                    auditor_process=auditor_process, family=declared_family(source, data), planned_n=planned_n)
     used = ColumnRoles(data.score, tuple(data.subgroups), data.order)
     verdict = _verdict(result)
     stopped = next((note for note in data.notes if note.startswith(STOPPED_EARLY)), None)

@@ -71,6 +71,9 @@ def register(subparsers) -> None:
     parser.add_argument("--label", action="append", metavar="NAME",
                         help="with several files: the name of each run in the run column, in file order "
                              "(repeat; default the model and task of each log, or the file name)")
+    parser.add_argument("--planned-n", type=int, metavar="N",
+                        help="the number of cases the audit planned, declared before the data: the overall "
+                             "anytime-valid interval of 0/1 scores is tuned to it (narrower up to N, valid at every n)")
     parser.add_argument("--drop-missing", action="store_true",
                         help="leave out rows without a score (the output says how many); without it they are refused")
     parser.add_argument("--follow", action="store_true",
@@ -145,7 +148,7 @@ def run(args) -> int:
                               weights=args.weights, grid_mod=args.grid_mod, grid_aud=args.grid_aud,
                               model_process=args.model_process, auditor_process=args.auditor_process,
                               score_mapping=_score_mapping(args.score_map, run_source, args.score),
-                              drop_missing=args.drop_missing)
+                              drop_missing=args.drop_missing, planned_n=args.planned_n)
         except InputError as exc:
             raise InputError(_with_flags(_with_q_hint(str(exc), args))) from None
 
@@ -215,6 +218,7 @@ _FLAG_HINTS = (("choose one as the score", "choose one with --score"),
                ("choose the subgroup columns", "choose them with --subgroup COL"),
                ("choose one filter", "choose one with --filter"),
                ("leave out the rows without a score", "leave out the rows without a score with --drop-missing"),
+               ("planned_n:", "--planned-n:"),
                ("that need a mapping to scores", "that need a mapping to scores: give --map builtin or --map LABEL=SCORE,..."))
 
 
@@ -253,7 +257,9 @@ def render_text(payload: dict) -> str:
         lines.append(f"{name:<11}{fmt.evalue(process['final_log_e']):>16}{fmt.evalue(max(process['log_e'])):>14}{stop:>7}  "
                      f"{process['decision']}")
     overall = payload["overall"]
-    lines += ["", f"Overall accuracy {overall['accuracy']:.3f} (n={overall['n']}): 95% anytime-valid "
+    planned = payload["intervals"].get("planned_n")
+    tuned = f" (tuned to {planned} planned cases)" if planned is not None else ""
+    lines += ["", f"Overall accuracy {overall['accuracy']:.3f} (n={overall['n']}): 95% anytime-valid{tuned} "
                   f"{fmt.anytime_interval(overall['cs_low'], overall['cs_high'])}, Wilson (fixed n) "
                   f"[{overall['ci_low']:.3f}, {overall['ci_high']:.3f}]"]
     columns = payload["subgroup_columns"]

@@ -38,6 +38,8 @@ def register(subparsers) -> None:
     p.add_argument("--score", help="score column of --replay (auto-detected if omitted)")
     p.add_argument("--subgroup", action="append", metavar="COL", help="subgroup column of --replay (repeatable)")
     p.add_argument("--order", help="order column of --replay (auto-detected if omitted)")
+    p.add_argument("--planned-n", type=int, metavar="N",
+                   help="cases the --replay audit planned before any data: its overall interval is tuned to N")
     p.add_argument("--style", choices=("gpqa", "sdoh"), help="parameter defaults (default: the bundled data's style, else gpqa)")
     p.add_argument("--simulate", metavar="POOL", help="pool of a simulation study: gpqa:large|medium|small|none|sdoh")
     p.add_argument("--combine", nargs="+", metavar="RUN",
@@ -71,7 +73,7 @@ def _results(args) -> list:
     if args.replay:
         subgroups = [c.strip() for item in args.subgroup for c in item.split(",")] if args.subgroup else None
         results.append(api.replay(args.replay, score=args.score, subgroup=subgroups, order=args.order,
-                                  style=args.style))
+                                  style=args.style, planned_n=args.planned_n))
     if args.combine:
         if len(args.combine) < 2:
             raise InputError("--combine: give at least two runs")

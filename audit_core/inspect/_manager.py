@@ -58,6 +58,7 @@ from audit_core.sequential.dual import DualTest, check_roles
 from audit_core.sequential.params import AuditParams
 
 MANAGER_NAME = "audit_core.inspect"
+DATASET = "dataset"  # planned_n: each subgroup's number of cases in the dataset
 _LETTERS = {"C": 1.0, "I": 0.0}  # Inspect's CORRECT and INCORRECT, as inspect_value reads them
 SCHEMA_VERSION = 1
 CASES, CLUSTERS = "cases", "clusters"
@@ -89,9 +90,9 @@ class StoppingRules:
                 "budget": self.budget, "stop_when": self.stop_when}
 
 
-# The hedged mixture's per-step intervals by (alpha, successes, failures), shared by every manager
+# The per-step intervals by (alpha, planned n, successes, failures), shared by every manager
 # of the process (a simulation's thousands of runs look up the same counts); bounded.
-_HEDGED: dict[tuple[float, int, int], tuple[float, float]] = {}
+_HEDGED: dict[tuple[float, int | None, int, int], tuple[float, float]] = {}
 _HEDGED_MAX = 1_000_000
 # Counts looked up together: the triangle of pairs reachable in this many more scores.
 _WINDOW = 24
@@ -109,9 +110,9 @@ class StreamingInterval:
     ``confidence_sequence`` would choose it for the scores so far; that switch is decided by the
     data, so the α bound covers the run only when it never happens (declare the type)."""
 
-    __slots__ = ("alpha", "scores", "successes", "low", "high", "graded", "score_type")
+    __slots__ = ("alpha", "scores", "successes", "low", "high", "graded", "score_type", "planned_n")
 
-    def __init__(self, alpha: float, score_type: str | None = None):
+    def __init__(self, alpha: float, score_type: str | None = None, planned_n: int | None = None):
         if score_type is not None and score_type not in SCORE_TYPES:
             raise InputError(f"score_type: expected one of {', '.join(SCORE_TYPES)} or None, got {score_type!r}")
         self.alpha = alpha
@@ -120,6 +121,7 @@ class StreamingInterval:
         self.low, self.high = 0.0, 1.0
         self.score_type = score_type
         self.graded = score_type == GRADED
+        self.planned_n = planned_n  # 0/1 scores: tuned to it (set before the data); graded: PrPl-EB as without
 
     def update(self, y: float) -> tuple[float, float]:
         if self.score_type == BINARY and y not in (0.0, 1.0):
@@ -131,10 +133,10 @@ class StreamingInterval:
             self.low, self.high = confidence_sequence(self.scores, self.alpha, score_type=GRADED).final
             return self.low, self.high
         self.successes += int(y)
-        key = (self.alpha, self.successes, len(self.scores) - self.successes)
+        key = (self.alpha, self.planned_n, self.successes, len(self.scores) - self.successes)
         raw = _HEDGED.get(key)
         if raw is None:
-            raw = _fill_window(self.alpha, key[1], key[2])
+            raw = _fill_window(self.alpha, self.planned_n, key[2], key[3])
         low, high = max(self.low, raw[0]), min(self.high, raw[1])
         if low > high:  # the empty intersection (a miss): both stay where they met, as confidence_sequence
             low = high = self.high if raw[0] > self.high else self.low
@@ -142,17 +144,17 @@ class StreamingInterval:
         return low, high
 
 
-def _fill_window(alpha: float, s: int, f: int) -> tuple[float, float]:
+def _fill_window(alpha: float, planned_n: int | None, s: int, f: int) -> tuple[float, float]:
     if len(_HEDGED) > _HEDGED_MAX:
         _HEDGED.clear()
     pairs = [(s + a, f + b) for a in range(_WINDOW + 1) for b in range(_WINDOW + 1 - a)
-             if (alpha, s + a, f + b) not in _HEDGED and s + a + f + b >= 1]
+             if (alpha, planned_n, s + a, f + b) not in _HEDGED and s + a + f + b >= 1]
     successes = [p[0] for p in pairs]
     failures = [p[1] for p in pairs]
-    lows, highs = hedged_mixture_counts(successes, failures, alpha)
+    lows, highs = hedged_mixture_counts(successes, failures, alpha, planned_n=planned_n)
     for (si, fi), low, high in zip(pairs, lows.tolist(), highs.tolist(), strict=True):
-        _HEDGED[(alpha, si, fi)] = (low, high)
-    return _HEDGED[(alpha, s, f)]
+        _HEDGED[(alpha, planned_n, si, fi)] = (low, high)
+    return _HEDGED[(alpha, planned_n, s, f)]
 
 
 class _Group:
@@ -183,9 +185,11 @@ class AnytimeStopping:
     """
 
     def __init__(self, score: str | None, subgroups: tuple[str, ...], rules: StoppingRules, params: AuditParams,
-                 model_process: str, auditor_process: str, epochs: str, score_type: str | None = None):
+                 model_process: str, auditor_process: str, epochs: str, score_type: str | None = None,
+                 planned_n: str | None = DATASET):
         self.score = score
         self.score_type = score_type
+        self.planned_n = planned_n
         self.subgroup_keys = subgroups
         self.rules = rules
         self.params = params
@@ -243,7 +247,7 @@ class AnytimeStopping:
             group.dual = (DualTest(dual_params, self.model_process, self.auditor_process) if self.rules.dual
                           else None)
             if self.rules.precision is not None or self.rules.threshold is not None:
-                group.stream = StreamingInterval(self.family_alpha, self.score_type)
+                group.stream = StreamingInterval(self.family_alpha, self.score_type, self._planned(group.total))
         self.n_cases = len(ids) * epochs
         self.used = 0
         self.order: list[list] = []   # [id, epoch, status] of every completed sample, in completion order
@@ -251,6 +255,13 @@ class AnytimeStopping:
         self.stop: dict | None = None
         self._pending: dict = {}      # clusters: sample -> scores of the epochs completed so far
         self._started = True
+
+    def _planned(self, cases: int) -> int | None:
+        """A subgroup's planned number of cases: its cases in the dataset (times the epochs), at most
+        the budget; known from the samples' metadata before any score (None: untuned)."""
+        if self.planned_n is None or cases < 1:
+            return None
+        return min(cases, self.rules.budget) if self.rules.budget is not None else cases
 
     def schedule(self, id, epoch: int) -> str | None:
         """None to run (id, epoch), else the reason it is skipped."""
@@ -387,7 +398,7 @@ class AnytimeStopping:
             "version": SCHEMA_VERSION,
             "task": self.task,
             "parameters": {"score": self.score_name, "subgroups": list(self.subgroup_keys), "epochs": self.epochs,
-                           "score_type": self.score_type,
+                           "score_type": self.score_type, "planned_n": self.planned_n,
                            "rules": self.rules.to_dict(), "alpha": self.params.alpha,
                            "family_alpha": self.family_alpha, "K": len(self.groups),
                            "model_process": self.model_process, "auditor_process": self.auditor_process,
@@ -481,7 +492,8 @@ def early_stopping(score: str | None = None, subgroups: str | Sequence[str] | No
                    budget: int | None = None, params: AuditParams | None = None, style: str = DEFAULT_STYLE,
                    alpha: float | None = None, q: float | None = None,
                    model_process: str = DEFAULT_MODEL_PROCESS, auditor_process: str = DEFAULT_AUDITOR_PROCESS,
-                   epochs: str = CASES, stop_when: str = ALL, score_type: str | None = None) -> AnytimeStopping:
+                   epochs: str = CASES, stop_when: str = ALL, score_type: str | None = None,
+                   planned_n: str | None = DATASET) -> AnytimeStopping:
     """An Inspect AI early-stopping manager with anytime-valid rules (``Task(early_stopping=...)``).
 
     Args:
@@ -500,6 +512,10 @@ def early_stopping(score: str | None = None, subgroups: str | Sequence[str] | No
         score_type: ``"binary"`` (a 0/1 scorer such as ``match``) or ``"graded"`` (partial credit),
             declared before the run: the precision and threshold rules' interval is chosen by it.
             None: 0/1 until a graded score arrives (the α bound then assumes none does).
+        planned_n: ``"dataset"`` (default): the precision and threshold rules' interval of 0/1
+            scores is tuned to each subgroup's number of cases in the dataset (times the epochs;
+            at most ``budget``), known from the samples' metadata before any score (issue 28
+            item 3: narrower up to it, valid at every n); None: untuned (the hedged beta mixture).
 
     Returns:
         An :class:`AnytimeStopping`; ``early_stopping()`` watches the only scorer with the dual test
@@ -539,4 +555,7 @@ def early_stopping(score: str | None = None, subgroups: str | Sequence[str] | No
     if score_type is not None and score_type not in SCORE_TYPES:
         raise InputError(f"early stopping: score_type must be one of {', '.join(SCORE_TYPES)} or None, "
                          f"got {score_type!r}")
-    return AnytimeStopping(score, keys, rules, params, model_process, auditor_process, epochs, score_type)
+    if planned_n not in (DATASET, None):
+        raise InputError(f"early stopping: planned_n must be {DATASET!r} or None, got {planned_n!r}")
+    return AnytimeStopping(score, keys, rules, params, model_process, auditor_process, epochs, score_type,
+                           planned_n)

@@ -49,7 +49,7 @@ import pandas as pd
 
 from audit_core.errors import InputError
 from audit_core.sequential.checks import check_scores
-from audit_core.sequential.confseq import confidence_sequence, score_type_of
+from audit_core.sequential.confseq import BINARY, confidence_sequence, score_type_of
 from audit_core.sequential.dual import (
     AUDIT_PASSED,
     FAILURE_FOUND,
@@ -186,7 +186,8 @@ class Replay:
     columns then ``STAT_COLUMNS``); ``confidence``: level of the Wilson and per-subgroup
     intervals; ``family_level``: the family-wise level α; ``family_rule``: how α is shared
     between subgroups (:data:`DECLARED`: α/K over ``family_size`` declared subgroups;
-    :data:`SPENDING`: by order of first appearance; module doc).
+    :data:`SPENDING`: by order of first appearance; module doc); ``planned_n``: the planned
+    number of cases the overall interval is tuned to (None: untuned).
     """
 
     n: int
@@ -202,6 +203,7 @@ class Replay:
     family_level: float = 0.05
     family_rule: str = SPENDING
     declared_size: int | None = None
+    planned_n: int | None = None
 
     @property
     def decision(self) -> str:
@@ -254,6 +256,7 @@ class Replay:
                           "cs": "anytime-valid confidence sequence (hedged beta mixture for 0/1 scores: Robbins' mixtures "
                                 "(Howard et al. 2021) of Waudby-Smith & Ramdas's hedged one-sided bets; predictable plug-in empirical Bernstein for graded scores, Waudby-Smith & Ramdas "
                                 "2024), each subgroup's scores in arrival order",
+                          "planned_n": self.planned_n,
                           "fw": self._family_text()},
             "flags": {"family_wise": ["/".join(map(str, p.label)) for p in self.flagged(FAMILY_WISE)],
                       "per_subgroup": ["/".join(map(str, p.label)) for p in self.flagged(PER_SUBGROUP)],
@@ -294,21 +297,30 @@ def _subgroup_frame(subgroups, n: int) -> pd.DataFrame:
 
 
 def proportion(scores: np.ndarray, label: tuple = (ALL_CASES,), confidence: float = 0.95,
-               family_alpha: float | None = None, score_type: str | None = None) -> Proportion:
+               family_alpha: float | None = None, score_type: str | None = None,
+               planned_n: int | None = None) -> Proportion:
     """:class:`Proportion` of scores given in arrival order (Wilson, the confidence sequence at
     1 - confidence, and at ``family_alpha`` (the subgroup's share α_g) for the family-wise bounds;
-    None: the same). ``score_type``: the run's score type (None: these scores')."""
+    None: the same). ``score_type``: the run's score type (None: these scores'). ``planned_n``: the
+    number of scores planned before the data, to which the 0/1 confidence sequence is tuned
+    (:func:`~audit_core.sequential.confseq.confidence_sequence`; graded scores ignore it)."""
     y = np.asarray(scores, dtype=float)
     correct = float(y.sum())
     low, high = wilson_interval(correct, len(y), confidence)
     # round: 1 - 0.95 is 0.050000000000000044 in binary; the level meant is 0.05
     alpha = round(1.0 - confidence, 12)
-    cs_low, cs_high = confidence_sequence(y, alpha, score_type=score_type).final
+    tuned = planned_n if planned_n is not None and _binary(y, score_type) else None
+    cs_low, cs_high = confidence_sequence(y, alpha, score_type=score_type, planned_n=tuned).final
     fw_low, fw_high = ((cs_low, cs_high) if family_alpha is None or family_alpha == alpha
-                       else confidence_sequence(y, family_alpha, score_type=score_type).final)
+                       else confidence_sequence(y, family_alpha, score_type=score_type, planned_n=tuned).final)
     return Proportion(label=tuple(label), n=len(y), correct=correct, accuracy=correct / len(y) if len(y) else 0.0,
                       ci_low=low, ci_high=high, cs_low=cs_low, cs_high=cs_high, fw_low=fw_low, fw_high=fw_high,
                       fw_alpha=alpha if family_alpha is None else float(family_alpha))
+
+
+def _binary(y: np.ndarray, score_type: str | None) -> bool:
+    """0/1 scores as the confidence sequence reads them: the declared type, else these scores'."""
+    return score_type == BINARY if score_type is not None else score_type_of(y) == BINARY
 
 
 def _no_subgroups(subgroups) -> bool:
@@ -329,7 +341,7 @@ def _labels(subgroups) -> list | None:
 
 
 def subgroup_table(scores: np.ndarray, subgroups=None, confidence: float = 0.95,
-                   family_level: float | None = None, family=None) -> pd.DataFrame:
+                   family_level: float | None = None, family=None, planned_n: int | None = None) -> pd.DataFrame:
     """One row per subgroup (combination of columns, sorted): n, correct, accuracy, the Wilson
     interval ci_low/ci_high, the anytime-valid cs_low/cs_high over the subgroup's scores in
     arrival order, and fw_low/fw_high, the same at the subgroup's share ``fw_alpha`` of
@@ -337,7 +349,8 @@ def subgroup_table(scores: np.ndarray, subgroups=None, confidence: float = 0.95,
     (labels, or tuples of labels for several columns), or, with ``family`` None, by order of first
     appearance (module doc). Without subgroups the run is one declared subgroup. Every subgroup's
     construction follows the whole column's score type (:func:`~audit_core.sequential.confseq.score_type_of`),
-    not its own few scores."""
+    not its own few scores. ``planned_n``: the planned number of cases of every subgroup, to which
+    its 0/1 intervals are tuned (None: untuned)."""
     y = check_scores(scores)
     score_type = score_type_of(y)
     frame = _subgroup_frame(subgroups, len(y))
@@ -358,19 +371,24 @@ def subgroup_table(scores: np.ndarray, subgroups=None, confidence: float = 0.95,
         here = y[where]
         key = (here.tobytes(), levels[label])
         if key not in by_sequence:
-            by_sequence[key] = proportion(here, label, confidence, levels[label], score_type).to_dict()
+            by_sequence[key] = proportion(here, label, confidence, levels[label], score_type, planned_n).to_dict()
         rows.append({**dict(zip(columns, label, strict=True)), **by_sequence[key]})
     table = pd.DataFrame(rows, columns=columns + list(STAT_COLUMNS))
     return table.sort_values(columns, kind="stable").reset_index(drop=True)
 
 
 def replay(scores, params: AuditParams, subgroups=None, model_process: str = DEFAULT_MODEL_PROCESS,
-           auditor_process: str = DEFAULT_AUDITOR_PROCESS, confidence: float = 0.95, family=None) -> Replay:
+           auditor_process: str = DEFAULT_AUDITOR_PROCESS, confidence: float = 0.95, family=None,
+           planned_n: int | None = None) -> Replay:
     """All six processes over the recorded scores, their first crossings, the dual decision of
     ``model_process`` vs ``auditor_process``, the overall and per-subgroup proportions.
 
     ``family``: the subgroups declared before the data (e.g. every subgroup of the pool), for the
-    family-wise flags at α/K each; None: α is spent by order of first appearance (module doc)."""
+    family-wise flags at α/K each; None: α is spent by order of first appearance (module doc).
+    ``planned_n``: the number of cases the audit planned, declared before the data: the overall
+    anytime-valid interval of 0/1 scores is tuned to it (narrower up to it, valid at every n), and
+    so is the one subgroup of a run without subgroups; subgroups, whose planned sizes are not
+    declared, keep the untuned interval."""
     check_roles(model_process, auditor_process)
     check_params(params)
     y = check_scores(scores)
@@ -387,12 +405,15 @@ def replay(scores, params: AuditParams, subgroups=None, model_process: str = DEF
     dual = DualDecision(decision=decision, stop=stop, model_process=model_process, auditor_process=auditor_process,
                         log_threshold=threshold)
     # The family-wise flags are at the audit's own level α, shared between subgroups before the data.
-    table = subgroup_table(y, subgroups, confidence, family_level=params.alpha, family=family)
     alone = _no_subgroups(subgroups)
+    table = subgroup_table(y, subgroups, confidence, family_level=params.alpha, family=family,
+                           planned_n=planned_n if alone else None)
     declared = alone or family is not None
     columns = tuple(c for c in table.columns if c not in STAT_COLUMNS)
     return Replay(n=len(y), params=params, log_e=trajectories, stops=stops, decisions=decisions, dual=dual,
-                  overall=proportion(y, confidence=confidence, family_alpha=params.alpha), subgroup_table=table,
+                  overall=proportion(y, confidence=confidence, family_alpha=params.alpha, planned_n=planned_n),
+                  subgroup_table=table,
                   subgroup_columns=columns if subgroups is not None else (), confidence=confidence,
                   family_level=float(params.alpha), family_rule=DECLARED if declared else SPENDING,
-                  declared_size=(1 if alone else len(set(_labels(family)))) if declared else None)
+                  declared_size=(1 if alone else len(set(_labels(family)))) if declared else None,
+                  planned_n=planned_n)

@@ -64,6 +64,27 @@ def test_the_replay_page_shows_the_python_numbers_for_every_bundled_run():
         assert metric(at, "Cases replayed") == fmt.count(result.n), run
 
 
+def test_a_planned_number_of_cases_gives_one_interval_in_python_cli_page_and_report(capsys, tmp_path):
+    # recorded_run's overall interval is [0.738, 0.889] untuned and [0.756, 0.875] tuned to 60 cases.
+    python = audit_core.replay("recorded_run", planned_n=60)
+    untuned = audit_core.replay("recorded_run")
+    low, high = python.result.overall.cs_low, python.result.overall.cs_high
+    assert untuned.result.overall.cs_low < low < high < untuned.result.overall.cs_high
+    cli = cli_json(capsys, "replay", "recorded_run", "--planned-n", "60")
+    assert same(python.to_dict(), cli) and cli["intervals"]["planned_n"] == 60
+    numbers = _report_section(capsys, tmp_path, "--replay", "recorded_run", "--planned-n", "60")["numbers"]
+    assert same(numbers["overall"], cli["overall"])
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params.update({"planned_n": "60"})
+    at.switch_page("pages/replay-run.py")
+    at.run()
+    at.selectbox(key="replay_source").set_value("recorded_run").run()
+    assert not at.exception and not at.error
+    assert at.number_input(key="replay_planned_n").value == 60
+    (accuracy,) = [m for m in at.metric if m.label == "Overall accuracy"]
+    assert f"tuned to 60 planned cases {fmt.anytime_interval(low, high)}" in accuracy.proto.help
+
+
 @pytest.mark.parametrize("a, b", [("gpqa:large", "gpqa:medium"), ("sdoh", "recorded_run")])
 def test_compare_cli_python_and_page_agree_on_defaults(a, b, capsys):
     python = audit_core.compare(a, b)

@@ -131,6 +131,10 @@ def test_open_in_replay_replays_the_export_to_the_live_decision(home):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Cases replayed"] == "53" and metrics["Stopped at case"] == "53"
     assert any("failure mode found" in s.value.lower() for s in [*at.success, *at.warning, *at.info, *at.error])
+    # The audit's budget was declared before its first label: Replay tunes the overall interval to it.
+    assert at.number_input(key="replay_planned_n").value == engine.params.budget > 0
+    (accuracy,) = [m for m in at.metric if m.label == "Overall accuracy"]
+    assert f"tuned to {engine.params.budget} planned cases" in accuracy.proto.help
 
 
 def test_hostile_case_ids_and_subgroups_are_shown_as_text(home):
@@ -195,7 +199,7 @@ def test_double_labelling_agreement_and_adjudication_through_the_page(home):
     (claimed,) = _engine().pending("Ada")
     at = _button(at, "correct").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any("the e-processes see it once its labels agree" in m.value for m in at.markdown)
+    assert any("the e-processes see it once its labels agree" in m.value for m in [*at.markdown, *at.caption])
     assert [b for b in at.button if b.label == "Undo this label"][0].disabled
     assert _engine().status().n == 0 and _engine().waiting() == (claimed.case_id,)
     at = _button(at, "Next case").click().run()
@@ -207,7 +211,7 @@ def test_double_labelling_agreement_and_adjudication_through_the_page(home):
     at = _button(at, "incorrect").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert "Adjudication (1 to settle)" in [s.value for s in at.subheader]
-    assert any(claimed.case_id in m.value and "Ada: 1; Bo: 0" in m.value for m in at.markdown)
+    assert any(claimed.case_id in m.value and "Ada: 1; Bo: 0" in m.value for m in [*at.markdown, *at.caption])
     assert [m.value for m in at.metric if m.label == "percent agreement"] == ["0.000"]
     at.selectbox(key="live_adjudicate_label").set_value("correct")
     at.text_input(key="live_adjudicate_reason").input("the key says B")

@@ -107,7 +107,8 @@ def test_the_replay_page_keeps_how_to_rebuild_its_section_not_its_arrays():
     assert isinstance(kept, SectionLater) and kept.title == "Replay of good.csv"
     assert isinstance(kept.build, functools.partial)  # not a closure over the page run's globals
     assert not any(isinstance(a, (analyses.RunReplay, np.ndarray)) for a in kept.build.args)
-    _, score, groups, order, model, auditor, _, _, params = kept.build.args  # the page's choices
+    _, score, groups, order, model, auditor, _, _, planned_n, params = kept.build.args  # the page's choices
+    assert planned_n is None  # 0 on the page: untuned
     fresh = analyses.replay_run(analyses.run_source(GOOD_CSV, "good.csv"), score=score, subgroups=groups,
                                 order=order, params=params, model_process=model, auditor_process=auditor).section
     assert score == "correct" and kept.numbers["n"] == 60

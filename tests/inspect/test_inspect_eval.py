@@ -68,7 +68,8 @@ def test_default_run_stops_itself_and_replay_reproduces_it(tmp_path):
 def test_subgroups_stop_one_by_one_in_a_real_run(tmp_path):
     """Three subjects, one weak (40% wrong): per-subgroup dual test and precision 0.15, stop_when any.
     Each subgroup stops on its own; the intervals the log records are the confidence sequences
-    (alpha/3) of the subgroup's scores as replay's reader reads them from the log."""
+    (alpha/3, tuned to the subgroup's cases in the dataset) of the subgroup's scores as replay's
+    reader reads them from the log."""
     manager = early_stopping(subgroups="subject", precision=0.15, dual=True, stop_when="any")
     task, model = arith_task(300, {"algebra": 0.02, "biology": 0.4, "chemistry": 0.05}, early_stopping=manager)
     log = run(task, model, tmp_path)
@@ -83,7 +84,8 @@ def test_subgroups_stop_one_by_one_in_a_real_run(tmp_path):
     for name, group in groups.items():
         scores = frame.loc[frame["subject"] == name, data.score].to_numpy(dtype=float)[:group["used"]]
         assert len(scores) == group["used"] and group["answered_at"] is not None
-        assert group["interval"] == pytest.approx(list(confidence_sequence(scores, 0.05 / 3).final), abs=1e-12)
+        tuned = confidence_sequence(scores, 0.05 / 3, planned_n=group["cases"])   # the subgroup's cases in the dataset
+        assert group["interval"] == pytest.approx(list(tuned.final), abs=1e-12)
     header, samples = read_eval_archive(Path(log.location).read_bytes(), "run.eval")
     assert len(samples) == record["run"]  # skipped samples are not in the log
 

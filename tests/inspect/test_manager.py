@@ -86,15 +86,18 @@ def test_subgroups_stop_one_by_one_and_skip_their_samples():
     assert alone.dual.stop == groups["weak"]["dual"]["stop"] == groups["weak"]["used"]
 
 
-def test_precision_and_threshold_rules_equal_their_definitions():
-    """The first case at which the subgroup's confidence_sequence (alpha/K, scores in arrival order)
-    has half-width <= eps, and lies above or below q', computed over every prefix."""
+@pytest.mark.parametrize("planned_n", ["dataset", None])
+def test_precision_and_threshold_rules_equal_their_definitions(planned_n):
+    """The first case at which the subgroup's confidence_sequence (alpha/K, scores in arrival order;
+    by default tuned to the subgroup's 400 cases in the dataset, issue 28 item 3) has half-width
+    <= eps, and lies above or below q', computed over every prefix."""
     rng = np.random.default_rng(11)
     for accuracy, eps, q in ((0.9, 0.1, 0.7), (0.3, 0.12, 0.5), (0.6, 0.15, 0.62)):
         scores = (rng.random(400) < accuracy).astype(float)
-        record = drive(early_stopping(precision=eps, threshold=q), list(scores))
+        record = drive(early_stopping(precision=eps, threshold=q, planned_n=planned_n), list(scores))
         group = record["groups"][0]
-        sequence = confidence_sequence(scores, 0.05)
+        assert record["parameters"]["planned_n"] == planned_n
+        sequence = confidence_sequence(scores, 0.05, planned_n=400 if planned_n else None)
         half = (sequence.upper - sequence.lower) / 2
         first = lambda hits: int(np.argmax(hits)) + 1 if hits.any() else None  # noqa: E731
         assert group["precision"]["met_at"] == first(half <= eps)
@@ -105,19 +108,43 @@ def test_precision_and_threshold_rules_equal_their_definitions():
         assert group["threshold"] == expected
         n = group["used"]
         assert n == max(group["precision"]["met_at"] or 400, (expected or {"at": 400})["at"])
-        low, high = confidence_sequence(scores[:n], 0.05).final
+        low, high = confidence_sequence(scores[:n], 0.05, planned_n=400 if planned_n else None).final
         assert group["interval"] == pytest.approx([low, high], abs=1e-12)
+
+
+def test_the_interval_is_tuned_to_each_subgroups_cases_capped_by_the_budget():
+    """Two subgroups of 300 and 100 cases and a budget of 150: the planned n of each is
+    min(cases, budget), known before any score; the tuned interval is narrower there than the
+    untuned one on the same scores."""
+    rng = np.random.default_rng(4)
+    metadata = [{"g": "big" if i % 4 else "small"} for i in range(400)]
+    scores = list((rng.random(400) < 0.8).astype(float))
+    capped = early_stopping(subgroups="g", precision=0.01, budget=150)
+    drive(capped, scores, metadata=metadata)
+    assert {g.label: capped._planned(g.total) for g in capped.groups.values()} == {"big": 150, "small": 100}
+    # Without a budget every case is used: at its planned n the tuned interval is the narrower.
+    record = drive(early_stopping(subgroups="g", precision=0.01), scores, metadata=metadata)
+    plain = drive(early_stopping(subgroups="g", precision=0.01, planned_n=None), scores, metadata=metadata)
+    for g, u in zip(record["groups"], plain["groups"], strict=True):
+        used = [s for s, m in zip(scores, metadata, strict=True) if m["g"] == g["subgroup"]]
+        assert g["used"] == g["cases"] == len(used) == (300 if g["subgroup"] == "big" else 100)
+        assert g["interval"] == pytest.approx(list(confidence_sequence(used, 0.025, planned_n=len(used)).final), abs=1e-12)
+        assert g["interval"][1] - g["interval"][0] < u["interval"][1] - u["interval"][0]
+    with pytest.raises(InputError, match="planned_n"):
+        early_stopping(precision=0.1, planned_n=100)
 
 
 def test_streaming_interval_equals_confidence_sequence_0_1_and_graded():
     rng = np.random.default_rng(2)
     for scores in ((rng.random(700) < 0.8).astype(float), np.concatenate([(rng.random(30) < 0.5), rng.random(20)]),
                    np.ones(50), np.zeros(50)):
-        stream = StreamingInterval(0.01)
-        for k, y in enumerate(scores, start=1):
-            low, high = stream.update(float(y))
-            if k in (1, 2, 10, 31, len(scores)):
-                assert (low, high) == pytest.approx(confidence_sequence(scores[:k], 0.01).final, abs=1e-12)
+        for planned in (None, 60):
+            stream = StreamingInterval(0.01, planned_n=planned)
+            for k, y in enumerate(scores, start=1):
+                low, high = stream.update(float(y))
+                if k in (1, 2, 10, 31, len(scores)):
+                    expected = confidence_sequence(scores[:k], 0.01, planned_n=planned if set(scores[:k]) <= {0, 1} else None)
+                    assert (low, high) == pytest.approx(expected.final, abs=1e-12)
 
 
 def test_a_declared_score_type_fixes_the_construction_before_the_first_score():

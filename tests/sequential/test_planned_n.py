@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from audit_core.errors import InputError
@@ -156,3 +157,24 @@ def test_narrower_than_robbins_and_the_tuned_normal_mixture_at_small_n():
                 widths += [confidence_sequence(x, 0.05, planned_n=n).width[-1], confidence_sequence(x, 0.05).width[-1],
                            confidence_sequence(x, 0.05, "beta-binomial mixture").width[-1]]
             assert widths[0] < widths[1:].min(), (n, p, widths / 100)
+
+
+def test_replay_tunes_the_overall_interval_and_the_one_group_of_a_run_without_subgroups_only():
+    from audit_core.sequential import replay
+    from audit_core.sequential.params import audit_params
+
+    rng = np.random.default_rng(7)
+    y = (rng.random(80) < 0.8).astype(float)
+    groups = pd.DataFrame({"subject": np.where(np.arange(80) % 2 == 0, "a", "b")})
+    params = audit_params("gpqa")
+    tuned, untuned = replay(y, params, groups, planned_n=80), replay(y, params, groups)
+    expected = confidence_sequence(y, 0.05, planned_n=80).final
+    assert (tuned.overall.cs_low, tuned.overall.cs_high) == expected
+    assert untuned.overall.cs_high - untuned.overall.cs_low > expected[1] - expected[0]
+    pd.testing.assert_frame_equal(tuned.subgroup_table, untuned.subgroup_table)  # subgroups: untuned
+    assert tuned.to_dict()["intervals"]["planned_n"] == 80 and untuned.to_dict()["intervals"]["planned_n"] is None
+    alone = replay(y, params, None, planned_n=80)
+    row = alone.subgroup_table.iloc[0]
+    assert (row.cs_low, row.cs_high) == expected  # the run's one group is the run: tuned as the overall
+    graded = np.clip(y - 0.25 * rng.random(80), 0, 1)
+    assert replay(graded, params, planned_n=80).overall == replay(graded, params).overall  # graded: never tuned
