@@ -100,8 +100,9 @@ def _roles(path: Path, annotators: list[str]) -> None:
 
 
 @contextmanager
-def signed_in_server(provider: str, home: Path, roles: Path):
-    """``streamlit run app.py`` on localhost with sign-in configured against ``provider``."""
+def signed_in_server(provider: str, home: Path, roles: Path, env: dict | None = None):
+    """``streamlit run app.py`` on localhost with sign-in configured against ``provider`` (``env``:
+    more of its environment, e.g. a shared ``AUDIT_DB``)."""
     port = free_port()
     secrets_file = home / "secrets.toml"
     secrets_file.write_text(
@@ -111,7 +112,7 @@ def signed_in_server(provider: str, home: Path, roles: Path):
         'client_id = "audit-workbench"\n'
         'client_secret = "not-a-real-secret"\n'
         f'server_metadata_url = "{provider}/.well-known/openid-configuration"\n', encoding="utf-8")
-    with streamlit_server({"AUDIT_HOME": str(home), "AUDIT_ROLES_FILE": str(roles)}, port=port,
+    with streamlit_server({"AUDIT_HOME": str(home), "AUDIT_ROLES_FILE": str(roles), **(env or {})}, port=port,
                           args=("--secrets.files", str(secrets_file)), host="localhost") as url:
         yield url
 

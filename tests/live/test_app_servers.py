@@ -20,6 +20,18 @@ from test_processes import _labelled
 from audit_core.live import LiveAudit, connect, store
 from audit_core.sequential import AuditParams
 from tests.app.test_browser import StreamlitProcess, launch_chromium, metric_value, wait_idle
+from tests.app.test_sign_in_browser import (
+    ANN,
+    BOB,
+    OWNER,
+    VIC,
+    label_correct,
+    open_live_audit,
+    run_provider,
+    sign_in,
+    signed_in_server,
+)
+from tests.app.test_sign_in_browser import _roles as write_roles
 
 pytestmark = pytest.mark.browser
 NAME_FIELD = "Your name (recorded with every label)"
@@ -130,6 +142,48 @@ def test_two_servers_share_labels_claims_undo_and_the_stop(postgres, browser):
     finally:
         for server in (one, two):
             server.stop()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")   # the provider package's and Authlib's own
+def test_sign_in_and_roles_work_the_same_on_both_servers(postgres, browser, tmp_path):
+    """One roles file and one provider for both servers: the owner starts the audit on one, the
+    annotators label on either with their verified identity, an annotator on one server may not
+    undo a label made through the other, and a viewer gets no label control."""
+    url = fresh_database(postgres)
+    roles = tmp_path / "roles.toml"
+    write_roles(roles, [ANN, BOB])
+    homes = [tmp_path / "one", tmp_path / "two"]
+    for home in homes:
+        home.mkdir()
+    with run_provider() as provider_server:
+        provider = f"http://localhost:{provider_server.server_port}"
+        with (signed_in_server(provider, homes[0], roles, env={"AUDIT_DB": url}) as one,
+              signed_in_server(provider, homes[1], roles, env={"AUDIT_DB": url}) as two):
+            owner = sign_in(browser, one, OWNER)
+            open_live_audit(owner, resume=False)
+            owner.get_by_role("button", name="Start audit").click()
+            owner.get_by_text(f"Signed in as {OWNER} (owner)").first.wait_for(timeout=60_000)
+            wait_idle(owner)
+            ann = sign_in(browser, two, ANN)
+            open_live_audit(ann)
+            ann_case = label_correct(ann)
+            bob = sign_in(browser, one, BOB)
+            open_live_audit(bob)
+            bob_case = label_correct(bob)
+            events = store.read_events(connect(url), 1)
+            assert {(e.case_id, e.annotator, e.source, e.issuer, e.verified) for e in events if e.kind == "labelled"} == {
+                (ann_case, ANN, "signed-in", provider, True), (bob_case, BOB, "signed-in", provider, True)}
+            ann.get_by_role("button", name=re.compile(r"^Undo this label")).click()   # the last label is Bob's
+            ann.get_by_text(f"{ANN} is an annotator and may undo only their own labels; the last one is "
+                            f"{BOB}'s").wait_for(timeout=60_000)
+            vic = sign_in(browser, two, VIC)
+            open_live_audit(vic)
+            vic.get_by_text("You are signed in as a viewer: you see the audit, you do not label.").wait_for(
+                timeout=60_000)
+            assert vic.get_by_role("button", name=re.compile(r"^correct\b")).count() == 0
+            assert [r.case_id for r in LiveAudit(connect(url), 1).labels()] == [ann_case, bob_case]
+            for page in (owner, ann, bob, vic):
+                page.context.close()
 
 
 def test_eight_sessions_on_two_servers_label_at_once_without_sharing_a_case(postgres, browser):
