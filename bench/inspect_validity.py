@@ -17,7 +17,9 @@ alpha. Experiments (alpha = 0.05, q = 0.85, gpqa defaults):
 4. dual test, epochs as clusters, the same items (a cluster's score: the mean of its 3 epochs).
 5. per subgroup (3 subjects at q, 0.95, 0.6; 60 items each), precision ε = 0.1 and threshold q' = q
    with stop_when="all", high-after-success: some subgroup's final interval misses its accuracy;
-   some subgroup decided on the wrong side of q' (any side is wrong at q' itself).
+   some subgroup decided on the wrong side of q' (any side is wrong at q' itself). Each subgroup's
+   interval is tuned to its 60 planned cases (the default, planned_n="dataset"); 5u: the same
+   untuned (planned_n=None).
 6. per subgroup dual test (the same pool, dual only): some subgroup's decision wrong (any decision at
    q, failure found at 0.95, audit passed at 0.6).
 7. negative control, outside the guarantee: every item at q, and a sample's own outcome sets when it
@@ -93,23 +95,30 @@ def main(runs: int) -> None:
     subjects = [s for _ in range(60) for s in accuracy]
     pool = np.array([accuracy[s] for s in subjects])
     metadata = [{"subject": s} for s in subjects]
-    missed = wrong_side = dual_wrong = 0
+    missed = {"dataset": 0, None: 0}
+    wrong_side = {"dataset": 0, None: 0}
+    used = {"dataset": [], None: []}
+    dual_wrong = 0
     for _ in range(runs):
-        record = simulate_run(early_stopping(subgroups="subject", precision=0.1, threshold=Q), pool, rng,
-                              metadata=metadata, order="high-after-success")
-        groups = {g["subgroup"]: g for g in record["groups"]}
-        missed += any(not g["interval"][0] <= accuracy[k] <= g["interval"][1] for k, g in groups.items())
-        sides = {k: (g["threshold"] or {}).get("side") for k, g in groups.items()}
-        wrong_side += any(side is not None and (accuracy[k] == Q or (side == "above") != (accuracy[k] > Q))
-                          for k, side in sides.items())
+        for planned in ("dataset", None):
+            record = simulate_run(early_stopping(subgroups="subject", precision=0.1, threshold=Q, planned_n=planned),
+                                  pool, rng, metadata=metadata, order="high-after-success")
+            groups = {g["subgroup"]: g for g in record["groups"]}
+            missed[planned] += any(not g["interval"][0] <= accuracy[k] <= g["interval"][1] for k, g in groups.items())
+            sides = {k: (g["threshold"] or {}).get("side") for k, g in groups.items()}
+            wrong_side[planned] += any(side is not None and (accuracy[k] == Q or (side == "above") != (accuracy[k] > Q))
+                                       for k, side in sides.items())
+            used[planned].append(record["used"])
         record = simulate_run(early_stopping(subgroups="subject"), pool, rng, metadata=metadata,
                               order="high-after-success")
         groups = {g["subgroup"]: g for g in record["groups"]}
         dual_wrong += (groups["a"]["dual"]["decision"] != "inconclusive"
                        or groups["b"]["dual"]["decision"] == "failure mode found"
                        or groups["c"]["dual"]["decision"] == "audit passed")
-    line("5 precision 0.1, 3 subgroups: some final interval misses", missed, runs)
-    line("5 threshold q' = q, 3 subgroups: some subgroup on the wrong side", wrong_side, runs)
+    for planned, name in (("dataset", "5"), (None, "5u")):
+        cases = f"median cases used {np.median(used[planned]):.0f} of {len(pool)}"
+        line(f"{name} precision 0.1, 3 subgroups: some final interval misses", missed[planned], runs, cases)
+        line(f"{name} threshold q' = q, 3 subgroups: some subgroup on the wrong side", wrong_side[planned], runs)
     line("6 dual per subgroup (alpha/3 each): some subgroup wrong", dual_wrong, runs)
     negative(runs, rng)
     print(f"{runs} runs per experiment in {time.perf_counter() - started:.0f} s")
