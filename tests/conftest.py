@@ -52,3 +52,13 @@ def pytest_collection_modifyitems(config, items):
     # a long one while the others run out of work. Within a rank the order stays the collection's.
     items.sort(key=_schedule_rank)
     _keep_xdist_groups(config, items)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium shared by the browser tests of this pytest process, in every folder
+    (Playwright's sync API allows one per process; each test opens its own context)."""
+    from tests.app.test_browser import launch_chromium
+
+    with launch_chromium() as instance:
+        yield instance

@@ -1,7 +1,7 @@
 """Page tests never touch the real home folder: live audits go to a temporary workspace.
 
-Browser tests share one Streamlit server and one Chromium per pytest process (starting them is
-most of a browser test's time). Under pytest-xdist each worker that runs a browser test starts its
+Browser tests share one Streamlit server and one Chromium (tests/conftest.py, shared with
+tests/live) per pytest process (starting them is most of a browser test's time). Under pytest-xdist each worker that runs a browser test starts its
 own (a session fixture is per process), so the browser tests spread over the workers instead of
 queueing behind one server in one worker; tests/conftest.py schedules them first.
 """
@@ -24,13 +24,3 @@ def app_server(tmp_path_factory):
     home = tmp_path_factory.mktemp("shared_audit_home")
     with streamlit_server({"AUDIT_HOME": str(home)}) as url:
         yield url, home
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    """One headless Chromium shared by the browser tests of this pytest process (each test opens
-    its own context)."""
-    from tests.app.test_browser import launch_chromium
-
-    with launch_chromium() as instance:
-        yield instance

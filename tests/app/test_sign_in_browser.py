@@ -160,25 +160,34 @@ def label_correct(page) -> str:
     return case
 
 
+def start_as_owner(browser, url: str):  # noqa: F811  (browser is the shared fixture)
+    """The owner signed in on ``url``, with a new audit started on the Live audit page."""
+    owner = sign_in(browser, url, OWNER)
+    open_live_audit(owner, resume=False)
+    owner.get_by_role("button", name="Start audit").click()
+    owner.get_by_text(f"Signed in as {OWNER} (owner)").first.wait_for(timeout=60_000)
+    _idle(owner)
+    return owner
+
+
+def label_as(browser, url: str, subject: str):  # noqa: F811  (browser is the shared fixture)
+    """``subject`` signed in on ``url`` labels the case they are given correct: (page, case)."""
+    page = sign_in(browser, url, subject)
+    open_live_audit(page)
+    return page, label_correct(page)
+
+
 def test_signed_in_labels_carry_their_identity_and_roles_are_enforced(provider, browser, tmp_path):  # noqa: F811
     roles = tmp_path / "roles.toml"
     _roles(roles, [ANN, BOB, DORA])
     shots = tmp_path / "shots"
     shots.mkdir()
     with signed_in_server(provider, tmp_path, roles) as url:
-        owner = sign_in(browser, url, OWNER)
-        open_live_audit(owner, resume=False)
-        owner.get_by_role("button", name="Start audit").click()
-        owner.get_by_text(f"Signed in as {OWNER} (owner)").first.wait_for(timeout=60_000)
-        _idle(owner)
+        owner = start_as_owner(browser, url)
         owner.screenshot(path=str(shots / "owner.png"), full_page=True)
 
-        ann = sign_in(browser, url, ANN)
-        open_live_audit(ann)
-        ann_case = label_correct(ann)
-        bob = sign_in(browser, url, BOB)
-        open_live_audit(bob)
-        bob_case = label_correct(bob)
+        ann, ann_case = label_as(browser, url, ANN)
+        bob, bob_case = label_as(browser, url, BOB)
 
         audit = LiveAudit(connect(tmp_path / "audits.sqlite"), 1)
         labels = {r.case_id: r for r in audit.labels()}

@@ -13,23 +13,22 @@ import time
 
 import numpy as np
 import pytest
-from conftest import fresh_database
 from playwright.sync_api import expect
 from test_processes import _labelled
 
 from audit_core.live import LiveAudit, connect, store
 from audit_core.sequential import AuditParams
-from tests.app.test_browser import StreamlitProcess, launch_chromium, metric_value, wait_idle
+from tests.app.test_browser import StreamlitProcess, metric_value, wait_idle
 from tests.app.test_sign_in_browser import (
     ANN,
     BOB,
-    OWNER,
     VIC,
-    label_correct,
+    label_as,
     open_live_audit,
     run_provider,
     sign_in,
     signed_in_server,
+    start_as_owner,
 )
 from tests.app.test_sign_in_browser import _roles as write_roles
 
@@ -37,11 +36,10 @@ pytestmark = pytest.mark.browser
 NAME_FIELD = "Your name (recorded with every label)"
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """Headless Chromium for this module (tests/app's shared one is that folder's fixture)."""
-    with launch_chromium() as instance:
-        yield instance
+@pytest.fixture
+def browser(chromium):
+    """The process's one headless Chromium (tests/conftest.py)."""
+    return chromium
 
 
 def _audit(url: str, budget: int = 1000) -> int:
@@ -106,8 +104,8 @@ def _labelled_count(page) -> int:
     return int(metric_value(page, "Labelled"))
 
 
-def test_two_servers_share_labels_claims_undo_and_the_stop(postgres, browser):
-    url = fresh_database(postgres)
+def test_two_servers_share_labels_claims_undo_and_the_stop(pg_url, browser):
+    url = pg_url
     audit_id = _audit(url, budget=4)
     one, two = _servers(url, 2)
     try:
@@ -145,11 +143,11 @@ def test_two_servers_share_labels_claims_undo_and_the_stop(postgres, browser):
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")   # the provider package's and Authlib's own
-def test_sign_in_and_roles_work_the_same_on_both_servers(postgres, browser, tmp_path):
+def test_sign_in_and_roles_work_the_same_on_both_servers(pg_url, browser, tmp_path):
     """One roles file and one provider for both servers: the owner starts the audit on one, the
     annotators label on either with their verified identity, an annotator on one server may not
     undo a label made through the other, and a viewer gets no label control."""
-    url = fresh_database(postgres)
+    url = pg_url
     roles = tmp_path / "roles.toml"
     write_roles(roles, [ANN, BOB])
     homes = [tmp_path / "one", tmp_path / "two"]
@@ -159,17 +157,9 @@ def test_sign_in_and_roles_work_the_same_on_both_servers(postgres, browser, tmp_
         provider = f"http://localhost:{provider_server.server_port}"
         with (signed_in_server(provider, homes[0], roles, env={"AUDIT_DB": url}) as one,
               signed_in_server(provider, homes[1], roles, env={"AUDIT_DB": url}) as two):
-            owner = sign_in(browser, one, OWNER)
-            open_live_audit(owner, resume=False)
-            owner.get_by_role("button", name="Start audit").click()
-            owner.get_by_text(f"Signed in as {OWNER} (owner)").first.wait_for(timeout=60_000)
-            wait_idle(owner)
-            ann = sign_in(browser, two, ANN)
-            open_live_audit(ann)
-            ann_case = label_correct(ann)
-            bob = sign_in(browser, one, BOB)
-            open_live_audit(bob)
-            bob_case = label_correct(bob)
+            owner = start_as_owner(browser, one)
+            ann, ann_case = label_as(browser, two, ANN)
+            bob, bob_case = label_as(browser, one, BOB)
             events = store.read_events(connect(url), 1)
             assert {(e.case_id, e.annotator, e.source, e.issuer, e.verified) for e in events if e.kind == "labelled"} == {
                 (ann_case, ANN, "signed-in", provider, True), (bob_case, BOB, "signed-in", provider, True)}
@@ -186,8 +176,8 @@ def test_sign_in_and_roles_work_the_same_on_both_servers(postgres, browser, tmp_
                 page.context.close()
 
 
-def test_eight_sessions_on_two_servers_label_at_once_without_sharing_a_case(postgres, browser):
-    url = fresh_database(postgres)
+def test_eight_sessions_on_two_servers_label_at_once_without_sharing_a_case(pg_url, browser):
+    url = pg_url
     budget = 24
     audit_id = _audit(url, budget=budget)
     servers = _servers(url, 2)
@@ -222,12 +212,12 @@ def test_eight_sessions_on_two_servers_label_at_once_without_sharing_a_case(post
             server.stop()
 
 
-def test_thirty_killed_app_servers_lose_no_acknowledged_label(postgres, browser):
+def test_thirty_killed_app_servers_lose_no_acknowledged_label(pg_url, browser):
     """Each round: a warm server takes the page, 1-3 labels are acknowledged, then one more is
     clicked and the server is SIGKILLed 0-400 ms later (before, during or after its write). What
     the page acknowledged is in the log, in order; the one in flight is there or not, and if not,
     its case is still the annotator's when the page comes back on the next server."""
-    url = fresh_database(postgres)
+    url = pg_url
     audit_id = _audit(url)
     rng = np.random.default_rng(20261204)
     kills = 30
