@@ -367,7 +367,7 @@ m1.metric("Cases replayed", fmt.count(result.n))
 m2.metric("Stopped at case", fmt.count(dual.stop),
           help="Cases annotated when the dual test stopped (— = never within the run).")
 m3.metric("Overall accuracy", fmt.rate(overall.accuracy),
-          help=f"95% anytime-valid interval"
+          help="95% anytime-valid interval"
                + (f" tuned to {fmt.count(result.planned_n)} planned cases" if result.planned_n is not None else "")
                + f" {fmt.anytime_interval(overall.cs_low, overall.cs_high)} (valid when "
                f"cases arrived in random order; an adaptive auditor changes what it covers); Wilson (fixed n) "
