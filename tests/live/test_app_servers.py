@@ -13,12 +13,13 @@ import time
 
 import numpy as np
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 from test_processes import _labelled
 
 from audit_core.live import LiveAudit, connect, store
 from audit_core.sequential import AuditParams
-from tests.app.test_browser import StreamlitProcess, metric_value, wait_idle
+from tests.app.test_browser import StreamlitProcess, wait_idle, wait_metric
 from tests.app.test_sign_in_browser import (
     ANN,
     BOB,
@@ -79,9 +80,20 @@ def _case(page) -> str | None:
     return heading.first.inner_text().strip().removeprefix("Case ").strip() if heading.count() else None
 
 
+def _wait_case(page, timeout: float = 60) -> str | None:
+    """The case on screen, once it is drawn (a rerun under load can end its idle wait first);
+    None when none is drawn within ``timeout`` seconds."""
+    heading = page.locator("h3").filter(has_text="Case ").first
+    try:
+        heading.wait_for(timeout=timeout * 1000)
+    except PlaywrightTimeout:
+        return None
+    return heading.inner_text().strip().removeprefix("Case ").strip()
+
+
 def _label(page) -> str:
     """Label the case on screen correct and wait for the page's acknowledgement."""
-    case = _case(page)
+    case = _wait_case(page)
     assert case is not None
     page.get_by_role("button", name=re.compile(r"^correct\b")).click()
     page.get_by_text(f"Labelled case {case}").wait_for(timeout=60_000)
@@ -100,28 +112,26 @@ def _rerun(page) -> None:
     wait_idle(page)
 
 
-def _labelled_count(page) -> int:
-    return int(metric_value(page, "Labelled"))
-
-
 def test_two_servers_share_labels_claims_undo_and_the_stop(pg_url, browser):
     url = pg_url
     audit_id = _audit(url, budget=4)
     one, two = _servers(url, 2)
     try:
         ada, bob = _open(browser, one, audit_id, "Ada"), _open(browser, two, audit_id, "Bob")
-        ada_case, bob_case = _case(ada), _case(bob)
+        ada_case, bob_case = _wait_case(ada), _wait_case(bob)
         assert ada_case and bob_case and ada_case != bob_case          # one case is never given to two
         assert _label(ada) == ada_case
         _rerun(bob)
-        assert _labelled_count(bob) == 1 and _case(bob) == bob_case    # Ada's label, seen on server two
+        wait_metric(bob, "Labelled", "1")                              # Ada's label, seen on server two
+        assert _wait_case(bob) == bob_case
         ada.get_by_role("button", name=re.compile(r"^Undo this label")).click()
         wait_idle(ada)
         _rerun(bob)
-        assert _labelled_count(bob) == 0                               # the undo reaches server two
+        wait_metric(bob, "Labelled", "0")                              # the undo reaches server two
         assert _label(bob) == bob_case
         _rerun(ada)
-        assert _labelled_count(ada) == 1 and _case(ada) == ada_case    # undone: the case is Ada's again
+        wait_metric(ada, "Labelled", "1")
+        assert _wait_case(ada) == ada_case                             # undone: the case is Ada's again
         assert _label(ada) == ada_case
         _next(ada)
         _next(bob)                                                     # 2 labelled, 2 claimed: the budget
@@ -131,7 +141,8 @@ def test_two_servers_share_labels_claims_undo_and_the_stop(pg_url, browser):
             _rerun(page)
             expect(page.get_by_text("Decision:").first).to_be_visible(timeout=30_000)
             expect(page.get_by_role("button", name=re.compile(r"^Next case"))).to_be_disabled()
-            assert _case(page) is None and _labelled_count(page) == 4  # stopped on both servers
+            wait_metric(page, "Labelled", "4")
+            assert _case(page) is None                                 # stopped on both servers
         events = store.read_events(connect(url), audit_id)
         proposed = [e.case_id for e in events if e.kind == "proposed"]
         assert len(proposed) == len(set(proposed))
@@ -185,7 +196,8 @@ def test_eight_sessions_on_two_servers_label_at_once_without_sharing_a_case(pg_u
         pages = {f"w{i}": _open(browser, servers[i % 2], audit_id, f"w{i}") for i in range(8)}
         acks: dict[str, list[str]] = {name: [] for name in pages}
         while True:
-            on_screen = {name: _case(page) for name, page in pages.items()}
+            # A page without a case after 5 s has none to get: the budget is taken by the others' claims.
+            on_screen = {name: _wait_case(page, timeout=5) for name, page in pages.items()}
             working = {name: case for name, case in on_screen.items() if case is not None}
             if not working:
                 break
@@ -231,11 +243,11 @@ def test_thirty_killed_app_servers_lose_no_acknowledged_label(pg_url, browser):
             active.wait_healthy()
             _visit(page, active, audit_id, "Ada")
             if still_hers is not None:
-                assert _case(page) == still_hers
+                assert _wait_case(page) == still_hers
             for _ in range(int(rng.integers(1, 4))):
                 acked.append(_label(page))
                 _next(page)
-            in_flight = _case(page)
+            in_flight = _wait_case(page)
             page.get_by_role("button", name=re.compile(r"^correct\b")).click()
             time.sleep(float(rng.uniform(0.0, 0.4)))
             active.kill()
