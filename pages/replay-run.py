@@ -367,9 +367,8 @@ m1.metric("Cases replayed", fmt.count(result.n))
 m2.metric("Stopped at case", fmt.count(dual.stop),
           help="Cases annotated when the dual test stopped (— = never within the run).")
 m3.metric("Overall accuracy", fmt.rate(overall.accuracy),
-          help="95% anytime-valid interval"
-               + (f" tuned to {fmt.count(result.planned_n)} planned cases" if result.planned_n is not None else "")
-               + f" {fmt.anytime_interval(overall.cs_low, overall.cs_high)} (valid when "
+          help=f"95% anytime-valid interval{fmt.planned_note(result.planned_n)} "
+               f"{fmt.anytime_interval(overall.cs_low, overall.cs_high)} (valid when "
                f"cases arrived in random order; an adaptive auditor changes what it covers); Wilson (fixed n) "
                f"[{fmt.rate(overall.ci_low)}, {fmt.rate(overall.ci_high)}].")
 

@@ -257,8 +257,7 @@ def render_text(payload: dict) -> str:
         lines.append(f"{name:<11}{fmt.evalue(process['final_log_e']):>16}{fmt.evalue(max(process['log_e'])):>14}{stop:>7}  "
                      f"{process['decision']}")
     overall = payload["overall"]
-    planned = payload["intervals"].get("planned_n")
-    tuned = f" (tuned to {planned} planned cases)" if planned is not None else ""
+    tuned = fmt.planned_note(payload["intervals"].get("planned_n"))
     lines += ["", f"Overall accuracy {overall['accuracy']:.3f} (n={overall['n']}): 95% anytime-valid{tuned} "
                   f"{fmt.anytime_interval(overall['cs_low'], overall['cs_high'])}, Wilson (fixed n) "
                   f"[{overall['ci_low']:.3f}, {overall['ci_high']:.3f}]"]

@@ -514,8 +514,9 @@ def early_stopping(score: str | None = None, subgroups: str | Sequence[str] | No
             None: 0/1 until a graded score arrives (the α bound then assumes none does).
         planned_n: ``"dataset"`` (default): the precision and threshold rules' interval of 0/1
             scores is tuned to each subgroup's number of cases in the dataset (times the epochs;
-            at most ``budget``), known from the samples' metadata before any score (issue 28
-            item 3: narrower up to it, valid at every n); None: untuned (the hedged beta mixture).
+            at most ``budget``), known from the samples' metadata before any score (narrower up
+            to it, valid at every n; docs/confidence_sequence.md, Widths); None: untuned (the
+            hedged beta mixture).
 
     Returns:
         An :class:`AnytimeStopping`; ``early_stopping()`` watches the only scorer with the dual test

@@ -78,6 +78,12 @@ EMPTY_SEQUENCE = ("empty: no one mean fits these scores in the order given (a fi
                   "or a mean that drifts; by chance at most α)")
 
 
+def planned_note(planned_n: int | None) -> str:
+    """" tuned to N planned cases" after "anytime-valid interval" when the interval was tuned to a
+    planned number of cases, else "" (one phrase on the page, in the report and on the command line)."""
+    return "" if planned_n is None else f" tuned to {count(planned_n)} planned cases"
+
+
 def anytime_interval(low: Any, high: Any) -> str:
     """An anytime-valid interval as "[low, high]", or :data:`EMPTY_SEQUENCE` when the running
     intersection became empty (the confidence sequence keeps both ends where they met, so

@@ -132,8 +132,7 @@ def replay_section(result, model_processes: Sequence[str], data_name: str, sourc
                  f"{fmt.count(result.n)} cases; dual test ({dual.model_process} vs {dual.auditor_process}): "
                  f"{dual.decision}" + (f" at case {fmt.count(dual.stop)}" if dual.stop else "") + ".",
                  f"Overall accuracy {fmt.rate(overall.accuracy)} (95% anytime-valid interval"
-                 + (f" tuned to {fmt.count(result.planned_n)} planned cases" if result.planned_n is not None else "") + " "
-                 f"{fmt.anytime_interval(overall.cs_low, overall.cs_high)}, valid for cases in random order; Wilson, fixed n: "
+                 f"{fmt.planned_note(result.planned_n)} {fmt.anytime_interval(overall.cs_low, overall.cs_high)}, valid for cases in random order; Wilson, fixed n: "
                  f"{fmt.rate(overall.ci_low)}–{fmt.rate(overall.ci_high)}). Subgroup intervals hold under adaptive sampling.",
                  *flag_statements(result),
                  *notes),

@@ -1,9 +1,10 @@
 """Page tests never touch the real home folder: live audits go to a temporary workspace.
 
-Browser tests share one Streamlit server and one Chromium (tests/conftest.py, shared with
-tests/live) per pytest process (starting them is most of a browser test's time). Under pytest-xdist each worker that runs a browser test starts its
-own (a session fixture is per process), so the browser tests spread over the workers instead of
-queueing behind one server in one worker; tests/conftest.py schedules them first.
+Browser tests share one Streamlit server and one Chromium per pytest process (starting them is
+most of a browser test's time; the Chromium fixture is tests/conftest.py's, shared with
+tests/live). Under pytest-xdist each worker that runs a browser test starts its own (a session
+fixture is per process), so the browser tests spread over the workers instead of queueing behind
+one server in one worker; tests/conftest.py schedules them first.
 """
 
 import pytest

@@ -6,6 +6,7 @@ Skips with a reason when Chromium or Playwright is missing, except under AUDIT_R
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -71,13 +72,13 @@ class StreamlitProcess:
     def __init__(self, env: dict | None = None, *, port: int | None = None, args: tuple[str, ...] = ()):
         self.port = port or free_port()
         self.log = tempfile.TemporaryFile()
-        home = tempfile.mkdtemp(prefix="audit-home-")
+        self.home = tempfile.mkdtemp(prefix="audit-home-")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
              "--server.port", str(self.port), "--server.address", "127.0.0.1",
              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *args],
             cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
-            env={**os.environ, "AUDIT_HOME": home, **(env or {})})
+            env={**os.environ, "AUDIT_HOME": self.home, **(env or {})})
 
     def wait_healthy(self, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout
@@ -88,21 +89,24 @@ class StreamlitProcess:
             time.sleep(0.3)
 
     def kill(self) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):   # already gone: nothing to kill
             os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait()
-        self.log.close()
+        self._ended()
 
     def stop(self) -> None:
+        """SIGTERM, and SIGKILL when it has not ended within 10 s."""
         try:
             os.killpg(self.process.pid, signal.SIGTERM)
             self.process.wait(timeout=10)
         except (ProcessLookupError, subprocess.TimeoutExpired):
             self.kill()
             return
+        self._ended()
+
+    def _ended(self) -> None:
+        self.process.wait()
         self.log.close()
+        shutil.rmtree(self.home, ignore_errors=True)
 
 
 @contextmanager
