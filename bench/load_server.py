@@ -74,13 +74,14 @@ def free_port() -> int:
 class Server:
     """``streamlit run script`` on 127.0.0.1:<free port>, in its own process group."""
 
-    def __init__(self, script: str, timeout: float, cwd: Path = ROOT):
+    def __init__(self, script: str, timeout: float, cwd: Path = ROOT, env: dict | None = None):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(self.port),
              "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+            cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+            env={**os.environ, **(env or {})})
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.proc.poll() is not None:
@@ -137,6 +138,7 @@ class Run:
     status: int
     elements: list = field(default_factory=list)  # (fragment_id, element proto)
     exceptions: list = field(default_factory=list)
+    messages: int = 0  # every ForwardMsg of the run, script_finished included
 
     def widgets(self, kind: str):
         return [(frag, el) for frag, el in self.elements if el.WhichOneof("type") == kind]
@@ -156,6 +158,7 @@ class Session:
         self.session_id = ""
         self.page_hash = ""
         self.page_name = ""
+        self.query_string = ""  # the URL's query as the page last set it (page_info_changed)
 
     async def connect(self) -> None:
         self.ws = await websockets.connect(
@@ -170,11 +173,12 @@ class Session:
     async def _send(self, msg: BackMsg) -> None:
         await self.ws.send(msg.SerializeToString())
 
-    async def rerun(self, page_name: str = "", query: str = "", fragment_id: str = "") -> Run:
-        """Send a rerun with the current widget states; wait for its script_finished."""
+    async def rerun(self, page_name: str = "", query: str | None = None, fragment_id: str = "") -> Run:
+        """Send a rerun with the current widget states and, as a browser does, the query string
+        the page last set (``query``: another one); wait for its script_finished."""
         msg = BackMsg()
         state = msg.rerun_script
-        state.query_string = query
+        state.query_string = self.query_string if query is None else query
         state.page_name = page_name
         state.page_script_hash = ""  # the page is chosen by its URL name, as on a fresh load
         if fragment_id:
@@ -197,10 +201,13 @@ class Session:
             raw = await asyncio.wait_for(self.ws.recv(), timeout=max(0.1, end - time.perf_counter()))
             fwd = ForwardMsg()
             fwd.ParseFromString(raw)
+            run.messages += 1
             kind = fwd.WhichOneof("type")
             if kind == "new_session":
                 self.session_id = fwd.new_session.initialize.session_id or self.session_id
                 self.page_hash = fwd.new_session.page_script_hash or self.page_hash
+            elif kind == "page_info_changed":
+                self.query_string = fwd.page_info_changed.query_string
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 element = fwd.delta.new_element
                 run.elements.append((fwd.delta.fragment_id, element))
@@ -317,14 +324,14 @@ async def upload_session(server: Server, index: int, rows: int, timeout: float) 
 
 # ------------------------------------------------------------------ toggles under load (issue 27)
 
-async def toggle_once(session: Session, toggle: tuple[str, str], value: bool) -> float:
-    """Set the toggle (fragment id, widget id) to ``value`` and rerun its fragment; seconds."""
+async def toggle_once(session: Session, toggle: tuple[str, str], value: bool) -> Run:
+    """Set the toggle (fragment id, widget id) to ``value`` and rerun its fragment."""
     frag, wid = toggle
     session.states[wid] = ("bool_value", value)
     run = await session.rerun(session.page_name, fragment_id=frag)
     if run.status != ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY or run.exceptions:
         raise RuntimeError(f"a toggle's rerun (status {run.status}) did not finish cleanly: {run.exceptions[:1]}")
-    return run.seconds
+    return run
 
 
 def target_toggle(first: Run, label: str = "target") -> tuple[tuple[str, str], bool]:
@@ -383,13 +390,13 @@ class ToggleRoom:
         self.values = [value for _, value in self.toggles]
         for session, (toggle, value) in zip(self.togglers, self.toggles, strict=True):   # both supports once
             await toggle_once(session, toggle, not value)
-            await toggle_once(session, toggle, value)
+            self.messages = (await toggle_once(session, toggle, value)).messages   # per toggle
 
     async def click(self, how_many: int) -> list[float]:
         """The first ``how_many`` togglers click at once (each flips its toggle); seconds each."""
         async def one(i: int) -> float:
             self.values[i] = not self.values[i]
-            return await toggle_once(self.togglers[i], self.toggles[i][0], self.values[i])
+            return (await toggle_once(self.togglers[i], self.toggles[i][0], self.values[i])).seconds
         return list(await asyncio.gather(*(one(i) for i in range(how_many))))
 
     async def close(self) -> None:
@@ -414,7 +421,16 @@ async def measure_toggle_load(args, results: dict, figures: dict) -> None:
     try:
         for room in rooms:
             await room.open(args.idle, args.togglers)
-            print(f"{room.name}: {args.idle} idle and {args.togglers} togglers connected", flush=True)
+            print(f"{room.name}: {args.idle} idle and {args.togglers} togglers connected; "
+                  f"{room.messages} messages per toggle", flush=True)
+        # The bare page again, with as many metrics as make it send the explorer's number of
+        # messages per toggle: what Streamlit's cost per message alone makes of a toggle.
+        extra = rooms[-1].messages - rooms[0].messages
+        same = ToggleRoom("floor_same_messages", Server("bench/toggle_floor_app.py", args.timeout,
+                                                         env={"FLOOR_METRICS": str(1 + extra)}), args.timeout)
+        rooms.insert(1, same)
+        await same.open(args.idle, args.togglers)
+        print(f"{same.name}: {same.messages} messages per toggle", flush=True)
         await asyncio.sleep(2)
         cases = {"one": (1, False), "many": (args.togglers, False), "hostile": (args.togglers, True)}
         times = {(room.name, case): [] for room in rooms for case in cases}
@@ -446,11 +462,17 @@ async def measure_toggle_load(args, results: dict, figures: dict) -> None:
             results[f"{room.name}: {label} (+{args.idle} idle)"] = summary(values)
             figures[f"{room.name}_{case}_p50"] = round(statistics.median(values), 3)
             figures[f"{room.name}_{case}_p95"] = round(pct(values, 95), 3)
+    for room in rooms:
+        figures[f"{room.name}_messages"] = room.messages
     for case in ("many", "hostile"):
         for room in rooms[1:]:
             ratio = figures[f"{room.name}_{case}_p95"] / figures[f"floor_{case}_p95"]
             figures[f"{room.name}_ratio_{case}"] = round(ratio, 2)
             results[f"{room.name} / floor p95, {labels[case]}"] = f"{ratio:.2f}x (goal <= 2x)"
+        for room in rooms[2:]:   # the explorer (and before) against the bare page of the same messages
+            ratio = figures[f"{room.name}_{case}_p95"] / figures[f"floor_same_messages_{case}_p95"]
+            figures[f"{room.name}_ratio_same_messages_{case}"] = round(ratio, 2)
+            results[f"{room.name} / floor of the same messages p95, {labels[case]}"] = f"{ratio:.2f}x"
 
 
 async def measure_workbench(name: str, root: Path, args, counts: list[int], results: dict) -> None:

@@ -257,8 +257,14 @@ def support_view() -> None:
 
     The run sends the toggled numbers first: the toggles' row is reserved at the top and filled
     after the verdict and metrics (their values are already in the session state), and the
-    lattice, class and collision lists follow."""
-    toggle_row = st.container()
+    lattice, class and collision lists follow.
+
+    Every element of this run is re-sent on every toggle, and under load each costs the server
+    about as much as the engine's work (issue 27 item 10: each message passes the event loop and
+    the websocket's middleware under the interpreter lock), so rows are horizontal containers
+    (one message) rather than columns (one per column) and what a toggle does not change (the
+    active data) is drawn outside."""
+    toggle_row = st.container(horizontal=True)
     components = tuple(n for n in component_names if st.session_state.get(f"cmp_{n}"))
     custom = st.session_state.get("custom_cells")
     link = None if policy.bundled else analyses.class_link(policy)
@@ -287,19 +293,16 @@ def support_view() -> None:
 
 
 def component_toggles() -> None:
-    toggle_cols = st.columns(max(len(component_names), 1))
-    for col, name in zip(toggle_cols, component_names, strict=False):
-        with col:
-            st.toggle(name, key=_shared.kept(f"cmp_{name}"), on_change=clear_custom_cells,
-                      help="Adds the cells with "
-                           + " and ".join(f"{axis} ∈ {{{', '.join(v)}}}" for axis, v in pc.components[name].items()))
+    for name in component_names:
+        st.toggle(name, key=_shared.kept(f"cmp_{name}"), on_change=clear_custom_cells, width="stretch",
+                  help="Adds the cells with "
+                       + " and ".join(f"{axis} ∈ {{{', '.join(v)}}}" for axis, v in pc.components[name].items()))
 
 
 def show_numbers(view, custom) -> None:
     """Verdict, active data and the four metrics: what a toggle changes first."""
     ident = view.identification
     _shared.show_verdict(view.verdict)
-    _shared.show_source(policy)
     if custom:
         info, button = st.columns([4, 1])
         info.info(f"Showing a custom support of {len(custom)} cells (opened from *Minimal supports*): "
@@ -314,8 +317,9 @@ def show_numbers(view, custom) -> None:
              "Groups of policies that give identical responses on every observed cell.",
              "Pairs of policies with different τ that the support cannot tell apart.",
              "τ is identified iff there are no collisions (the verdict above says how to repair it).")
-    for column, (label, value), text in zip(st.columns(4), values.items(), helps, strict=True):
-        column.metric(label, value, help=text)
+    metrics = st.container(horizontal=True)
+    for (label, value), text in zip(values.items(), helps, strict=True):
+        metrics.metric(label, value, help=text)
     if view.inside is not None or view.repair is not None:
         st.page_link("pages/minimal-supports.py", label="Costs and constraints: open Minimal supports",
                      icon=":material/join_inner:")
@@ -324,9 +328,9 @@ def show_numbers(view, custom) -> None:
 def show_details(view) -> None:
     """Lattice, equivalence classes, collisions and the heat map of the support.
 
-    Up to MAX_LISTED_COLLISIONS classes, mixtures or collisions are one wrapped text each (one
-    element, not one per row nor a table: every element is re-sent and redrawn on a toggle); more
-    go into a table."""
+    Up to MAX_LISTED_COLLISIONS classes, mixtures or collisions are text in one element with their
+    caption (not one per row nor a table: every element is re-sent and redrawn on a toggle); more
+    go into a table (:func:`listed`)."""
     ident = view.identification
     left, right = st.columns([1.5, 1])
     with left:
@@ -343,38 +347,44 @@ def show_details(view) -> None:
                                on_select=(lambda: on_lattice_pick(chart_key, component_names))
                                if view.lattice_clickable else None)
     with right:
-        st.subheader("Equivalence classes")
-        st.caption("Policies in one class answer every observed cell alike. A class holding both τ "
-                   "values is where the collisions are.")
-        classes = view.class_table
-        if len(classes) > MAX_LISTED_COLLISIONS:
-            _shared.show_table(classes)
-        else:  # wrapped text: member lists are too long for a narrow table column
-            st.text(view.class_text)
-        if ident.mixture_signatures:
-            st.markdown("**Mixtures** occupy these classes (weights are not identifiable):")
-            mixtures = view.mixture_table
-            if len(mixtures) > MAX_LISTED_COLLISIONS:
-                _shared.show_table(mixtures)
-            else:  # a text line per mixture: no table widget to rebuild on every toggle
-                st.text(view.mixture_text)
+        listed("Equivalence classes", "Policies in one class answer every observed cell alike. A class "
+               "holding both τ values is where the collisions are.", view.class_table, view.class_text,
+               ("**Mixtures** occupy these classes (weights are not identifiable):", view.mixture_table,
+                view.mixture_text) if ident.mixture_signatures else None)
 
-    st.subheader("Collisions")
     if not ident.collisions:
-        st.caption("None: the support separates every pair with different τ.")
-    else:
-        st.caption("Each pair answers alike on the support; adding any one listed full-support cell "
-                   "would separate it.")
-        collisions = view.collision_table
-        if len(collisions) > MAX_LISTED_COLLISIONS:
-            _shared.show_table(collisions)
-        else:  # the cell lists are long; as wrapped text they stay readable on a projector
-            st.text(view.collision_text)
+        listed("Collisions", "None: the support separates every pair with different τ.", (), "")
+    else:  # the cell lists are long; as wrapped text they stay readable on a projector
+        listed("Collisions", "Each pair answers alike on the support; adding any one listed full-support "
+               "cell would separate it.", view.collision_table, view.collision_text)
 
     # The heat map is the heaviest chart: drawn on request, so it stays out of the toggle's path.
     if st.toggle("Show the policy × cell responses", key=_shared.kept("explorer_heatmap")):
         _shared.show_chart(view.heatmap_chart, stored=True)
     _shared.register_section(view.section)
+
+
+def listed(heading: str, caption: str, table, text: str, more: tuple | None = None) -> None:
+    """A list under its heading: up to MAX_LISTED_COLLISIONS rows as one Markdown element (the
+    heading, the caption in small grey type, the list's paragraphs, then ``more``: a heading, table
+    and text of its own), more rows as a table below the heading and caption. One element, not a
+    heading, a caption and a text each: every element is re-sent on a toggle (see support_view)."""
+    blocks = [f"### {heading}", f":small[:gray[{caption}]]"]
+    if len(table) > MAX_LISTED_COLLISIONS:
+        st.markdown("\n\n".join(blocks))
+        _shared.show_table(table)
+        blocks = []
+    else:
+        blocks += map(_shared.plain, text.split("\n\n")) if text else []
+    if more is not None:
+        more_heading, more_table, more_text = more
+        if len(more_table) > MAX_LISTED_COLLISIONS:
+            st.markdown("\n\n".join([*blocks, more_heading]))
+            _shared.show_table(more_table)
+            return
+        blocks.append("  \n".join([more_heading, *map(_shared.plain, more_text.splitlines())]))
+    if blocks:
+        st.markdown("\n\n".join(blocks))
 
 
 def leave_one_out() -> None:
@@ -395,6 +405,7 @@ def leave_one_out() -> None:
         st.text("\n\n".join(f"Without {r.removed}: {r.corollary}" for r in loo.itertuples()))
 
 
+_shared.show_source(policy)  # outside the toggles' fragment: a toggle does not change it
 st.markdown("**Support components** (each widens one axis of the observed cells)")
 
 
