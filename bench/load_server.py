@@ -121,6 +121,17 @@ class Server:
             fields = stat.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    async def wait_until_idle(self, limit: float, quiet: float = 0.02, seconds: int = 5) -> float:
+        """Wait until the server uses under ``quiet`` s of CPU in each of ``seconds`` seconds in a
+        row (its start-up warm-up of every page has finished: a warm-up step waits for one quiet
+        second, pages/_runs.py), at most ``limit`` seconds; returns the seconds waited."""
+        start, calm = time.monotonic(), 0
+        while time.monotonic() - start < limit and calm < seconds:
+            before = self.cpu_seconds()
+            await asyncio.sleep(1.0)   # the event loop goes on: the sessions' websockets stay open
+            calm = calm + 1 if self.cpu_seconds() - before < quiet else 0
+        return time.monotonic() - start
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
@@ -431,6 +442,11 @@ async def measure_toggle_load(args, results: dict, figures: dict) -> None:
         rooms.insert(1, same)
         await same.open(args.idle, args.togglers)
         print(f"{same.name}: {same.messages} messages per toggle", flush=True)
+        # The steady state: each workbench server warms every page once after its first page
+        # (pages/_warm.py), in the gaps between runs; measured once that has finished.
+        for room in rooms:
+            waited = await room.server.wait_until_idle(args.deadline / 4)
+            print(f"{room.name}: idle after {waited:.0f} s", flush=True)
         await asyncio.sleep(2)
         cases = {"one": (1, False), "many": (args.togglers, False), "hostile": (args.togglers, True)}
         times = {(room.name, case): [] for room in rooms for case in cases}

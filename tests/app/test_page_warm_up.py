@@ -50,7 +50,9 @@ for page in ("replay", "measure", "compare", "testbed", "supports", "plan", "sim
                    "calls": dict(calls), "imported": sorted(m for m in set(sys.modules) - loaded
                                                             if m.startswith(("scipy", "altair", "audit_core")))}
     calls.clear()
-print(json.dumps({"pages": pages, "heavy_before": heavy_before, "warmed": sorted(_warm.done)}))
+import gc
+print(json.dumps({"pages": pages, "heavy_before": heavy_before, "warmed": sorted(_warm.done),
+                  "frozen": gc.get_freeze_count()}))
 """
 
 
@@ -62,6 +64,8 @@ def test_after_the_warm_up_a_pages_first_run_computes_nothing_bundled_and_shows_
     warm = _run(tmp_path=tmp_path / "warm")
     cold = _run("--no-warm", tmp_path=tmp_path / "cold")
     assert warm["warmed"] == ["compare", "imports", "measure", "replay", "supports", "testbed"]
+    # the warmed heap is out of the collector's full passes (pages/_warm.py freeze_heap); not without it
+    assert warm["frozen"] > 100_000 and cold["frozen"] == 0
     # the page's libraries were loaded by the warm-up, before any of these pages ran
     assert set(warm["heavy_before"]) == {"altair", "scipy.stats", "scipy.optimize", "ortools"}
     for page in ("replay", "measure", "compare", "testbed", "supports"):
