@@ -19,9 +19,12 @@ in its own process group, ended at the end) and measures:
   server must not hand it that file (its page keeps its own count, never the other's).
 
 ``--toggle-load`` measures only the toggles under load (issue 27 item 10), in one run: the floor
-(the bare page) and the explorer on two servers, each with ``--idle`` idle sessions, taking turns
-round by round: one toggler, ``--togglers`` sessions clicking at the same moment, and the same
-beside one hostile visitor (rapid full reruns of its page on the same server); p50 / p95 of each
+(the bare page), the same bare page drawing as many metrics as make it send the explorer's number
+of messages per toggle (``floor_same_messages``: Streamlit's cost per message alone), and the
+explorer, each on its own server with ``--idle`` idle sessions, measured once each server has been
+idle for 5 s (the workbench's start-up warm-up done), taking turns round by round: one toggler,
+``--togglers`` sessions clicking at the same moment, and the same beside one hostile visitor
+(rapid full reruns of its page on the same server); p50 / p95 of each, the messages per toggle,
 and the explorer's p95 over the floor's under the same load (goal: at most 2x).
 
 Bounded: at most 40 sessions, ``--timeout`` seconds per step, the whole run by ``--deadline``.
