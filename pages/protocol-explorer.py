@@ -259,11 +259,11 @@ def support_view() -> None:
     after the verdict and metrics (their values are already in the session state), and the
     lattice, class and collision lists follow.
 
-    Every element of this run is re-sent on every toggle, and under load each costs the server
-    about as much as the engine's work (issue 27 item 10: each message passes the event loop and
-    the websocket's middleware under the interpreter lock), so rows are horizontal containers
-    (one message) rather than columns (one per column) and what a toggle does not change (the
-    active data) is drawn outside."""
+    Every element of this run is re-sent on every toggle as a message through the server's event
+    loop and the websocket's middleware, under the interpreter lock: that, not the engine's work,
+    is most of a toggle's cost under load (issue 27 item 10, docs/deploy.md). So rows are
+    horizontal containers (one message) rather than columns (one per column) and what a toggle
+    does not change (the active data) is drawn outside."""
     toggle_row = st.container(horizontal=True)
     components = tuple(n for n in component_names if st.session_state.get(f"cmp_{n}"))
     custom = st.session_state.get("custom_cells")
@@ -300,7 +300,7 @@ def component_toggles() -> None:
 
 
 def show_numbers(view, custom) -> None:
-    """Verdict, active data and the four metrics: what a toggle changes first."""
+    """Verdict and the four metrics: what a toggle changes first."""
     ident = view.identification
     _shared.show_verdict(view.verdict)
     if custom:

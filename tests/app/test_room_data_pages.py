@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from audit_core.identify import identify, lattice, load_policy_class
+from audit_core.report import markdown_literal
 from tests.app.test_pages import app as pages_app
 from tests.app.test_pages import metric
 
@@ -225,3 +226,24 @@ def test_compare_picks_the_score_and_subgroups_from_the_runs_lists():
                                    subgroups=(subgroup,)).comparison
     assert int(metric(at, "Paired cases")) == engine.n_common
     assert at.query_params["subgroups"] in (subgroup, [subgroup])   # links keep their comma format
+
+
+# ------------------------------------------------------------------------------- the lists as Markdown
+
+def test_the_explorer_lists_show_an_uploaded_classs_policy_names_literally():
+    # The class, mixture and collision lists are Markdown elements (one per list: fewer messages a
+    # toggle, issue 27 item 10); names from an uploaded file must not become an image, bold or HTML.
+    hostile = {"inert": "![x](http://example.invalid/x.png)", "flip": "**bold** <b>html</b>"}
+    data = json.loads(class_with_components(2))
+    for policy in data["policies"]:
+        policy["name"] = hostile.get(policy["name"], policy["name"])
+    at = upload_class(app(), "hostile.json", json.dumps(data).encode())
+    for name in ("cmp_c1", "cmp_c2"):
+        at = at.toggle(key=name).set_value(False).run()   # the base support: every pair collides
+    assert not at.exception and int(metric(at, "Collisions")) > 0
+    lists = {m.value.split("\n", 1)[0]: m.value for m in at.markdown if m.value.startswith("### ")}
+    assert set(lists) >= {"### Equivalence classes", "### Collisions"}
+    for body in (lists["### Equivalence classes"], lists["### Collisions"]):
+        assert "![" not in body and "**bold**" not in body and "<b>" not in body and "://" not in body
+        for name in hostile.values():
+            assert markdown_literal(name) in body
