@@ -31,15 +31,25 @@ SIGN_IN_PROBLEM_KEY = "auth_sign_in_problem"   # why the last Sign in click did 
 # changes without a reload when they move between pages), and the first page after the sign-in
 # goes back to it: a path of this origin only, and not the root or its hand-over to the explorer,
 # which are where the sign-in lands anyway (there the explorer's own link settings are not worth a
-# second load).
+# second load). The stored page is forgotten on arrival, not on departure: a navigation can be
+# cancelled after it started (the landing page's own URL update racing it on a loaded machine;
+# CI lost one), so the landing page asks again after 2, 4 and 8 s, and gives up after four tries
+# in all (a page that is not there never loops).
 _REMEMBER_PAGE = ("<script>if (!window.__auditRemember) {const keep = () => {try{sessionStorage.setItem("
-                  "'audit_return_to', location.pathname + location.search)}catch(e){}};"
+                  "'audit_return_to', location.pathname + location.search);"
+                  "sessionStorage.removeItem('audit_return_tries')}catch(e){}};"
                   "keep(); window.__auditRemember = setInterval(keep, 1000)}</script>")
 _RETURN_TO_PAGE = ("<script>try{const p = sessionStorage.getItem('audit_return_to');"
-                   "sessionStorage.removeItem('audit_return_to');"
                    "const path = p ? p.split('?')[0] : '';"
-                   "if (path.startsWith('/') && !path.startsWith('//') && !%s.includes(path)"
-                   " && path !== location.pathname){location.replace(p)}}catch(e){}</script>")
+                   "const forget = () => {sessionStorage.removeItem('audit_return_to');"
+                   "sessionStorage.removeItem('audit_return_tries')};"
+                   "if (!path.startsWith('/') || path.startsWith('//') || %s.includes(path)"
+                   " || path === location.pathname) {if (p !== null) {forget()}}"
+                   " else if (!window.__auditReturn) {let wait = 2000; const go = () => {"
+                   "const tries = Number(sessionStorage.getItem('audit_return_tries') || 0) + 1;"
+                   "if (tries > 4) {forget(); return}"
+                   "sessionStorage.setItem('audit_return_tries', String(tries)); location.replace(p);"
+                   "window.__auditReturn = setTimeout(go, wait); wait *= 2}; go()}}catch(e){}</script>")
 
 
 def _landing_paths() -> list[str]:
