@@ -135,14 +135,21 @@ def _verdict(c: RunComparison, many: ManyRunComparison) -> Verdict:
     text = (f"{what.format(a=a, b=b, m=seq.margin)}: B − A = {seq.difference:+.3f}, anytime-valid "
             f"{1 - seq.alpha:.0%} bounds [{seq.lower:+.3f}, {seq.upper:+.3f}] after {seq.n} paired cases"
             + (f" (decided at case {seq.decided_at})" if seq.decided_at else "") + ".")
+    caveat = ("The bounds hold at every case and under optional stopping (a confidence sequence); the Newcombe "
+              "interval and McNemar's test beside them hold only at a sample size fixed in advance.")
     if len(many.names) > 2:
         groups = ", ".join("{" + ", ".join(many.names[r] for r in g) + "}" for g in many.groups)
         text += f" Tie groups of the {len(many.names)} runs at the margin, best first: {groups}."
-    return Verdict(tone, text, caveat=(
-        "The bounds hold at every case and under optional stopping (a confidence sequence); the Newcombe interval "
-        "and McNemar's test beside them hold only at a sample size fixed in advance."
-        + (f" With {len(many.names)} runs every pair is at level α/{many.family_size} (e-Bonferroni)."
-           if len(many.names) > 2 else "")))
+        # The sentence is the pair named beforehand, at alpha; the family is at alpha / P per pair, so
+        # a pair separated in the sentence may still be joined in a group (directly or by a chain).
+        caveat += (f" The bounds of {b} − {a} are at level α (the pair named beforehand); the tie groups, ranks and "
+                   f"the table of every pair hold all at once, each of the {many.family_size} pairs at level "
+                   f"α/{many.family_size} (e-Bonferroni)")
+        joined = any({many.names.index(a), many.names.index(b)} <= set(g) for g in many.groups)
+        if seq.decision in (A_BETTER, B_BETTER) and joined:
+            caveat += f", which is why {a} and {b} are separated here yet share a tie group"
+        caveat += "."
+    return Verdict(tone, text, caveat=caveat)
 
 
 def split_runs(source: Source, run_column: str = RUN_COLUMN, score: str | None = None,

@@ -66,3 +66,18 @@ def test_the_bundled_runs_weakest_subgroup_is_not_two_cases_at_zero():
     assert contacts["cs_high"] == run.result.subgroup_table["cs_high"].min()
     assert (f"weakest subgroup Patient Contacts (lowest anytime-valid upper bound {contacts['cs_high']:.3f}; "
             "accuracy 0.333, n = 9)") in text
+
+
+def test_a_comparison_of_many_runs_says_which_level_its_sentence_and_its_groups_are_at():
+    """The bundled set of four runs: model-b is better than model-a at α (the pair named
+    beforehand), yet all four share one tie group at α/6 per pair. The caveat says the sentence's
+    level, the family's, and why the two can differ; two runs say nothing of a family."""
+    view = analyses.compare_runs(analyses.run_source("compare:gpqa"))
+    many = view.runs
+    assert view.comparison.sequence.decision == "B better" and len(many.groups) == 1
+    caveat = view.verdict.caveat
+    assert "The bounds of model-b − model-a are at level α (the pair named beforehand)" in caveat
+    assert "each of the 6 pairs at level α/6 (e-Bonferroni)" in caveat
+    assert "why model-a and model-b are separated here yet share a tie group" in caveat
+    pair = analyses.compare_runs(analyses.run_source("gpqa:large"), analyses.run_source("gpqa:medium")).verdict
+    assert "e-Bonferroni" not in pair.caveat and "tie group" not in pair.caveat
