@@ -10,14 +10,20 @@ UTF-8 writer can encode, so a report or chart of it failed far from the file. :f
 refuses each with one :class:`InputError` naming where, and leaves
 ordinary syntax errors (``json.JSONDecodeError``) to the caller, who knows what else the file
 may be (JSON lines, a CSV).
+
+:func:`loads_fields` reads only some fields of an object (an Inspect sample without its event
+transcript): msgspec skips the others in C without building them, and any text msgspec could read
+otherwise than :func:`loads`, or that :func:`loads` refuses, is read by :func:`loads` itself, so
+values, refusals and messages are those of :func:`loads`.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -104,6 +110,10 @@ def lone_surrogate(document: Any) -> str | None:
     return None
 
 
+def _too_deep(where: str) -> str:
+    return f"{where}: JSON nested too deeply (more than {MAX_DEPTH} levels)"
+
+
 def loads(text: str | bytes, where: str) -> Any:
     """``json.loads`` bounded for hostile input: InputError (``where: ...``) for nesting deeper
     than :data:`MAX_DEPTH`, whole numbers longer than :data:`MAX_INT_DIGITS` digits, numbers
@@ -113,15 +123,97 @@ def loads(text: str | bytes, where: str) -> Any:
     except _Refused as exc:
         raise InputError(f"{where}: {exc}") from None
     except RecursionError:
-        raise InputError(f"{where}: JSON nested too deeply (more than {MAX_DEPTH} levels)") from None
+        raise InputError(_too_deep(where)) from None
     except ValueError as exc:
         if isinstance(exc, json.JSONDecodeError):
             raise
         raise InputError(f"{where}: a number JSON cannot hold") from None  # e.g. the int digit limit
     if isinstance(document, (dict, list)) and _depth_over(text, MAX_DEPTH):
-        raise InputError(f"{where}: JSON nested too deeply (more than {MAX_DEPTH} levels)")
+        raise InputError(_too_deep(where))
     escaped = text if isinstance(text, str) else text.decode("utf-8", "replace")
     if _SURROGATE_ESCAPE.search(escaped) and lone_surrogate(document) is not None:
         raise InputError(f"{where}: a text holds a \\uD800-\\uDFFF escape that is not half of a pair (a lone "
                          "surrogate, no character); the file was written with a broken encoder")
     return document
+
+
+# Where msgspec and loads() could differ (msgspec refuses NaN / Infinity and more: a failure, so a
+# fallback to loads()): numbers loads() refuses in fields msgspec skips without reading them (an
+# integer of more than MAX_INT_DIGITS digits; a float overflowing a double, which needs an exponent
+# of 3 digits or more when its integer part has at most MAX_INT_DIGITS digits), and bytes that are
+# not UTF-8 (loads() refuses them, msgspec skips them). Lone surrogate escapes need no search:
+# msgspec refuses them wherever they are, skipped fields included (tests/data/test_jsonio_fields.py).
+# The numbers are looked for in the text's shape: every digit a 0, E and the signs an e, [ a {. A few
+# passes in C (a regular expression with character classes takes ten times as long as msgspec's
+# whole read); a match inside a string only sends the text to loads(), which reads it exactly.
+_SHAPE = bytes.maketrans(b"123456789E+-[", b"000000000eee{")
+_LONG_INTEGER = b"0" * (MAX_INT_DIGITS + 1)
+_BEFORE_NUMBER = b':,{ \t\n\r'  # what precedes a number's first character in JSON (or the text's start)
+_MANTISSA = 40  # characters looked at before an exponent; a longer run of digits is taken as a number
+
+
+def _large_exponent(shape: bytes) -> bool:
+    """Whether the shape holds a number with an exponent of 3 digits or more (``1e308``,
+    ``-2.5E+400``; ``e000`` is such an exponent or its sign and digits) outside a word: hex ids
+    such as ``f0b20e782685`` are not numbers."""
+    at = shape.find(b"e000")
+    while at != -1:
+        before = shape[max(0, at - _MANTISSA):at]
+        if before.endswith(b"e"):  # the match starts at the exponent's sign
+            before = before[:-1]
+        head = before.rstrip(b"0.")  # less the mantissa
+        if len(head) < len(before):
+            if head.endswith(b"e"):  # a minus sign (or a word's e: then no delimiter before it)
+                head = head[:-1]
+            if not head or head[-1] in _BEFORE_NUMBER:
+                return True
+        at = shape.find(b"e000", at + 1)
+    return False
+
+
+def _shape(raw: bytes) -> bytes | None:
+    """The text's shape when msgspec, if it accepts the text, gives the values :func:`loads` gives
+    and :func:`loads` would accept it but for its depth (checked on the text alike); else None."""
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    shape = raw.translate(_SHAPE)
+    if _LONG_INTEGER in shape or _large_exponent(shape):
+        return None
+    return shape
+
+
+@functools.cache
+def _fields_decoder(fields: tuple[str, ...]):
+    import msgspec  # imported here: only logs read by fields need it
+
+    # A total=False TypedDict: a dict of the fields present, in the text's order (a field written
+    # twice keeps its first place and its last value, as json.loads does); the others are skipped.
+    return msgspec.json.Decoder(TypedDict("Fields", {f: Any for f in fields}, total=False))
+
+
+def loads_fields(text: bytes, where: str, fields: tuple[str, ...]) -> Any:
+    """``loads(text, where)`` restricted to the object's ``fields`` (a field absent from the text is
+    absent from the dict, one written null is None), for a text whose other fields are large and
+    unused: msgspec reads the declared fields and skips the rest without building it. A text it
+    could read otherwise than :func:`loads` or fails on (NaN, a syntax error, a document that is
+    not an object) is read by :func:`loads`: same values, same refusals and messages (a document
+    that is not an object is returned as it is, for the caller's message)."""
+    shape = _shape(text) if isinstance(text, bytes) else None
+    if shape is not None:
+        try:
+            document = _fields_decoder(fields).decode(text)
+        except Exception:  # any failure: loads() reads the text and says what it says
+            pass
+        else:
+            # _depth_over's test, its bracket count from the shape ([ is a { there)
+            if shape.count(b"{") > MAX_DEPTH and text_depth(text) > MAX_DEPTH:
+                raise InputError(_too_deep(where))
+            return document
+    document = loads(text, where)
+    if not isinstance(document, dict):
+        return document
+    wanted = set(fields)
+    return {key: value for key, value in document.items() if key in wanted}
