@@ -69,21 +69,33 @@ def depth_exceeds(document: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-# A JSON string literal (the document is valid JSON when this is used): brackets inside one do not nest.
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')  # unrolled: one step per run of plain characters
+# The text's skeleton: its quotes and brackets only (every other byte deleted); then its brackets as
+# steps of +1 ({ [) and -1 (} ]), read as signed bytes.
+_NOT_SKELETON = bytes(c for c in range(256) if c not in b'"{}[]')
+_STEPS = bytes.maketrans(b"{[}]", b"\x01\x01\xff\xff")
 
 
 def text_depth(text: str | bytes) -> int:
     """The nesting depth of a valid JSON text, from its characters: the running count of ``{``/``[``
     less ``}``/``]`` outside string literals, at its highest. Equals the depth
     :func:`depth_exceeds` walks in the parsed document (a container per opening bracket), in a
-    fraction of the time (a regular expression and a cumulative sum, no Python loop per node)."""
+    fraction of the time (a few passes of bytes methods and a cumulative sum, no Python loop per
+    node; a regular expression over the strings took as long as parsing the text).
+
+    Escaped backslashes go first, then escaped quotes (pairs from the left, as JSON reads a run of
+    backslashes), so every quote left opens or closes a string. Of the skeleton (quotes and
+    brackets), two adjacent quotes are an empty string or the end of one and the start of the
+    next: removing them leaves every bracket inside or outside a string as it was; the brackets
+    between the quotes that are left alternate outside / inside."""
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    codes = np.frombuffer(_STRING.sub(b'""', raw), dtype=np.uint8)
-    if codes.size == 0:
+    if b"\\" in raw:
+        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    skeleton = raw.translate(None, _NOT_SKELETON).replace(b'""', b"")
+    if b'"' in skeleton:
+        skeleton = b"".join(skeleton.split(b'"')[0::2])
+    if not skeleton:
         return 0
-    steps = ((codes == 123) | (codes == 91)).astype(np.int32) - ((codes == 125) | (codes == 93))  # {[ and }]
-    return int(np.cumsum(steps).max(initial=0))
+    return int(np.frombuffer(skeleton.translate(_STEPS), dtype=np.int8).cumsum().max(initial=0))
 
 
 def _depth_over(text: str | bytes, limit: int) -> bool:
