@@ -12,11 +12,13 @@ cases); writing 100 evaluations of 1,000 samples takes minutes, so ``--distinct`
 Timed, best of ``--repeats``, each in this process after a warm-up read of one log:
 
 * workbench: the folder read as Compare reads it, one run per log (``audit_core.api`` folder
-  expansion and ``analyses.run_source`` of each log, the ``match`` score typed 0/1);
+  expansion and ``analyses.run_source`` of each log, the ``match`` score typed 0/1): every sample
+  member, read by the fields the workbench uses, its event transcript skipped unparsed
+  (``SAMPLE_FIELDS`` in ``audit_core/data/inspect_log.py``);
 * baseline: ``samples_df(folder)`` (inspect-ai's own data frame of every sample, its default
   columns, read from each log's thinned ``summaries.json``), in the same run;
-* the same data as the workbench reads: ``samples_df(folder, full=True)`` (every sample member),
-  timed once (``--full-repeats``; it is the slowest).
+* the same members as the workbench reads: ``samples_df(folder, full=True)`` (every sample member,
+  all of it), timed once (``--full-repeats``; it is the slowest).
 
 The summaries cannot give the workbench's answer: inspect-ai thins them (metadata strings are
 shortened with their whitespace collapsed, structured values over 1 KB removed, scores lose their

@@ -7,6 +7,11 @@ or stored in older ones: ``header.json`` (eval spec, results), ``samples/<id>_ep
 one document with ``eval`` and ``samples``. The tests compare this reader with inspect-ai's own
 ``read_eval_log`` on logs written by inspect-ai (tests/fixtures/inspect/).
 
+A sample member is read by its fields (:data:`SAMPLE_FIELDS`, every field the workbench or a
+caller may read): its event transcript and conversation (:data:`SKIPPED_SAMPLE_FIELDS`, most of its
+bytes) are skipped unparsed (:func:`~audit_core.data.jsonio.loads_fields`), with the values,
+refusals and messages of a full parse; ``full=True`` reads every field.
+
 Mapping (issue 9):
 
 * case: one per (sample, epoch); id = the sample id, or ``id#epoch`` when the log has several
@@ -70,39 +75,72 @@ _LISTED = 8
 MAX_MEMBER_BYTES = 64 * 2**20
 MAX_ARCHIVE_BYTES = 512 * 2**20  # all members together, decompressed
 
+# A sample member's fields (inspect_ai.log.EvalSample) as the reader returns them. Read by the
+# workbench: id, epoch, input, choices, target, output, scores, metadata, error, started_at,
+# completed_at; the other small ones are kept so that a sample is the member but for its transcript.
+SAMPLE_FIELDS = ("id", "epoch", "input", "choices", "target", "description", "sandbox", "files", "setup",
+                 "output", "scores", "metadata", "store", "model_usage", "role_usage", "model_fallbacks",
+                 "started_at", "completed_at", "total_time", "working_time", "uuid", "invalidation", "error",
+                 "error_retries", "limit", "turn_count", "token_limit", "token_limit_type", "token_limit_usage",
+                 "message_limit", "time_limit")
+# Skipped unparsed (and any field not in SAMPLE_FIELDS): the event transcript (about 80 % of a
+# member's bytes), the conversation (its messages are in the events too) and the long texts both
+# refer to (attachments); no reader of this package uses them.
+SKIPPED_SAMPLE_FIELDS = ("events", "events_data", "timelines", "messages", "attachments")
 
-def _zip_member(archive: zipfile.ZipFile, raw: bytes, info: zipfile.ZipInfo, name: str = "log") -> bytes:
+
+def _zip_member(archive: zipfile.ZipFile, raw: bytes, info: zipfile.ZipInfo, name: str = "log",
+                decompressor=None) -> bytes:
     """One member's bytes, at most :data:`MAX_MEMBER_BYTES`; Zstandard members are decompressed
-    here (zipfile has no method 93)."""
+    here (zipfile has no method 93), by ``decompressor`` when given (one per archive: a new one
+    per member costs as much as decompressing a small member)."""
     if info.compress_type != _ZSTD_METHOD:
-        stream = archive.open(info)
+        with archive.open(info) as stream:
+            data = stream.read(MAX_MEMBER_BYTES + 1)
     else:
         import zstandard  # imported here: only .eval logs need it
 
         name_len, extra_len = struct.unpack("<HH", raw[info.header_offset + 26:info.header_offset + 30])
         start = info.header_offset + 30 + name_len + extra_len
-        stream = zstandard.ZstdDecompressor().stream_reader(memoryview(raw)[start:start + info.compress_size])
-    with stream:
-        data = stream.read(MAX_MEMBER_BYTES + 1)
+        source = memoryview(raw)[start:start + info.compress_size]
+        data = _zstd_read(decompressor or zstandard.ZstdDecompressor(), source, info.file_size)
     if len(data) > MAX_MEMBER_BYTES:
         raise InputError(f"{name}: member {quoted(info.filename)} of the Inspect log expands to more than "
                          f"{MAX_MEMBER_BYTES // 2**20} MB; refused (a compression bomb?)")
     return data
 
 
-def _json_member(archive, raw: bytes, info, name: str, read: list[int] | None = None):
-    """One member as JSON; ``read`` (one number) counts the bytes decompressed so far, so that
-    many members each under the member limit still stop at :data:`MAX_ARCHIVE_BYTES`."""
+def _zstd_read(decompressor, source, declared: int) -> bytes:
+    """What ``stream_reader(source).read(MAX_MEMBER_BYTES + 1)`` returns (the first frame's bytes,
+    at most that many) without allocating those 64 MB for each member (the reader allocates the
+    size asked, which took longer than decompressing a sample): a read of the size the archive
+    declares, plus one, first. A read stops at the frame's end, so a shorter result is the whole
+    frame; a full one (a declared size that is wrong) is read again as before."""
+    if declared < MAX_MEMBER_BYTES:
+        with decompressor.stream_reader(source) as stream:
+            data = stream.read(declared + 1)
+        if len(data) <= declared:
+            return data
+    with decompressor.stream_reader(source) as stream:
+        return stream.read(MAX_MEMBER_BYTES + 1)
+
+
+def _json_member(archive, raw: bytes, info, name: str, read: list[int] | None = None,
+                 fields: tuple[str, ...] | None = None, decompressor=None):
+    """One member as JSON (only its ``fields`` when given); ``read`` (one number) counts the bytes
+    decompressed so far, so that many members each under the member limit still stop at
+    :data:`MAX_ARCHIVE_BYTES`."""
     import zstandard
 
     try:
-        data = _zip_member(archive, raw, info, name)
+        data = _zip_member(archive, raw, info, name, decompressor)
         if read is not None:
             read[0] += len(data)
             if read[0] > MAX_ARCHIVE_BYTES:
                 raise InputError(f"{name}: the Inspect log's members expand to more than "
                                  f"{MAX_ARCHIVE_BYTES // 2**20} MB")
-        return jsonio.loads(data, f"{name}: member {info.filename!r}")
+        where = f"{name}: member {info.filename!r}"
+        return jsonio.loads(data, where) if fields is None else jsonio.loads_fields(data, where, fields)
     except InputError:
         raise
     # Decompression (zstd, zlib, unsupported method, encrypted, truncated) and JSON errors alike.
@@ -152,41 +190,48 @@ def _eval_members(raw: bytes, name: str):
     return archive, members.get("header.json") or members.get("_journal/start.json"), samples
 
 
-def iter_eval_archive(raw: bytes, name: str):
+def iter_eval_archive(raw: bytes, name: str, full: bool = False):
     """(header, iterator over the samples in write order) of a ``.eval`` zip archive: each sample
     is decompressed and parsed when the iterator reaches it, so a reader that keeps only a few
-    fields of each holds one sample at a time, not the whole log."""
+    fields of each holds one sample at a time, not the whole log. A sample is its
+    :data:`SAMPLE_FIELDS`; ``full``: every field, the transcript too."""
     archive, header_info, samples = _eval_members(raw, name)
     header = _json_member(archive, raw, header_info, name) if header_info else {}
     header, _ = _checked(header, [], name)
+    fields = None if full else SAMPLE_FIELDS
 
     def each():
+        import zstandard
+
+        decompressor = zstandard.ZstdDecompressor()
         # One sample at a time: memory is bounded by the member limit, whatever the log's length.
         for position, info in enumerate(samples, start=1):
-            yield _checked_sample(_json_member(archive, raw, info, name), position, name)
+            yield _checked_sample(_json_member(archive, raw, info, name, fields=fields, decompressor=decompressor),
+                                  position, name)
     return header, each()
 
 
 # The last archive read, by content digest: a log's choices (its scorers and metadata keys) and its
 # frame are read one after the other from the same bytes, and parsing is most of a log's read time.
 # One entry bounds the memory held; callers only read what it returns.
-_LAST_READ: dict[tuple[bytes, str], tuple[dict, list[dict]]] = {}
+_LAST_READ: dict[tuple[bytes, str, bool], tuple[dict, list[dict]]] = {}
 
 
-def read_eval_archive(raw: bytes, name: str) -> tuple[dict, list[dict]]:
+def read_eval_archive(raw: bytes, name: str, full: bool = False) -> tuple[dict, list[dict]]:
     """(header, samples in write order) of a ``.eval`` zip archive, all held at once: refused when
-    the members declare, or turn out to expand to, more than :data:`MAX_ARCHIVE_BYTES`. The same
-    bytes read again (under the same name) return the same objects, not a second parse."""
-    key = (hashlib.blake2b(raw, digest_size=20).digest(), name)
+    the members declare, or turn out to expand to, more than :data:`MAX_ARCHIVE_BYTES`. A sample
+    is its :data:`SAMPLE_FIELDS`; ``full``: every field, the transcript too. The same bytes read
+    again (under the same name) return the same objects, not a second parse."""
+    key = (hashlib.blake2b(raw, digest_size=20).digest(), name, full)
     read = _LAST_READ.get(key)  # one lookup: another session's thread may replace the entry meanwhile
     if read is None:
-        read = _read_eval_archive(raw, name)
+        read = _read_eval_archive(raw, name, full)
         _LAST_READ.clear()
         _LAST_READ[key] = read
     return read
 
 
-def _read_eval_archive(raw: bytes, name: str) -> tuple[dict, list[dict]]:
+def _read_eval_archive(raw: bytes, name: str, full: bool = False) -> tuple[dict, list[dict]]:
     archive, header_info, samples = _eval_members(raw, name)
     declared = sum(i.file_size for i in samples) + (header_info.file_size if header_info else 0)
     if declared > MAX_ARCHIVE_BYTES:
@@ -194,7 +239,10 @@ def _read_eval_archive(raw: bytes, name: str) -> tuple[dict, list[dict]]:
                          f"{MAX_ARCHIVE_BYTES // 2**20} MB")
     read = [0]
     header = _json_member(archive, raw, header_info, name, read) if header_info else {}
-    return _checked(header, [_json_member(archive, raw, i, name, read) for i in samples], name)
+    import zstandard
+
+    fields, decompressor = None if full else SAMPLE_FIELDS, zstandard.ZstdDecompressor()
+    return _checked(header, [_json_member(archive, raw, i, name, read, fields, decompressor) for i in samples], name)
 
 
 def read_json_log(document: dict, name: str) -> tuple[dict, list[dict]]:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import io
 import json
 import random
+import zipfile
+from pathlib import Path
 
 import pytest
 
 from audit_core.data import jsonio
+from audit_core.data.inspect_log import _zip_member
 from audit_core.errors import InputError
 
 # Strings that look like JSON structure, escapes a naive scan would get wrong, non-ASCII text.
-_TRICKY = ['[', ']', '{', '}', '"', '\\', '\\"[', 'x\\\\', '[{"a": 1}]', 'é{', '😀]', '\u2028', '']
+_TRICKY = ['[', ']', '{', '}', '"', '\\', '\\"[', 'x\\\\', '[{"a": 1}]', 'é{', '😀]', '\u2028', '',
+           '\\\\"[', '"["', '""]', '\\\\\\"{', ']\\']
 
 
 def _document(rng: random.Random, depth: int):
@@ -40,6 +45,19 @@ def test_text_depth_equals_the_walk_of_the_parsed_document(ensure_ascii):
         document = _document(rng, rng.randint(0, 12))
         text = json.dumps(document, ensure_ascii=ensure_ascii, indent=rng.choice([None, 1]))
         assert jsonio.text_depth(text) == jsonio.text_depth(text.encode()) == _walked_depth(json.loads(text)), text
+
+
+def test_text_depth_equals_the_walk_on_the_inspect_fixtures():
+    """Real texts: escaped quotes and JSON inside strings (a model call's request), unicode."""
+    checked = 0
+    for path in sorted((Path(__file__).resolve().parents[1] / "fixtures").rglob("*.eval")):
+        raw = path.read_bytes()
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            for info in archive.infolist()[:40]:
+                data = _zip_member(archive, raw, info)
+                assert jsonio.text_depth(data) == _walked_depth(json.loads(data)), (path.name, info.filename)
+                checked += 1
+    assert checked > 300
 
 
 def test_deep_nesting_is_refused_and_the_limit_itself_accepted():
