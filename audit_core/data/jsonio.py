@@ -136,6 +136,9 @@ def loads(text: str | bytes, where: str) -> Any:
         raise InputError(f"{where}: {exc}") from None
     except RecursionError:
         raise InputError(_too_deep(where)) from None
+    except UnicodeDecodeError as exc:  # a ValueError too: said before the number message below
+        raise InputError(f"{where}: not UTF-8 text (byte {exc.start + 1:,} is not part of a UTF-8 "
+                         "character)") from None
     except ValueError as exc:
         if isinstance(exc, json.JSONDecodeError):
             raise

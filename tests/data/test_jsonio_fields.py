@@ -201,6 +201,8 @@ def test_bytes_that_are_not_utf8_are_refused_in_a_skipped_field_too():
         text = _text(_member(), **{field: '"caf\xe9"'}).replace(b"caf\xc3\xa9", b"caf\xe9")
         expected, got = _both(text)
         assert got == expected and got[0] == "InputError"
+    with pytest.raises(InputError, match=r"^where: not UTF-8 text \(byte 5 is not part"):
+        jsonio.loads(b'"caf\xe9"', "where")
 
 
 def test_a_document_that_is_not_an_object_is_returned_for_the_callers_message():
