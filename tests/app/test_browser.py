@@ -258,6 +258,7 @@ def test_end_to_end(server, browser, tmp_path):
         nav(page, "Report")
         button = page.locator('[data-testid="stDownloadButton"]').filter(has_text="HTML report").first
         button.wait_for(timeout=60_000)
+        wait_idle(page)  # as for the PDF below: the click after the page's run
         with page.expect_download(timeout=60_000) as info:
             button.click()
         html = Path(info.value.path()).read_text(encoding="utf-8")
@@ -424,6 +425,9 @@ def test_a_link_reproduces_settings_in_a_fresh_browser_and_the_pdf_downloads(ser
         nav(page, "Report")
         button = page.locator('[data-testid="stDownloadButton"]').filter(has_text="PDF").first
         button.wait_for(timeout=60_000)
+        # The click after the page's run: a deferred download asked for during a rerun is the
+        # previous run's, which the rerun replaces (a loaded local run of the suite lost one).
+        wait_idle(page)
         with page.expect_download(timeout=120_000) as info:
             button.click()
         pdf = Path(info.value.path()).read_bytes()
