@@ -202,13 +202,13 @@ def loads_fields(text: bytes, where: str, fields: tuple[str, ...]) -> Any:
     if shape is not None:
         try:
             document = _fields_decoder(fields).decode(text)
-        except Exception:  # any failure: loads() reads the text and says what it says
-            pass
-        else:
-            # _depth_over's test, its bracket count from the shape ([ is a { there)
-            if shape.count(b"{") > MAX_DEPTH and text_depth(text) > MAX_DEPTH:
-                raise InputError(_too_deep(where))
-            return document
+        except Exception:  # any failure: loads() below reads the text and says what it says
+            shape = None
+    if shape is not None:
+        # _depth_over's test, its bracket count from the shape ([ is a { there)
+        if shape.count(b"{") > MAX_DEPTH and text_depth(text) > MAX_DEPTH:
+            raise InputError(_too_deep(where))
+        return document
     document = loads(text, where)
     if not isinstance(document, dict):
         return document
